@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
+
+let package = Package(
+    name: "Tidings",
+    platforms: [.iOS(.v15), .macOS(.v13)],
+    products: [
+        .library(name: "TidingsModel", targets: ["TidingsModel"]),
+        .library(name: "Tidings", targets: ["Tidings"]),
+        .library(name: "TidingsServer", targets: ["TidingsServer"]),
+        .library(name: "TidingsTesting", targets: ["TidingsTesting"]),
+        .executable(name: "tidings", targets: ["tidings"]),
+        .executable(name: "tidingsd", targets: ["tidingsd"]),
+        .executable(name: "tidings-bench", targets: ["tidings-bench"]),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages, installed by scripts/bootstrap).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+
+        // The canonical model shared by SDK and server: payloads, dialects, events, JSON.
+        .target(name: "TidingsModel"),
+
+        // One small SQLite layer for the SDK's event store and the server's store.
+        .target(
+            name: "TidingsSQLite",
+            dependencies: ["TidingsModel", .target(name: "CSQLite", condition: linuxOnly)]
+        ),
+
+        // The app SDK.
+        .target(name: "Tidings", dependencies: ["TidingsModel", "TidingsSQLite"]),
+
+        // The backend: HTTP API, store, providers.
+        .target(
+            name: "TidingsServer",
+            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD"]
+        ),
+
+        // Shipped test doubles.
+        .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer"]),
+
+        .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer"]),
+        .executableTarget(name: "tidingsd", dependencies: ["TidingsServer"]),
+        .executableTarget(name: "tidings-bench", dependencies: ["Tidings", "TidingsServer"]),
+
+        .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
+        .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),
+        .testTarget(name: "TidingsServerTests", dependencies: ["TidingsServer", "TidingsTesting"]),
+        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel"]),
+    ]
+)

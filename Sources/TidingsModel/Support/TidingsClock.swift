@@ -1,0 +1,40 @@
+import Foundation
+
+/// Where time comes from. Injected everywhere a decision depends on time, so tests drive it by hand.
+public protocol TidingsClock: Sendable {
+    /// The current wall-clock time.
+    var now: Date { get }
+    /// Suspends until `duration` has passed on this clock.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The real clock.
+public struct SystemClock: TidingsClock {
+    public init() {}
+
+    public var now: Date { Date() }
+
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, the unit of every timestamp on the Tidings wire.
+    public var millisecondsSince1970: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The date `milliseconds` after 1970.
+    public init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}
+
+extension Duration {
+    /// The duration as fractional seconds.
+    public var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(SQLite3)
+    import SQLite3
+#else
+    import CSQLite
+#endif
+
+// SQLite copies bound text and blobs when told the memory is transient; the macro does not import.
+private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement of one ``SQLiteConnection``.
+public final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    public let sql: String
+
+    init(connection: SQLiteConnection, sql: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let status = sqlite3_prepare_v3(
+            connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard status == SQLITE_OK, let handle else {
+            throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
+        }
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `values` to the parameters `?1`, `?2`, ... in order.
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let status: Int32
+        switch value {
+        case .null:
+            status = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            status = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            status = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            status = sqlite3_bind_text(handle, index, text, -1, transientDestructor)
+        case .blob(let bytes):
+            status = bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob64(
+                    handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
+                    transientDestructor)
+            }
+        }
+        guard status == SQLITE_OK else {
+            throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done (and then it is reset).
+    public func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            reset()
+            return false
+        default:
+            let message = connection.lastErrorMessage
+            reset()
+            throw SQLiteError(code: status, message: message, sql: sql)
+        }
+    }
+
+    /// Makes the statement ready to run again and clears its bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    public func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    public func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+    public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// The column as text; empty for NULL.
+    public func text(at column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// The column as text, or nil for NULL.
+    public func optionalText(at column: Int32) -> String? {
+        isNull(at: column) ? nil : text(at: column)
+    }
+
+    /// The column's bytes; empty for NULL.
+    public func blob(at column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// The column as a typed value.
+    public func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer(int64(at: column))
+        case SQLITE_FLOAT: .real(double(at: column))
+        case SQLITE_TEXT: .text(text(at: column))
+        case SQLITE_BLOB: .blob(blob(at: column))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,4 @@
+import Foundation
+
+FileHandle.standardError.write(Data("tidings-bench: no benchmarks yet\n".utf8))
+exit(2)
