@@ -1,0 +1,42 @@
+import Foundation
+
+/// Timing helpers shared by the benchmark suites.
+enum Measure {
+    /// Nanoseconds per call of `body`, the median of `rounds` rounds of `iterations` calls each.
+    static func nanosecondsPerCall(iterations: Int, rounds: Int = 7, _ body: () throws -> Void) rethrows -> Double {
+        for _ in 0..<max(1, iterations / 10) { try body() }
+        var perCall: [Double] = []
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<iterations { try body() }
+            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            perCall.append(Double(elapsed) / Double(iterations))
+        }
+        return perCall.sorted()[perCall.count / 2]
+    }
+
+    /// The duration of each call of `body`, in nanoseconds, for percentiles.
+    static func samples(count: Int, _ body: () throws -> Void) rethrows -> [Double] {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start))
+        }
+        return samples.sorted()
+    }
+
+    /// The `fraction` percentile (0...1) of sorted samples.
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))
+        return sorted[index]
+    }
+
+    /// A figure line: `name  value unit`, aligned.
+    static func report(_ name: String, _ value: Double, _ unit: String) {
+        let padded = name.padding(toLength: max(name.count, 52), withPad: " ", startingAt: 0)
+        print("\(padded) \(String(format: "%10.1f", value)) \(unit)")
+    }
+}
