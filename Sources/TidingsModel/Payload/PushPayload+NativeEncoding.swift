@@ -3,7 +3,8 @@ import Foundation
 extension PushPayload {
     /// The payload in the native dialect, as `tidingsd` sends it: `aps` plus one `tidings` object.
     ///
-    /// Absent fields are omitted; `content-available` and `mutable-content` are written only when true;
+    /// Absent fields are omitted; `content-available` and `mutable-content` are written only when true; a
+    /// media extension or MIME type that decoding infers from the URL is left out;
     /// an alert with only a body is written as a string. ``data`` goes into `tidings.data` and
     /// ``unrecognized`` is merged back at its paths (the model's own fields win a conflict; arrays are
     /// appended). Whatever the payload's ``dialect``, the result is native.
@@ -151,15 +152,24 @@ extension PushButton {
 }
 
 extension PushMedia {
-    /// `tidings.media`.
+    /// `tidings.media`; the extension and MIME type are left out when decoding infers them from the location.
     var nativeJSON: JSONValue {
         var object: [String: JSONValue] = ["type": .string(kind.rawValue)]
+        let location: String
         switch source {
-        case .remote(let url): object["url"] = .string(url)
-        case .bundled(let name): object["resource"] = .string(name)
+        case .remote(let url):
+            object["url"] = .string(url)
+            location = url
+        case .bundled(let name):
+            object["resource"] = .string(name)
+            location = name
         }
-        if let fileExtension { object["ext"] = .string(fileExtension) }
-        if let mimeType { object["mime"] = .string(mimeType) }
+        if let fileExtension, fileExtension != PayloadNormalizer.pathExtension(of: location) {
+            object["ext"] = .string(fileExtension)
+        }
+        if let mimeType, mimeType != fileExtension.flatMap({ PayloadNormalizer.knownExtensions[$0]?.mime }) {
+            object["mime"] = .string(mimeType)
+        }
         return .object(object)
     }
 }

@@ -25,8 +25,14 @@ import TidingsModel
 
     @Test(arguments: [
         (#""sound": "default""#, PushSound.default as PushSound?),
-        (#""sound": {"critical": 1, "name": "alarm.caf", "volume": 0.8}"#, PushSound(name: "alarm.caf", isCritical: true, volume: 0.8)),
-        (#""sound": {"critical": "true", "name": "a.caf", "volume": "1"}"#, PushSound(name: "a.caf", isCritical: true, volume: 1)),
+        (
+            #""sound": {"critical": 1, "name": "alarm.caf", "volume": 0.8}"#,
+            PushSound(name: "alarm.caf", isCritical: true, volume: 0.8)
+        ),
+        (
+            #""sound": {"critical": "true", "name": "a.caf", "volume": "1"}"#,
+            PushSound(name: "a.caf", isCritical: true, volume: 1)
+        ),
         (#""sound": {"critical": 1}"#, nil),
         (#""sound": 5"#, nil),
     ])
@@ -79,7 +85,10 @@ import TidingsModel
               "stale-date": 1700003600, "dismissal-date": 1700007200, "filter-criteria": "work", "x-future": true}}
             """)
         let aps = try #require(payload.unrecognized["aps"]?.objectValue)
-        #expect(Set(aps.keys) == ["timestamp", "event", "content-state", "stale-date", "dismissal-date", "filter-criteria", "x-future"])
+        #expect(
+            Set(aps.keys) == [
+                "timestamp", "event", "content-state", "stale-date", "dismissal-date", "filter-criteria", "x-future",
+            ])
         #expect(aps["content-state"] == ["score": 2])
         let documented = aps.keys.filter { PushPayload.documentedAPSKeys.contains($0) }
         #expect(documented.count == 6)
@@ -98,8 +107,12 @@ import TidingsModel
     }
 
     @Test func wrongTypesAreKeptNotThrown() throws {
-        let payload = try decodePayload(#"{"aps": {"alert": 3, "category": [], "interruption-level": 1, "relevance-score": "high"}}"#)
+        let payload = try decodePayload(
+            #"{"aps": {"alert": 3, "category": [], "interruption-level": 1, "relevance-score": "high"}}"#)
         #expect(payload.alert == nil && payload.category == nil)
-        #expect(payload.unrecognized == ["aps": ["alert": 3, "category": [], "interruption-level": 1, "relevance-score": "high"]])
+        #expect(
+            payload.unrecognized == [
+                "aps": ["alert": 3, "category": [], "interruption-level": 1, "relevance-score": "high"]
+            ])
     }
 }

@@ -5,7 +5,8 @@ import TidingsModel
 @Suite struct BrazeDialectTests {
     static let cases: [DecodingCase] = [
         DecodingCase(
-            "http ab_uri with web view opens in the app", #"{"ab": {"c": "k"}, "ab_uri": "https://b.example.com", "ab_use_webview": true}"#,
+            "http ab_uri with web view opens in the app",
+            #"{"ab": {"c": "k"}, "ab_uri": "https://b.example.com", "ab_use_webview": true}"#,
             PushPayload(
                 dialect: .braze, messageID: "k", campaignID: "k",
                 defaultAction: .web(url: "https://b.example.com", inApp: true))),
@@ -16,17 +17,20 @@ import TidingsModel
                 defaultAction: .web(url: "https://b.example.com", inApp: false))),
         DecodingCase(
             "other schemes are deep links", #"{"ab": {"c": "k"}, "ab_uri": "brazeapp://x", "ab_use_webview": "1"}"#,
-            PushPayload(dialect: .braze, messageID: "k", campaignID: "k", defaultAction: .deepLink(url: "brazeapp://x"))),
+            PushPayload(dialect: .braze, messageID: "k", campaignID: "k", defaultAction: .deepLink(url: "brazeapp://x"))
+        ),
         DecodingCase(
             "attachment type is the file extension", #"{"ab": {"att": {"url": "https://b/m", "type": "gif"}}}"#,
             PushPayload(
                 dialect: .braze,
-                media: PushMedia(source: .remote(url: "https://b/m"), kind: .gif, fileExtension: "gif", mimeType: "image/gif"))),
+                media: PushMedia(
+                    source: .remote(url: "https://b/m"), kind: .gif, fileExtension: "gif", mimeType: "image/gif"))),
         DecodingCase(
             "attachment without url is a leftover", #"{"ab": {"att": {"type": "jpg"}}}"#,
             PushPayload(dialect: .braze, unrecognized: ["ab": ["att": ["type": "jpg"]]])),
         DecodingCase(
-            "push stories and content cards are leftovers", #"{"ab": {"ab_carousel": [1], "ab_cd": {"id": 1}, "ab_cat": "x"}}"#,
+            "push stories and content cards are leftovers",
+            #"{"ab": {"ab_carousel": [1], "ab_cd": {"id": 1}, "ab_cat": "x"}}"#,
             PushPayload(dialect: .braze, unrecognized: ["ab": ["ab_carousel": [1], "ab_cd": ["id": 1], "ab_cat": "x"]])),
         DecodingCase(
             "feature-flag refresh is internal", #"{"aps": {"content-available": 1}, "ab": {"c": "k"}, "br_ffr": 1}"#,
@@ -38,7 +42,8 @@ import TidingsModel
             PushPayload(dialect: .braze, isInternal: true, unrecognized: ["ab": ["ab_sync_geos": true]])),
         DecodingCase(
             "an internal key set to false is not internal", #"{"ab": {"c": "k"}, "appboy_uninstall_tracking": false}"#,
-            PushPayload(dialect: .braze, messageID: "k", campaignID: "k", unrecognized: ["appboy_uninstall_tracking": false])),
+            PushPayload(
+                dialect: .braze, messageID: "k", campaignID: "k", unrecognized: ["appboy_uninstall_tracking": false])),
         DecodingCase(
             "test triggers fetch is internal", #"{"ab_push_fetch_test_triggers_key": "true"}"#,
             PushPayload(dialect: .braze, isInternal: true, unrecognized: ["ab_push_fetch_test_triggers_key": "true"])),

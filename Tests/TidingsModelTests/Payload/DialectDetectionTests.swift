@@ -38,12 +38,18 @@ import TidingsModel
 
     static let tieBreaks: [Case] = [
         Case(name: "native beats Braze", json: #"{"tidings": {}, "ab": {"c": "x"}}"#, dialect: .native),
-        Case(name: "native beats everything", json: #"{"tidings": {}, "moengage": {}, "td_campaign_id": "c", "gcm.message_id": "1"}"#, dialect: .native),
+        Case(
+            name: "native beats everything",
+            json: #"{"tidings": {}, "moengage": {}, "td_campaign_id": "c", "gcm.message_id": "1"}"#, dialect: .native),
         Case(name: "Braze beats MoEngage", json: #"{"ab": {"c": "x"}, "moengage": {"cid": "m"}}"#, dialect: .braze),
         Case(name: "Braze internal key beats MoEngage", json: #"{"br_ffr": 1, "moengage": {}}"#, dialect: .braze),
-        Case(name: "MoEngage beats NHN", json: #"{"moengage": {}, "messageDeliveryReceiptData": {}}"#, dialect: .moengage),
+        Case(
+            name: "MoEngage beats NHN", json: #"{"moengage": {}, "messageDeliveryReceiptData": {}}"#, dialect: .moengage
+        ),
         Case(name: "NHN beats Treasure Data", json: #"{"richMessage": {}, "td_campaign_id": "c"}"#, dialect: .nhncloud),
-        Case(name: "Treasure Data beats FCM", json: #"{"td_campaign_id": "c", "gcm.message_id": "1"}"#, dialect: .treasuredata),
+        Case(
+            name: "Treasure Data beats FCM", json: #"{"td_campaign_id": "c", "gcm.message_id": "1"}"#,
+            dialect: .treasuredata),
         Case(name: "FCM beats plain APNs", json: #"{"aps": {}, "gcm.message_id": "1"}"#, dialect: .fcm),
         Case(name: "empty ab falls through to MoEngage", json: #"{"ab": {}, "moengage": {}}"#, dialect: .moengage),
     ]

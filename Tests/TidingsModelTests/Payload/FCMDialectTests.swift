@@ -15,11 +15,13 @@ import TidingsModel
             PushPayload(
                 dialect: .fcm, messageID: "0:17", campaignID: "123", sentAt: Date(timeIntervalSince1970: 1_700_000_000),
                 alert: PushAlert(title: "T", body: "B"), mutableContent: true,
-                media: PushMedia(source: .remote(url: "https://f/i.jpg"), kind: .image, fileExtension: "jpg", mimeType: "image/jpeg"),
+                media: PushMedia(
+                    source: .remote(url: "https://f/i.jpg"), kind: .image, fileExtension: "jpg", mimeType: "image/jpeg"),
                 data: ["order": ["id": 3]],
                 unrecognized: ["google.c.a.e": "1", "google.c.sender.id": "99"])),
         DecodingCase(
-            "fcm_options without image is a leftover", #"{"gcm.message_id": "1", "fcm_options": {"analytics_label": "x"}}"#,
+            "fcm_options without image is a leftover",
+            #"{"gcm.message_id": "1", "fcm_options": {"analytics_label": "x"}}"#,
             PushPayload(dialect: .fcm, messageID: "1", unrecognized: ["fcm_options": ["analytics_label": "x"]])),
         DecodingCase(
             "plain APNs: custom keys are data, simctl's key a leftover",

@@ -12,7 +12,8 @@ import TidingsModel
     }
 
     static let cases: [Case] = [
-        Case(name: "native id and cid", json: #"{"tidings": {"id": "m", "cid": "c"}}"#, messageID: "m", campaignID: "c"),
+        Case(
+            name: "native id and cid", json: #"{"tidings": {"id": "m", "cid": "c"}}"#, messageID: "m", campaignID: "c"),
         Case(name: "native numeric ids", json: #"{"tidings": {"id": 42, "cid": 7}}"#, messageID: "42", campaignID: "7"),
         Case(name: "native without ids", json: #"{"tidings": {}}"#, messageID: nil, campaignID: nil),
         Case(
@@ -36,7 +37,9 @@ import TidingsModel
             name: "TD td_campaign_id beats campaign_id",
             json: #"{"td_campaign_id": "td", "campaign_id": "c", "message_id": "m"}"#, messageID: "m",
             campaignID: "td"),
-        Case(name: "TD data payload has no message id", json: #"{"td_campaign_id": "td"}"#, messageID: nil, campaignID: "td"),
+        Case(
+            name: "TD data payload has no message id", json: #"{"td_campaign_id": "td"}"#, messageID: nil,
+            campaignID: "td"),
         Case(
             name: "TD test payload", json: #"{"campaign_id": "c", "message_id": "m"}"#, messageID: "m",
             campaignID: "c"),
@@ -44,7 +47,9 @@ import TidingsModel
             name: "FCM message and campaign", json: #"{"gcm.message_id": "0:1", "google.c.a.c_id": "42"}"#,
             messageID: "0:1", campaignID: "42"),
         Case(name: "FCM without campaign", json: #"{"gcm.message_id": "0:1"}"#, messageID: "0:1", campaignID: nil),
-        Case(name: "plain APNs has none", json: #"{"aps": {}, "id": "x", "message_id": "y"}"#, messageID: nil, campaignID: nil),
+        Case(
+            name: "plain APNs has none", json: #"{"aps": {}, "id": "x", "message_id": "y"}"#, messageID: nil,
+            campaignID: nil),
     ]
 
     @Test(arguments: cases)

@@ -9,25 +9,29 @@ import TidingsModel
             "badge 1 increments, 0 clears", #"{"aps": {"badge": 1}, "moengage": {}}"#,
             PushPayload(dialect: .moengage, badge: .increment(1))),
         DecodingCase(
-            "badge 0 clears", #"{"aps": {"badge": "0"}, "moengage": {}}"#, PushPayload(dialect: .moengage, badge: .clear)),
+            "badge 0 clears", #"{"aps": {"badge": "0"}, "moengage": {}}"#,
+            PushPayload(dialect: .moengage, badge: .clear)),
         DecodingCase(
             "silentPush as a string", #"{"aps": {"content-available": 1}, "moengage": {"silentPush": "1"}}"#,
             PushPayload(dialect: .moengage, contentAvailable: true, isInternal: true)),
         DecodingCase(
             "silentPush 0 is not internal", #"{"moengage": {"silentPush": 0}}"#, PushPayload(dialect: .moengage)),
         DecodingCase(
-            "screen action with its data", #"{"moengage": {}, "app_extra": {"screenName": "cart", "screenData": {"sku": "1"}, "extra": true}}"#,
+            "screen action with its data",
+            #"{"moengage": {}, "app_extra": {"screenName": "cart", "screenData": {"sku": "1"}, "extra": true}}"#,
             PushPayload(
                 dialect: .moengage, defaultAction: .screen(name: "cart", parameters: ["sku": "1"]),
                 data: ["sku": "1", "extra": true])),
         DecodingCase(
-            "screenData as a JSON string", #"{"moengage": {}, "app_extra": {"screenName": "s", "screenData": "{\"a\": 1}"}}"#,
+            "screenData as a JSON string",
+            #"{"moengage": {}, "app_extra": {"screenName": "s", "screenData": "{\"a\": 1}"}}"#,
             PushPayload(dialect: .moengage, defaultAction: .screen(name: "s", parameters: ["a": 1]), data: ["a": 1])),
         DecodingCase(
             "webUrl is rich landing in the app", #"{"moengage": {"webUrl": "https://m.example.com"}}"#,
             PushPayload(dialect: .moengage, defaultAction: .web(url: "https://m.example.com", inApp: true))),
         DecodingCase(
-            "rich landing beats the screen", #"{"moengage": {"webUrl": "https://w"}, "app_extra": {"screenName": "s"}}"#,
+            "rich landing beats the screen",
+            #"{"moengage": {"webUrl": "https://w"}, "app_extra": {"screenName": "s"}}"#,
             PushPayload(
                 dialect: .moengage, defaultAction: .web(url: "https://w", inApp: true),
                 unrecognized: ["app_extra": ["screenName": "s"]])),
@@ -42,7 +46,8 @@ import TidingsModel
             "inbox expiry in milliseconds", #"{"moengage": {"inbox_expiry": 1571905058000}}"#,
             PushPayload(dialect: .moengage, inbox: InboxPolicy(expiresAt: Date(timeIntervalSince1970: 1_571_905_058)))),
         DecodingCase(
-            "media type from media-type", #"{"moengage": {"media-attachment": "https://x/clip", "media-type": "video"}}"#,
+            "media type from media-type",
+            #"{"moengage": {"media-attachment": "https://x/clip", "media-type": "video"}}"#,
             PushPayload(dialect: .moengage, media: PushMedia(source: .remote(url: "https://x/clip"), kind: .video))),
         DecodingCase(
             "media-type without media is a leftover", #"{"moengage": {"media-type": "image"}}"#,

@@ -9,20 +9,23 @@ import TidingsModel
             "receipt with UTC time and unknown receipt keys",
             #"{"messageDeliveryReceipt": true, "messageDeliveryReceiptData": {"messageId": 77, "sentDateTime": "2024-05-01T03:00:00Z", "x": 1}}"#,
             PushPayload(
-                dialect: .nhncloud, messageID: "77", campaignID: "77", sentAt: Date(timeIntervalSince1970: 1_714_532_400),
+                dialect: .nhncloud, messageID: "77", campaignID: "77",
+                sentAt: Date(timeIntervalSince1970: 1_714_532_400),
                 unrecognized: ["messageDeliveryReceipt": true, "messageDeliveryReceiptData": ["x": 1]])),
         DecodingCase(
             "local media is bundled in the extension",
             #"{"richMessage": {"media": {"source": "promo.mp4", "sourceType": "LOCAL", "mediaType": "VIDEO"}}}"#,
             PushPayload(
                 dialect: .nhncloud,
-                media: PushMedia(source: .bundled(name: "promo.mp4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))),
+                media: PushMedia(
+                    source: .bundled(name: "promo.mp4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))),
         DecodingCase(
             "iosMedia wins over media",
             #"{"richMessage": {"media": {"source": "https://n/a.png"}, "iosMedia": {"source": "https://n/b.mp3", "mediaType": "AUDIO", "extension": "mp3"}}}"#,
             PushPayload(
                 dialect: .nhncloud,
-                media: PushMedia(source: .remote(url: "https://n/b.mp3"), kind: .audio, fileExtension: "mp3", mimeType: "audio/mpeg"),
+                media: PushMedia(
+                    source: .remote(url: "https://n/b.mp3"), kind: .audio, fileExtension: "mp3", mimeType: "audio/mpeg"),
                 unrecognized: ["richMessage": ["media": ["source": "https://n/a.png"]]])),
         DecodingCase(
             "deep link, dismiss and custom-scheme OPEN_URL buttons; ids given or numbered",

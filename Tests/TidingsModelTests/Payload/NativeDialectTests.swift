@@ -6,7 +6,8 @@ import TidingsModel
 @Suite struct NativeDialectTests {
     static let cases: [DecodingCase] = [
         DecodingCase(
-            "envelope fields", #"{"tidings": {"v": 1, "id": "m", "cid": "c", "app": "a", "sent": 1700000000123, "internal": true}}"#,
+            "envelope fields",
+            #"{"tidings": {"v": 1, "id": "m", "cid": "c", "app": "a", "sent": 1700000000123, "internal": true}}"#,
             PushPayload(
                 messageID: "m", campaignID: "c", appID: "a", sentAt: Date(millisecondsSince1970: 1_700_000_000_123),
                 isInternal: true)),
@@ -33,8 +34,10 @@ import TidingsModel
             "screen action", #"{"tidings": {"action": {"type": "screen", "screen": "cart", "params": {"id": 3}}}}"#,
             PushPayload(defaultAction: .screen(name: "cart", parameters: ["id": 3]))),
         DecodingCase(
-            "coupon and open_app", #"{"tidings": {"coupon": "X1", "action": {"type": "coupon", "code": "X1", "extra": 1}}}"#,
-            PushPayload(defaultAction: .coupon(code: "X1"), coupon: "X1", unrecognized: ["tidings": ["action": ["extra": 1]]])),
+            "coupon and open_app",
+            #"{"tidings": {"coupon": "X1", "action": {"type": "coupon", "code": "X1", "extra": 1}}}"#,
+            PushPayload(
+                defaultAction: .coupon(code: "X1"), coupon: "X1", unrecognized: ["tidings": ["action": ["extra": 1]]])),
         DecodingCase(
             "unknown action type is kept whole", #"{"tidings": {"action": {"type": "teleport"}}}"#,
             PushPayload(unrecognized: ["tidings": ["action": ["type": "teleport"]]])),
@@ -72,11 +75,15 @@ import TidingsModel
         DecodingCase(
             "remote media inferred from the URL", #"{"tidings": {"media": {"url": "https://x/a.mp4"}}}"#,
             PushPayload(
-                media: PushMedia(source: .remote(url: "https://x/a.mp4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))),
+                media: PushMedia(
+                    source: .remote(url: "https://x/a.mp4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))
+        ),
         DecodingCase(
-            "bundled media with explicit type", #"{"tidings": {"media": {"resource": "a.caf", "type": "audio", "mime": "audio/x-caf", "w": 1}}}"#,
+            "bundled media with explicit type",
+            #"{"tidings": {"media": {"resource": "a.caf", "type": "audio", "mime": "audio/x-caf", "w": 1}}}"#,
             PushPayload(
-                media: PushMedia(source: .bundled(name: "a.caf"), kind: .audio, fileExtension: "caf", mimeType: "audio/x-caf"),
+                media: PushMedia(
+                    source: .bundled(name: "a.caf"), kind: .audio, fileExtension: "caf", mimeType: "audio/x-caf"),
                 unrecognized: ["tidings": ["media": ["w": 1]]])),
         DecodingCase(
             "inbox with expiry in seconds or ms, or without",

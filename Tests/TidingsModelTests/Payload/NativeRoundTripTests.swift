@@ -57,7 +57,8 @@ import TidingsModel
             alert: PushAlert(body: "Hi"), sound: PushSound(name: "alarm.caf", isCritical: true, volume: 0.5),
             badge: .increment(2), defaultAction: .web(url: "https://example.com", inApp: true),
             buttons: [PushButton(id: "r", title: "Reply", action: .reply(placeholder: "Say", submitTitle: nil))],
-            media: PushMedia(source: .bundled(name: "a.png"), kind: .image, fileExtension: "png", mimeType: "image/png"),
+            media: PushMedia(
+                source: .bundled(name: "a.png"), kind: .image, fileExtension: "png", mimeType: "image/png"),
             coupon: "SAVE", inbox: InboxPolicy(expiresAt: Date(timeIntervalSince1970: 1_800_000_000)),
             data: ["k": "v"], unrecognized: ["aps": ["stale-date": 1_800_000_000]])
         let expected: JSONValue = [
@@ -67,9 +68,10 @@ import TidingsModel
             ],
             "tidings": [
                 "v": 1, "id": "m1", "cid": "c1", "app": "app", "sent": 1_700_000_000_123,
-                "badge": ["op": "increment", "by": 2], "action": ["type": "web", "url": "https://example.com", "in_app": true],
+                "badge": ["op": "increment", "by": 2],
+                "action": ["type": "web", "url": "https://example.com", "in_app": true],
                 "buttons": [["id": "r", "title": "Reply", "type": "reply", "placeholder": "Say"]],
-                "media": ["resource": "a.png", "type": "image", "ext": "png", "mime": "image/png"],
+                "media": ["resource": "a.png", "type": "image"],
                 "coupon": "SAVE", "inbox": ["expires_at": 1_800_000_000], "data": ["k": "v"],
             ],
         ]

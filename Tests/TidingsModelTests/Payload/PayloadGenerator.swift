@@ -93,7 +93,8 @@ struct PayloadGenerator {
     }
 
     mutating func media() -> PushMedia {
-        let source: PushMedia.Source = chance(0.8) ? .remote(url: url()) : .bundled(name: pick(["a.png", "b", "c.mp4"]))
+        let source: PushMedia.Source =
+            chance(0.8) ? .remote(url: url()) : .bundled(name: pick(["a.png", "b", "c.mp4"]))
         return PayloadNormalizer.media(
             source: source, type: maybe { g in g.pick(["image", "gif", "video", "audio", "jpg", "IMAGE"]) },
             ext: maybe(0.3) { g in g.pick(["png", "mov", "caf", "webp"]) },
@@ -133,7 +134,10 @@ struct PayloadGenerator {
         payload.media = maybe { $0.media() }
         payload.coupon = maybe(0.2) { $0.text() }
         payload.inbox = maybe(0.3) { g in
-            InboxPolicy(expiresAt: g.maybe { g in Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &g.random))) })
+            InboxPolicy(
+                expiresAt: g.maybe { g in
+                    Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &g.random)))
+                })
         }
         payload.data = chance(0.6) ? object() : [:]
         if chance(0.3) {

@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func anExplicitTypeWinsOverTheExtension() {
-        let media = PayloadNormalizer.media(source: .remote(url: "https://x.io/a.png"), type: "VIDEO", ext: nil, mime: nil)
+        let media = PayloadNormalizer.media(
+            source: .remote(url: "https://x.io/a.png"), type: "VIDEO", ext: nil, mime: nil)
         #expect(media.kind == .video)
         #expect(media.fileExtension == "png")
         #expect(PayloadNormalizer.kind(named: "audio/mpeg") == .audio)
@@ -37,9 +38,11 @@ import Testing
     }
 
     @Test func unknownMediaIsAnImageWithoutExtensionForTheExtensionToSniff() {
-        let bare = PayloadNormalizer.media(source: .remote(url: "https://cdn.io/media/123"), type: nil, ext: nil, mime: nil)
+        let bare = PayloadNormalizer.media(
+            source: .remote(url: "https://cdn.io/media/123"), type: nil, ext: nil, mime: nil)
         #expect(bare == PushMedia(source: .remote(url: "https://cdn.io/media/123"), kind: .image))
-        let hostOnly = PayloadNormalizer.media(source: .remote(url: "https://cdn.example.com"), type: nil, ext: nil, mime: nil)
+        let hostOnly = PayloadNormalizer.media(
+            source: .remote(url: "https://cdn.example.com"), type: nil, ext: nil, mime: nil)
         #expect(hostOnly.fileExtension == nil)
         let webp = PayloadNormalizer.media(source: .remote(url: "https://x.io/a.webp"), type: nil, ext: nil, mime: nil)
         #expect(webp.fileExtension == "webp")
@@ -48,9 +51,16 @@ import Testing
 
     @Test func bundledFilesAndExplicitExtensionsAndMIMETypes() {
         let local = PayloadNormalizer.media(source: .bundled(name: "intro.MP4"), type: nil, ext: nil, mime: nil)
-        #expect(local == PushMedia(source: .bundled(name: "intro.MP4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))
-        let given = PayloadNormalizer.media(source: .remote(url: "https://x.io/a"), type: nil, ext: ".GIF", mime: "image/x")
-        #expect(given == PushMedia(source: .remote(url: "https://x.io/a"), kind: .gif, fileExtension: "gif", mimeType: "image/x"))
+        #expect(
+            local
+                == PushMedia(
+                    source: .bundled(name: "intro.MP4"), kind: .video, fileExtension: "mp4", mimeType: "video/mp4"))
+        let given = PayloadNormalizer.media(
+            source: .remote(url: "https://x.io/a"), type: nil, ext: ".GIF", mime: "image/x")
+        #expect(
+            given
+                == PushMedia(
+                    source: .remote(url: "https://x.io/a"), kind: .gif, fileExtension: "gif", mimeType: "image/x"))
     }
 
     @Test(arguments: [

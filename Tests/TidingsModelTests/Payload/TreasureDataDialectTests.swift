@@ -8,11 +8,14 @@ import TidingsModel
             "flat title and body become the alert when aps has none",
             #"{"td_campaign_id": "c", "title": "T", "body": "B", "aps": {"content-available": 1}}"#,
             PushPayload(
-                dialect: .treasuredata, campaignID: "c", alert: PushAlert(title: "T", body: "B"), contentAvailable: true)),
+                dialect: .treasuredata, campaignID: "c", alert: PushAlert(title: "T", body: "B"), contentAvailable: true
+            )),
         DecodingCase(
-            "a differing flat title is a leftover", #"{"td_campaign_id": "c", "title": "Flat", "aps": {"alert": {"title": "Aps"}}}"#,
+            "a differing flat title is a leftover",
+            #"{"td_campaign_id": "c", "title": "Flat", "aps": {"alert": {"title": "Aps"}}}"#,
             PushPayload(
-                dialect: .treasuredata, campaignID: "c", alert: PushAlert(title: "Aps"), unrecognized: ["title": "Flat"])),
+                dialect: .treasuredata, campaignID: "c", alert: PushAlert(title: "Aps"), unrecognized: ["title": "Flat"]
+            )),
         DecodingCase(
             "custom-scheme link is a deep link", #"{"td_campaign_id": "c", "link": "tdapp://promo"}"#,
             PushPayload(dialect: .treasuredata, campaignID: "c", defaultAction: .deepLink(url: "tdapp://promo"))),
