@@ -28,12 +28,13 @@ import TidingsModel
                     source: .remote(url: "https://n/b.mp3"), kind: .audio, fileExtension: "mp3", mimeType: "audio/mpeg"),
                 unrecognized: ["richMessage": ["media": ["source": "https://n/a.png"]]])),
         DecodingCase(
-            "deep link, dismiss and custom-scheme OPEN_URL buttons; ids given or numbered",
+            "deep link, dismiss, custom-scheme OPEN_URL and Notification Hub reply buttons; ids given or numbered",
             """
             {"richMessage": {"buttons": [
               {"name": "Go", "buttonType": "DEEP_LINK", "link": "nhnapp://go", "identifier": "go"},
               {"name": "Close", "buttonType": "DISMISS"},
-              {"name": "Tel", "buttonType": "OPEN_URL", "link": "tel:123"}
+              {"name": "Tel", "buttonType": "OPEN_URL", "link": "tel:123"},
+              {"name": "Answer", "buttonType": "reply", "hint": "Text", "submitName": "Send"}
             ]}}
             """,
             PushPayload(
@@ -42,6 +43,8 @@ import TidingsModel
                     PushButton(id: "go", title: "Go", action: .deepLink(url: "nhnapp://go")),
                     PushButton(id: "nhn_button2", title: "Close", action: .dismiss),
                     PushButton(id: "nhn_button3", title: "Tel", action: .deepLink(url: "tel:123")),
+                    PushButton(
+                        id: "nhn_button4", title: "Answer", action: .reply(placeholder: "Text", submitTitle: "Send")),
                 ])),
         DecodingCase(
             "rich message as a JSON string; bad buttons kept",
