@@ -1,8 +1,165 @@
+import Foundation
+
 extension PushPayload {
     /// The payload in the native dialect, as `tidingsd` sends it: `aps` plus one `tidings` object.
     ///
-    /// Stub of the skeleton; the payload helper replaces it.
+    /// Absent fields are omitted; `content-available` and `mutable-content` are written only when true;
+    /// an alert with only a body is written as a string. ``data`` goes into `tidings.data` and
+    /// ``unrecognized`` is merged back at its paths (the model's own fields win a conflict; arrays are
+    /// appended). Whatever the payload's ``dialect``, the result is native.
+    ///
+    /// Round trip: `try PushPayload(json: p.nativeJSON) == p` for every *valid* native payload `p`:
+    /// - ``dialect`` is `.native`;
+    /// - ``badge`` is `.set(n)` or `.increment(n)` with n > 0 (`.set(0)` reads back as `.clear`);
+    /// - ``sentAt`` is a whole number of milliseconds after September 2001 (10^12 ms) and
+    ///   ``InboxPolicy/expiresAt`` a whole number of seconds — the units the format stores;
+    /// - ``media`` is normalised: its extension and MIME type are the ones decoding infers when absent;
+    /// - ``unrecognized`` holds objects only under `aps` and `tidings`, at keys the model does not map
+    ///   (top-level keys of a native payload are data), with no button-like elements;
+    /// - numbers are finite.
     public var nativeJSON: JSONValue {
-        .object([:])
+        var root: [String: JSONValue] = ["aps": .object(apsJSON), "tidings": .object(tidingsJSON)]
+        if !unrecognized.isEmpty {
+            root = UnrecognizedKeys.deepMerge(.object(root), .object(unrecognized)).objectValue ?? root
+        }
+        return .object(root)
+    }
+
+    private var apsJSON: [String: JSONValue] {
+        var aps: [String: JSONValue] = [:]
+        if let alert { aps["alert"] = alert.apsJSON }
+        switch badge {
+        case .set(let count): aps["badge"] = .integer(Int64(count))
+        case .clear: aps["badge"] = .integer(0)
+        case .none, .increment: break
+        }
+        if let sound { aps["sound"] = sound.apsJSON }
+        if let threadID { aps["thread-id"] = .string(threadID) }
+        if let category { aps["category"] = .string(category) }
+        if contentAvailable { aps["content-available"] = .integer(1) }
+        if mutableContent { aps["mutable-content"] = .integer(1) }
+        if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel.rawValue) }
+        if let relevanceScore { aps["relevance-score"] = .double(relevanceScore) }
+        return aps
+    }
+
+    private var tidingsJSON: [String: JSONValue] {
+        var tidings: [String: JSONValue] = ["v": .integer(Int64(NativeDialect.formatVersion))]
+        if let messageID { tidings["id"] = .string(messageID) }
+        if let campaignID { tidings["cid"] = .string(campaignID) }
+        if let appID { tidings["app"] = .string(appID) }
+        if let sentAt { tidings["sent"] = .integer(Int64((sentAt.timeIntervalSince1970 * 1000).rounded())) }
+        if isInternal { tidings["internal"] = .bool(true) }
+        if case .increment(let amount) = badge {
+            tidings["badge"] = ["op": "increment", "by": .integer(Int64(amount))]
+        }
+        if let defaultAction { tidings["action"] = defaultAction.nativeJSON }
+        if !buttons.isEmpty { tidings["buttons"] = .array(buttons.map(\.nativeJSON)) }
+        if let media { tidings["media"] = media.nativeJSON }
+        if let coupon { tidings["coupon"] = .string(coupon) }
+        if let inbox {
+            var object: [String: JSONValue] = [:]
+            if let expiresAt = inbox.expiresAt {
+                object["expires_at"] = .integer(Int64(expiresAt.timeIntervalSince1970.rounded()))
+            }
+            tidings["inbox"] = .object(object)
+        }
+        if !data.isEmpty { tidings["data"] = .object(data) }
+        return tidings
+    }
+}
+
+extension PushAlert {
+    /// `aps.alert`: a plain string when only the body is set, else Apple's dictionary.
+    var apsJSON: JSONValue {
+        if let body, self == PushAlert(body: body) { return .string(body) }
+        var object: [String: JSONValue] = [:]
+        let texts: [(String, String?)] = [
+            ("title", title), ("subtitle", subtitle), ("body", body), ("title-loc-key", titleLocKey),
+            ("subtitle-loc-key", subtitleLocKey), ("loc-key", locKey), ("launch-image", launchImage),
+        ]
+        for case (let key, let text?) in texts { object[key] = .string(text) }
+        let lists: [(String, [String]?)] = [
+            ("title-loc-args", titleLocArgs), ("subtitle-loc-args", subtitleLocArgs), ("loc-args", locArgs),
+        ]
+        for case (let key, let arguments?) in lists { object[key] = .array(arguments.map(JSONValue.string)) }
+        return .object(object)
+    }
+}
+
+extension PushSound {
+    /// `aps.sound`: the name, or `{critical, name, volume}` for a critical alert or a set volume.
+    var apsJSON: JSONValue {
+        guard isCritical || volume != nil else { return .string(name) }
+        var object: [String: JSONValue] = ["name": .string(name)]
+        if isCritical { object["critical"] = .integer(1) }
+        if let volume { object["volume"] = .double(volume) }
+        return .object(object)
+    }
+}
+
+extension PushAction {
+    /// `tidings.action`.
+    var nativeJSON: JSONValue {
+        switch self {
+        case .openApp:
+            return ["type": "open_app"]
+        case .deepLink(let url):
+            return ["type": "deeplink", "url": .string(url)]
+        case .web(let url, let inApp):
+            var object: [String: JSONValue] = ["type": "web", "url": .string(url)]
+            if inApp { object["in_app"] = .bool(true) }
+            return .object(object)
+        case .screen(let name, let parameters):
+            var object: [String: JSONValue] = ["type": "screen", "screen": .string(name)]
+            if !parameters.isEmpty { object["params"] = .object(parameters) }
+            return .object(object)
+        case .coupon(let code):
+            return ["type": "coupon", "code": .string(code)]
+        }
+    }
+}
+
+extension PushButton {
+    /// One element of `tidings.buttons`.
+    var nativeJSON: JSONValue {
+        var object: [String: JSONValue] = ["id": .string(id), "title": .string(title)]
+        switch action {
+        case .openApp:
+            object["type"] = "open_app"
+        case .deepLink(let url):
+            object["type"] = "deeplink"
+            object["url"] = .string(url)
+        case .web(let url, let inApp):
+            object["type"] = "web"
+            object["url"] = .string(url)
+            if inApp { object["in_app"] = .bool(true) }
+        case .reply(let placeholder, let submitTitle):
+            object["type"] = "reply"
+            if let placeholder { object["placeholder"] = .string(placeholder) }
+            if let submitTitle { object["submit"] = .string(submitTitle) }
+        case .dismiss:
+            object["type"] = "dismiss"
+        case .custom:
+            object["type"] = "custom"
+        }
+        if isDestructive { object["destructive"] = .bool(true) }
+        if requiresAuthentication { object["auth"] = .bool(true) }
+        return .object(object)
+    }
+}
+
+extension PushMedia {
+    /// `tidings.media`.
+    var nativeJSON: JSONValue {
+        var object: [String: JSONValue] = ["type": .string(kind.rawValue)]
+        switch source {
+        case .remote(let url): object["url"] = .string(url)
+        case .bundled(let name): object["resource"] = .string(name)
+        }
+        if let fileExtension { object["ext"] = .string(fileExtension) }
+        if let mimeType { object["mime"] = .string(mimeType) }
+        return .object(object)
     }
 }
