@@ -14,7 +14,9 @@ struct LintURL: Hashable {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
-            scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0)
+            })
         else { return nil }
         guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return nil }
         self.scheme = scheme.lowercased()

@@ -1,22 +1,20 @@
 /// Checks of the raw `aps` object: keys Apple does not document, and documented keys of the wrong type.
 extension PayloadLintChecks {
-    /// The `aps` keys Apple documents (notifications, Live Activities, broadcast channels, Safari web push).
-    static let documentedApsKeys: Set<String> = [
-        "alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content",
-        "target-content-id", "interruption-level", "relevance-score", "filter-criteria", "stale-date",
-        "content-state", "timestamp", "event", "dismissal-date", "attributes-type", "attributes",
-        "input-push-channel", "input-push-token", "url-args",
-    ]
+    /// The `aps` keys Apple documents, shared with the decoders; Safari's `url-args` is added because web push
+    /// payloads pass through the same tools.
+    static let documentedApsKeys = PushPayload.documentedAPSKeys.union(["url-args"])
 
-    /// The `aps.alert` keys Apple documents (`action`, `action-loc-key` and `summary-arg*` are older, still read).
-    static let documentedAlertKeys: Set<String> = [
-        "title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args", "subtitle-loc-key",
-        "subtitle-loc-args", "loc-key", "loc-args", "action-loc-key", "action", "summary-arg", "summary-arg-count",
-    ]
+    /// The `aps.alert` keys Apple documents, plus the older `action`, `action-loc-key` and `summary-arg*` that
+    /// iOS still reads.
+    static let documentedAlertKeys = PushPayload.documentedAlertKeys.union([
+        "action", "action-loc-key", "summary-arg", "summary-arg-count",
+    ])
 
     /// The JSON type a documented key must have.
     enum Expected {
         case string, integer, nonNegativeInteger, number, object, array, stringArray, stringOrObject
+        /// `content-available`, `mutable-content`: a number; booleans are `aps_flag_not_one`'s business.
+        case flag
 
         func accepts(_ value: JSONValue) -> Bool {
             switch (self, value) {
@@ -25,6 +23,7 @@ extension PayloadLintChecks {
             case (.number, .integer), (.number, .double): return true
             case (.stringArray, .array(let elements)): return elements.allSatisfy { $0.stringValue != nil }
             case (.stringOrObject, .string), (.stringOrObject, .object): return true
+            case (.flag, .integer), (.flag, .bool): return true
             default: return false
             }
         }
@@ -39,14 +38,15 @@ extension PayloadLintChecks {
             case .array: return "an array"
             case .stringArray: return "an array of strings"
             case .stringOrObject: return "a string or an object"
+            case .flag: return "the number 1"
             }
         }
     }
 
     static let apsTypes: [(key: String, expected: Expected)] = [
         ("alert", .stringOrObject), ("badge", .nonNegativeInteger), ("sound", .stringOrObject),
-        ("thread-id", .string), ("category", .string), ("content-available", .integer),
-        ("mutable-content", .integer), ("target-content-id", .string), ("interruption-level", .string),
+        ("thread-id", .string), ("category", .string), ("content-available", .flag),
+        ("mutable-content", .flag), ("target-content-id", .string), ("interruption-level", .string),
         ("relevance-score", .number), ("filter-criteria", .string), ("stale-date", .integer),
         ("timestamp", .integer), ("dismissal-date", .integer), ("content-state", .object), ("event", .string),
         ("attributes-type", .string), ("attributes", .object), ("input-push-channel", .string),
@@ -128,9 +128,16 @@ extension PayloadLintChecks {
     static func apsFlagNotOne(_ input: PayloadLintInput) -> [Finding] {
         guard let aps = input.aps else { return [] }
         return ["content-available", "mutable-content"].compactMap { key in
-            guard case .integer(let value)? = aps[key], value != 1 else { return nil }
-            let fix = value == 0 ? "0 is the same as leaving it out; omit the key" : "set it to 1"
-            return Finding("aps.\(key) is \(value); Apple documents only the value 1 — \(fix)", path: "aps.\(key)")
+            let fix: String
+            switch aps[key] {
+            case .integer(0)?: fix = "0 is the same as leaving it out; omit the key"
+            case .integer(let value)? where value != 1: fix = "set it to 1"
+            case .bool(let value)?: fix = value ? "send the number 1, not true" : "omit the key instead of false"
+            default: return nil
+            }
+            return Finding(
+                "aps.\(key) is \(aps[key].map(describe) ?? ""); Apple documents only the value 1 — \(fix)",
+                path: "aps.\(key)")
         }
     }
 

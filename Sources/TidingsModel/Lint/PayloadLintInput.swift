@@ -31,4 +31,3 @@ public struct PayloadLintInput: Sendable {
         PayloadLinter.maximumSize(isVoIP: isVoIP)
     }
 }
-

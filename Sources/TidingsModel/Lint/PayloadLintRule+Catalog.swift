@@ -15,7 +15,8 @@ extension PayloadLintRule {
             // What is shown and how it is delivered.
             .init("empty_alert", .error, "an alert with no text and no localisation key", C.emptyAlert),
             .init("loc_args_without_key", .warning, "localisation arguments without their key", C.locArgsWithoutKey),
-            .init("background_with_alert", .warning, "content-available together with alert text", C.backgroundWithAlert),
+            .init(
+                "background_with_alert", .warning, "content-available together with alert text", C.backgroundWithAlert),
             .init(
                 "background_with_sound_or_badge", .warning, "a background push that sets sound or badge",
                 C.backgroundWithSoundOrBadge),
@@ -35,11 +36,15 @@ extension PayloadLintRule {
                 C.criticalVolumeOutOfRange),
             // Buttons and links.
             .init("too_many_buttons", .warning, "more buttons than iOS shows (4)", C.tooManyButtons),
-            .init("buttons_over_vendor_limit", .info, "4 buttons in an NHN Cloud payload (it allows 3)", C.buttonsOverVendorLimit),
+            .init(
+                "buttons_over_vendor_limit", .info, "4 buttons in an NHN Cloud payload (it allows 3)",
+                C.buttonsOverVendorLimit),
             .init("duplicate_button_id", .error, "two buttons with one id", C.duplicateButtonIDs),
             .init("button_without_id", .error, "a button with an empty id", C.buttonsWithoutID),
             .init("button_without_title", .error, "a button (reply included) with no title", C.buttonsWithoutTitle),
-            .init("invalid_action_url", .error, "a tap or button URL that is not a valid absolute URL", C.invalidActionURLs),
+            .init(
+                "invalid_action_url", .error, "a tap or button URL that is not a valid absolute URL",
+                C.invalidActionURLs),
             .init("web_url_not_http", .error, "a web action whose URL is not http(s)", C.webURLsNotHTTP),
             // Media.
             .init("invalid_media_url", .error, "a media URL that is not a valid absolute URL", C.invalidMediaURL),

@@ -5,7 +5,7 @@ import TidingsModel
 enum PayloadTextRenderer {
     static func inspect(_ report: PayloadReport) -> String {
         let payload = report.payload
-        var text = TwoColumnText()
+        var text = TwoColumnText(minimumLabelWidth: 12)
         text.row("Dialect", payload.dialect.rawValue)
         text.row("Kind", payload.kind.rawValue)
         text.row("Delivery", payload.delivery.rawValue.replacingOccurrences(of: "_", with: " "))
@@ -50,7 +50,7 @@ enum PayloadTextRenderer {
     }
 
     static func lint(_ report: PayloadReport, source: String) -> String {
-        var text = TwoColumnText()
+        var text = TwoColumnText(minimumLabelWidth: 7)
         for warning in report.warnings { text.row(warning.severity.rawValue, describe(warning)) }
         let counts = PayloadWarning.Severity.allCases.map { severity in
             let count = report.count(of: severity)
@@ -140,7 +140,8 @@ enum PayloadTextRenderer {
         case .deepLink(let url): action = "deep link \(url)"
         case .web(let url, let inApp): action = "web \(url)" + (inApp ? " (in-app browser)" : "")
         case .reply(let placeholder, let submit):
-            action = "reply" + (placeholder.map { " placeholder \"\($0)\"" } ?? "")
+            action =
+                "reply" + (placeholder.map { " placeholder \"\($0)\"" } ?? "")
                 + (submit.map { " submit \"\($0)\"" } ?? "")
         case .dismiss: action = "dismiss"
         case .custom: action = "custom (handled by the app)"

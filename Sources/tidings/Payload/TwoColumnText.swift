@@ -12,6 +12,12 @@ struct TwoColumnText {
     }
 
     private var lines: [Line] = []
+    /// Labels are padded to at least this width, so that short reports line up like long ones.
+    var minimumLabelWidth: Int
+
+    init(minimumLabelWidth: Int = 0) {
+        self.minimumLabelWidth = minimumLabelWidth
+    }
 
     /// A row at the top level.
     mutating func row(_ label: String, _ value: String) {
@@ -30,7 +36,7 @@ struct TwoColumnText {
 
     /// The text, ending in a newline; values that span lines are shown with `\n` escaped.
     func render() -> String {
-        let width = lines.reduce(0) { width, line in
+        let width = lines.reduce(minimumLabelWidth) { width, line in
             guard case .row(let indent, let label, _) = line else { return width }
             return max(width, indent + label.count)
         }

@@ -31,14 +31,18 @@ extension LintCase {
             name: "sound as bool", code: "aps_wrong_type", bad: input(json: json(#"{"sound":true}"#)),
             good: input(json: json(#"{"sound":{"name":"default","critical":1,"volume":0.5}}"#))),
         LintCase(
-            name: "content-available as bool", code: "aps_wrong_type",
-            bad: input(json: json(#"{"content-available":true}"#)), good: input(json: json(#"{"content-available":1}"#))),
+            name: "mutable-content as string", code: "aps_wrong_type",
+            bad: input(json: json(#"{"mutable-content":"1"}"#)), good: input(json: json(#"{"mutable-content":1}"#))),
         LintCase(
             name: "alert title as number", code: "aps_wrong_type", bad: input(json: json(#"{"alert":{"title":5}}"#)),
             good: input(json: json(#"{"alert":{"title":"5","loc-args":["a"]}}"#))),
         LintCase(
             name: "content-available 2", code: "aps_flag_not_one",
             bad: input(json: json(#"{"content-available":2}"#)), good: input(json: json(#"{"content-available":1}"#))),
+        LintCase(
+            name: "content-available true", code: "aps_flag_not_one",
+            bad: input(json: json(#"{"content-available":true}"#)), good: input(json: json(#"{"content-available":1}"#))
+        ),
         LintCase(
             name: "mutable-content 0", code: "aps_flag_not_one", bad: input(json: json(#"{"mutable-content":0}"#)),
             good: input(json: json(#"{"mutable-content":1}"#))),
@@ -56,7 +60,8 @@ extension LintCase {
             bad: input(json: json(#"{"alert":{"launch-image":"a.png"}}"#)),
             good: input(json: json(#"{"alert":{"loc-key":"WELCOME"}}"#))),
         LintCase(
-            name: "vendor alert decoded empty", code: "empty_alert", bad: input(payload(alert: PushAlert()), json: "{}"),
+            name: "vendor alert decoded empty", code: "empty_alert",
+            bad: input(payload(alert: PushAlert()), json: "{}"),
             good: input(payload(alert: PushAlert(body: "Hi")), json: "{}")),
         LintCase(
             name: "loc-args alone", code: "loc_args_without_key",
@@ -74,7 +79,8 @@ extension LintCase {
             bad: input(payload(alert: nil, badge: .set(2), contentAvailable: true)),
             good: input(payload(alert: nil, badge: .set(2)))),
         LintCase(
-            name: "media", code: "mutable_content_missing", bad: input(payload(media: image("https://c.example/a.jpg"))),
+            name: "media", code: "mutable_content_missing",
+            bad: input(payload(media: image("https://c.example/a.jpg"))),
             good: input(payload(mutableContent: true, media: image("https://c.example/a.jpg")))),
         LintCase(
             name: "buttons", code: "mutable_content_missing", bad: input(payload(buttons: buttons(["a"]))),
@@ -130,7 +136,8 @@ extension LintCase {
             good: input(
                 payload(
                     mutableContent: true,
-                    buttons: [PushButton(id: "r", title: "Reply", action: .reply(placeholder: nil, submitTitle: nil))]))),
+                    buttons: [PushButton(id: "r", title: "Reply", action: .reply(placeholder: nil, submitTitle: nil))]))
+        ),
         LintCase(
             name: "deep link with a space", code: "invalid_action_url",
             bad: input(payload(action: .deepLink(url: "myapp://item/1 2"))),
@@ -144,7 +151,9 @@ extension LintCase {
             good: input(
                 payload(
                     mutableContent: true,
-                    buttons: [PushButton(id: "w", title: "Open", action: .web(url: "https://shop.example/sale", inApp: true))]))),
+                    buttons: [
+                        PushButton(id: "w", title: "Open", action: .web(url: "https://shop.example/sale", inApp: true))
+                    ]))),
         LintCase(
             name: "web link without host", code: "invalid_action_url",
             bad: input(payload(action: .web(url: "https://", inApp: false))),

@@ -10,14 +10,15 @@ import TidingsModel
         "data", "unrecognized", "warnings", "size_bytes", "size_limit",
     ]
 
-    @Test(arguments: [
-        ("", PayloadDecodingError.Code.empty, "empty input"),
-        ("  \n ", .empty, "empty input"),
-        (#"{"aps":{"alert":"Hi"}"#, .malformedJSON, "unexpected end of input at line 1, column 22"),
-        ("{\n  \"aps\": nope\n}", .malformedJSON, "at line 2, column 1"),
-        ("[1, 2]", .notAnObject, "found an array at line 1, column 1"),
-        ("\n  \"hello\"", .notAnObject, #"found string "hello" at line 2, column 3"#),
-    ] as [(String, PayloadDecodingError.Code, String)])
+    @Test(
+        arguments: [
+            ("", PayloadDecodingError.Code.empty, "empty input"),
+            ("  \n ", .empty, "empty input"),
+            (#"{"aps":{"alert":"Hi"}"#, .malformedJSON, "unexpected end of input at line 1, column 22"),
+            ("{\n  \"aps\": nope\n}", .malformedJSON, "at line 2, column 1"),
+            ("[1, 2]", .notAnObject, "found an array at line 1, column 1"),
+            ("\n  \"hello\"", .notAnObject, #"found string "hello" at line 2, column 3"#),
+        ] as [(String, PayloadDecodingError.Code, String)])
     func unreadableBytesThrowAPositionedError(_ text: String, _ code: PayloadDecodingError.Code, _ fragment: String) {
         #expect {
             _ = try PayloadReport.analyze(Array(text.utf8), now: Date())
@@ -33,7 +34,8 @@ import TidingsModel
             _ = try PayloadReport.analyze(bytes, now: Date())
         } throws: { error in
             guard let error = error as? PayloadDecodingError else { return false }
-            return error.code == .malformedJSON && error.message.contains("UTF-8") && (17...18).contains(error.byteOffset ?? -1)
+            return error.code == .malformedJSON && error.message.contains("UTF-8")
+                && (17...18).contains(error.byteOffset ?? -1)
         }
     }
 
@@ -107,7 +109,8 @@ import TidingsModel
     }
 
     @Test func badgeClearHasNoOperand() {
-        let json = PayloadReport(payload: PushPayload(badge: .clear), warnings: [], sizeInBytes: 0, sizeLimit: 4096).json
+        let json = PayloadReport(payload: PushPayload(badge: .clear), warnings: [], sizeInBytes: 0, sizeLimit: 4096)
+            .json
         #expect(json["badge"] == ["op": "clear", "value": nil])
     }
 }
