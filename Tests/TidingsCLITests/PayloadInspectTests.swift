@@ -99,11 +99,11 @@ import TidingsModel
             "Action        deep link moeapp://screen/settings",
             "Coupon        APP200",
             "  key1        \"val1\"",
-            "Size          \(PayloadFixtures.moengage.utf8.count) of 4096 bytes",
         ]
         for line in expected { #expect(lines.contains(line), "missing line: \(line)") }
         #expect(lines.contains { $0.hasPrefix("Media         image https://image.moengage.com/testImg.png") })
         #expect(lines.contains { $0.hasPrefix("  warning     background_with_alert: ") })
+        #expect(lines.contains { $0.hasPrefix("Size          \(PayloadFixtures.moengage.utf8.count) of 4096 bytes (") })
         // Every row's value, top level or indented, starts in the same column.
         let columns = Set(lines.compactMap(Self.valueColumn))
         #expect(columns == [14], "values are not aligned: \(columns)")

@@ -51,6 +51,18 @@ import TidingsModel
         #expect(!voip.standardOutput.contains("payload_too_large"))
     }
 
+    @Test func prettyPrintedPayloadIsMeasuredAsGivenAndCompact() throws {
+        let indented = "{\n" + String(repeating: " ", count: 4100) + #""aps": {"alert": "Hi"}}"#
+        let path = try PayloadFixtures.file(indented)
+        let result = try TidingsExecutable.run(["payload", "lint", path, "--json"])
+        #expect(result.status == 1)
+        let json = try JSONValue.parse(result.standardOutput)
+        #expect(json["size_bytes"] == .integer(Int64(indented.utf8.count)))
+        #expect(json["compact_size_bytes"] == .integer(Int64(#"{"aps":{"alert":"Hi"}}"#.utf8.count)))
+        let message = json["warnings"]?.arrayValue?.first?["message"]?.stringValue ?? ""
+        #expect(message.contains("send it without whitespace"))
+    }
+
     @Test func nowOptionDrivesExpiry() throws {
         let path = try PayloadFixtures.file(PayloadFixtures.moengage)
         let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "2019-01-01T00:00:00Z"])

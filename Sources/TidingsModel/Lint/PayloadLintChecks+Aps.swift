@@ -119,7 +119,8 @@ extension PayloadLintChecks {
         types.compactMap { key, expected in
             guard let value = object[key], !expected.accepts(value) else { return nil }
             return Finding(
-                "\(prefix).\(key) must be \(expected.name), found \(describe(value)); iOS ignores it",
+                "\(prefix).\(key) must be \(expected.name), found \(describe(value)); iOS may not read it — "
+                    + "send the documented type",
                 path: "\(prefix).\(key)")
         }
     }

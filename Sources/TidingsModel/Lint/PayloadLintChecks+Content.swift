@@ -3,10 +3,16 @@ extension PayloadLintChecks {
     static func payloadTooLarge(_ input: PayloadLintInput) -> [Finding] {
         guard input.sizeInBytes > input.sizeLimit else { return [] }
         let kind = input.isVoIP ? "a VoIP push" : "a push (5120 for VoIP)"
+        let fix =
+            if let compact = input.compactSizeInBytes, compact <= input.sizeLimit {
+                "send it without whitespace (\(compact) bytes compact)"
+            } else {
+                "shorten the text or move data behind a URL"
+            }
         return [
             Finding(
                 "payload is \(input.sizeInBytes) bytes, over APNs' limit of \(input.sizeLimit) bytes for \(kind); "
-                    + "APNs rejects it with 413 PayloadTooLarge — shorten the text or move data behind a URL")
+                    + "APNs rejects it with 413 PayloadTooLarge — \(fix)")
         ]
     }
 
@@ -134,6 +140,22 @@ extension PayloadLintChecks {
             Finding(
                 "critical alert sound volume is \(volume), outside 0…1 (0 silent, 1 full volume)",
                 path: "aps.sound.volume")
+        ]
+    }
+
+    /// iOS plays custom notification sounds only from Linear PCM, MA4, µ-law or a-law audio in these containers.
+    static let playableSoundExtensions: Set<String> = ["aiff", "aif", "aifc", "wav", "caf"]
+
+    static func unsupportedSoundFile(_ input: PayloadLintInput) -> [Finding] {
+        guard let name = input.payload.sound?.name, name != "default", !name.isEmpty else { return [] }
+        let ext = LintURL.fileExtension(of: name)
+        guard ext.map({ !playableSoundExtensions.contains($0) }) ?? true else { return [] }
+        let problem = ext.map { "a .\($0) file" } ?? "a name without a file extension"
+        return [
+            Finding(
+                "sound \"\(name)\" is \(problem); iOS plays custom sounds only from .aiff, .wav or .caf files "
+                    + "(30 s at most) in the app bundle or Library/Sounds, else the default sound",
+                path: "aps.sound")
         ]
     }
 

@@ -8,15 +8,22 @@ public struct PayloadLintInput: Sendable {
     public var json: JSONValue
     /// The size of the payload as it will be sent, in bytes.
     public var sizeInBytes: Int
+    /// The size without insignificant whitespace, when the caller measured it (a pretty-printed file may
+    /// fit once compacted; the size message then says so).
+    public var compactSizeInBytes: Int?
     /// The time expiry rules compare against.
     public var now: Date
     /// Whether the payload goes out as a VoIP push (`apns-push-type: voip`), which allows 5120 bytes.
     public var isVoIP: Bool
 
-    public init(payload: PushPayload, json: JSONValue, sizeInBytes: Int, now: Date, isVoIP: Bool = false) {
+    public init(
+        payload: PushPayload, json: JSONValue, sizeInBytes: Int, compactSizeInBytes: Int? = nil, now: Date,
+        isVoIP: Bool = false
+    ) {
         self.payload = payload
         self.json = json
         self.sizeInBytes = sizeInBytes
+        self.compactSizeInBytes = compactSizeInBytes
         self.now = now
         self.isVoIP = isVoIP
     }

@@ -34,6 +34,9 @@ extension PayloadLintRule {
             .init(
                 "critical_volume_out_of_range", .warning, "critical sound volume outside 0…1",
                 C.criticalVolumeOutOfRange),
+            .init(
+                "unsupported_sound_file", .warning, "a custom sound iOS cannot play (not .aiff, .wav or .caf)",
+                C.unsupportedSoundFile),
             // Buttons and links.
             .init("too_many_buttons", .warning, "more buttons than iOS shows (4)", C.tooManyButtons),
             .init(

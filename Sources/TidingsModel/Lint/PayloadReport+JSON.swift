@@ -35,6 +35,7 @@ extension PayloadReport {
             "unrecognized": .object(payload.unrecognized),
             "warnings": .array(warnings.map(Self.warning)),
             "size_bytes": .integer(Int64(sizeInBytes)),
+            "compact_size_bytes": compactSizeInBytes.map { .integer(Int64($0)) } ?? .null,
             "size_limit": .integer(Int64(sizeLimit)),
         ])
     }

@@ -12,13 +12,19 @@ public struct PayloadReport: Sendable, Hashable {
     public var warnings: [PayloadWarning]
     /// The payload's size as given, in bytes.
     public var sizeInBytes: Int
+    /// The size written compactly (no whitespace), when measured.
+    public var compactSizeInBytes: Int?
     /// The size APNs accepts for this push (4096, or 5120 for VoIP).
     public var sizeLimit: Int
 
-    public init(payload: PushPayload, warnings: [PayloadWarning], sizeInBytes: Int, sizeLimit: Int) {
+    public init(
+        payload: PushPayload, warnings: [PayloadWarning], sizeInBytes: Int, compactSizeInBytes: Int? = nil,
+        sizeLimit: Int
+    ) {
         self.payload = payload
         self.warnings = warnings
         self.sizeInBytes = sizeInBytes
+        self.compactSizeInBytes = compactSizeInBytes
         self.sizeLimit = sizeLimit
     }
 
@@ -46,9 +52,14 @@ public struct PayloadReport: Sendable, Hashable {
     ) throws(PayloadDecodingError) -> PayloadReport {
         let json = try parseObject(bytes)
         let payload = try PushPayload(json: json)
-        let input = PayloadLintInput(payload: payload, json: json, sizeInBytes: bytes.count, now: now, isVoIP: isVoIP)
+        // The writer fails only on NaN or infinity, which a parsed document cannot hold.
+        let compact = (try? json.serialized())?.count
+        let input = PayloadLintInput(
+            payload: payload, json: json, sizeInBytes: bytes.count, compactSizeInBytes: compact, now: now,
+            isVoIP: isVoIP)
         return PayloadReport(
-            payload: payload, warnings: linter.lint(input), sizeInBytes: bytes.count, sizeLimit: input.sizeLimit)
+            payload: payload, warnings: linter.lint(input), sizeInBytes: bytes.count, compactSizeInBytes: compact,
+            sizeLimit: input.sizeLimit)
     }
 
     /// Parses bytes that must hold one JSON object, with a positioned error otherwise.

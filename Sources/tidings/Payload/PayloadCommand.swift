@@ -66,6 +66,7 @@ enum PayloadCommand {
             "dialect": .string(report.payload.dialect.rawValue),
             "kind": .string(report.payload.kind.rawValue),
             "size_bytes": .integer(Int64(report.sizeInBytes)),
+            "compact_size_bytes": report.compactSizeInBytes.map { .integer(Int64($0)) } ?? .null,
             "size_limit": .integer(Int64(report.sizeLimit)),
             "ok": .bool(!report.hasErrors),
             "counts": .object(

@@ -45,7 +45,7 @@ enum PayloadTextRenderer {
             text.row("Warnings", "")
             for warning in report.warnings { text.subrow(warning.severity.rawValue, describe(warning)) }
         }
-        text.row("Size", "\(report.sizeInBytes) of \(report.sizeLimit) bytes")
+        text.row("Size", size(report))
         return text.render()
     }
 
@@ -57,12 +57,18 @@ enum PayloadTextRenderer {
             let noun = severity == .info ? "info" : severity.rawValue + (count == 1 ? "" : "s")
             return "\(count) \(noun)"
         }
-        let size = "\(report.sizeInBytes) of \(report.sizeLimit) bytes"
+        let size = size(report)
         let summary =
             report.warnings.isEmpty
             ? "\(source): no problems found (\(payloadSummary(report)), \(size))"
             : "\(source): \(counts.joined(separator: ", ")) (\(payloadSummary(report)), \(size))"
         return text.render() + summary + "\n"
+    }
+
+    /// `933 of 4096 bytes (812 compact)`; the compact size only when it differs.
+    private static func size(_ report: PayloadReport) -> String {
+        let compact = report.compactSizeInBytes.flatMap { $0 == report.sizeInBytes ? nil : " (\($0) compact)" }
+        return "\(report.sizeInBytes) of \(report.sizeLimit) bytes" + (compact ?? "")
     }
 
     private static func payloadSummary(_ report: PayloadReport) -> String {

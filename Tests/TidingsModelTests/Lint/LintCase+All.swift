@@ -112,6 +112,12 @@ extension LintCase {
             bad: input(payload(sound: PushSound(name: "alarm.caf", isCritical: true, volume: 1.5))),
             good: input(payload(sound: PushSound(name: "alarm.caf", isCritical: true, volume: 1)))),
         LintCase(
+            name: "mp3 sound", code: "unsupported_sound_file", bad: input(payload(sound: PushSound(name: "ding.mp3"))),
+            good: input(payload(sound: PushSound(name: "ding.CAF")))),
+        LintCase(
+            name: "sound without extension", code: "unsupported_sound_file",
+            bad: input(payload(sound: PushSound(name: "ding"))), good: input(payload(sound: .default))),
+        LintCase(
             name: "5 buttons", code: "too_many_buttons",
             bad: input(payload(mutableContent: true, buttons: buttons(["a", "b", "c", "d", "e"]))),
             good: input(payload(mutableContent: true, buttons: buttons(["a", "b", "c", "d"])))),

@@ -53,6 +53,16 @@ import TidingsModel
         #expect(voip.message.contains("5120 bytes"))
     }
 
+    @Test func sizeMessageSuggestsCompactingWhenThatFits() throws {
+        var input = LintCase.input(size: 4200)
+        input.compactSizeInBytes = 3900
+        let compactable = try #require(linter.lint(input).first)
+        #expect(compactable.message.contains("without whitespace (3900 bytes compact)"))
+        input.compactSizeInBytes = 4100
+        let tooBig = try #require(linter.lint(input).first)
+        #expect(tooBig.message.contains("shorten the text"))
+    }
+
     @Test func unknownApsKeysAreListedSorted() throws {
         let input = LintCase.input(json: #"{"aps":{"alert":"Hi","zeta":1,"alpha":2}}"#)
         let warning = try #require(linter.lint(input).first { $0.code == "unknown_aps_key" })

@@ -7,7 +7,7 @@ import TidingsModel
         "dialect", "kind", "delivery", "message_id", "campaign_id", "app_id", "sent_at", "alert", "sound",
         "category", "thread_id", "target_content_id", "interruption_level", "relevance_score", "badge",
         "mutable_content", "content_available", "is_internal", "action", "buttons", "media", "coupon", "inbox",
-        "data", "unrecognized", "warnings", "size_bytes", "size_limit",
+        "data", "unrecognized", "warnings", "size_bytes", "compact_size_bytes", "size_limit",
     ]
 
     @Test(
