@@ -57,7 +57,7 @@ enum PayloadTextRenderer {
             let noun = severity == .info ? "info" : severity.rawValue + (count == 1 ? "" : "s")
             return "\(count) \(noun)"
         }
-        let size = size(report)
+        let size = size(report).replacingOccurrences(of: " (", with: ", ").replacingOccurrences(of: ")", with: "")
         let summary =
             report.warnings.isEmpty
             ? "\(source): no problems found (\(payloadSummary(report)), \(size))"
