@@ -142,6 +142,18 @@ extension PayloadLintChecks {
         }
     }
 
+    /// A sound dictionary (critical alerts) must name the sound; without a name nothing plays.
+    static func soundWithoutName(_ input: PayloadLintInput) -> [Finding] {
+        guard let sound = input.aps?["sound"]?.objectValue, (sound["name"]?.stringValue ?? "").isEmpty else {
+            return []
+        }
+        return [
+            Finding(
+                "aps.sound is an object without a name; no sound plays — add \"name\": \"default\" or a file name",
+                path: "aps.sound")
+        ]
+    }
+
     /// An empty `thread-id` or `category` groups nothing and matches no registered category.
     static func emptyGroupingKey(_ input: PayloadLintInput) -> [Finding] {
         let aps = input.aps ?? [:]

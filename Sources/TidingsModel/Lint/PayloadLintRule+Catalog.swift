@@ -34,6 +34,7 @@ extension PayloadLintRule {
             .init(
                 "critical_volume_out_of_range", .warning, "critical sound volume outside 0…1",
                 C.criticalVolumeOutOfRange),
+            .init("sound_without_name", .error, "an aps.sound object without a name", C.soundWithoutName),
             .init(
                 "unsupported_sound_file", .warning, "a custom sound iOS cannot play (not .aiff, .wav or .caf)",
                 C.unsupportedSoundFile),

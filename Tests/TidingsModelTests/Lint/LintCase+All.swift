@@ -112,6 +112,10 @@ extension LintCase {
             bad: input(payload(sound: PushSound(name: "alarm.caf", isCritical: true, volume: 1.5))),
             good: input(payload(sound: PushSound(name: "alarm.caf", isCritical: true, volume: 1)))),
         LintCase(
+            name: "critical sound without name", code: "sound_without_name",
+            bad: input(json: json(#"{"alert":"Hi","sound":{"critical":1,"volume":1}}"#)),
+            good: input(json: json(#"{"alert":"Hi","sound":{"critical":1,"name":"default","volume":1}}"#))),
+        LintCase(
             name: "mp3 sound", code: "unsupported_sound_file", bad: input(payload(sound: PushSound(name: "ding.mp3"))),
             good: input(payload(sound: PushSound(name: "ding.CAF")))),
         LintCase(

@@ -101,6 +101,26 @@ import TidingsModel
         #expect(!warnings.contains { $0.message.contains("'c'") })
     }
 
+    static let oddValues: [JSONValue] = [
+        nil, true, 0, -7, 1.5, "", "x", [], ["a", 1], [:], ["name": 1, "volume": "loud"],
+    ]
+
+    /// Every documented `aps` key with every kind of JSON value: the payload decodes and lints without trapping,
+    /// and every message stays one line.
+    @Test(arguments: PushPayload.documentedAPSKeys.sorted())
+    func anyValueUnderAnyApsKeyLints(_ key: String) throws {
+        for value in Self.oddValues {
+            for alert in [nil, "Hi", ["titel": 1]] as [JSONValue?] {
+                var aps: [String: JSONValue] = [key: value]
+                if let alert, key != "alert" { aps["alert"] = alert }
+                let json: JSONValue = ["aps": .object(aps), "ab": ["c": value]]
+                let payload = try PushPayload(json: json)
+                let warnings = linter.lint(PayloadLintInput(payload: payload, json: json, sizeInBytes: 10, now: Date()))
+                #expect(warnings.allSatisfy { !$0.message.isEmpty && !$0.message.contains("\n") })
+            }
+        }
+    }
+
     @Test func customRulesRunAlongTheCatalog() {
         let rule = PayloadLintRule("no_campaign", .info, "a send without a campaign id") { input in
             input.payload.campaignID == nil ? [.init("no campaign id")] : []

@@ -28,6 +28,23 @@ import TidingsModel
         }
     }
 
+    @Test func everyTruncationIsRejectedWithAPosition() throws {
+        let bytes = Array(
+            #"{"aps":{"alert":{"title":"Größe","body":"\u00e9"},"badge":2},"tidings":{"id":"m-1","b":[1,2.5,true,null]}}"#
+                .utf8)
+        _ = try PayloadReport.analyze(bytes, now: Date())
+        for length in 0..<bytes.count {
+            do {
+                _ = try PayloadReport.analyze(Array(bytes.prefix(length)), now: Date())
+                Issue.record("a \(length)-byte prefix was accepted")
+            } catch {
+                #expect(error.code == (length == 0 ? .empty : .malformedJSON))
+                #expect(error.message.contains("line 1, column"))
+                #expect(error.byteOffset.map { $0 <= length } == true)
+            }
+        }
+    }
+
     @Test func invalidUTF8IsMalformedWithItsOffset() {
         let bytes = Array(#"{"aps":{"alert":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)
         #expect {
