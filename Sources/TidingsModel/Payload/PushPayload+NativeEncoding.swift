@@ -3,7 +3,8 @@ import Foundation
 extension PushPayload {
     /// The payload in the native dialect, as `tidingsd` sends it: `aps` plus one `tidings` object.
     ///
-    /// Absent fields are omitted; `content-available` and `mutable-content` are written only when true;
+    /// Absent fields are omitted; `content-available` and `mutable-content` are written only when true; a
+    /// media extension or MIME type that decoding infers from the URL is left out;
     /// an alert with only a body is written as a string. ``data`` goes into `tidings.data` and
     /// ``unrecognized`` is merged back at its paths (the model's own fields win a conflict; arrays are
     /// appended). Whatever the payload's ``dialect``, the result is native.
@@ -67,99 +68,5 @@ extension PushPayload {
         }
         if !data.isEmpty { tidings["data"] = .object(data) }
         return tidings
-    }
-}
-
-extension PushAlert {
-    /// `aps.alert`: a plain string when only the body is set, else Apple's dictionary.
-    var apsJSON: JSONValue {
-        if let body, self == PushAlert(body: body) { return .string(body) }
-        var object: [String: JSONValue] = [:]
-        let texts: [(String, String?)] = [
-            ("title", title), ("subtitle", subtitle), ("body", body), ("title-loc-key", titleLocKey),
-            ("subtitle-loc-key", subtitleLocKey), ("loc-key", locKey), ("launch-image", launchImage),
-        ]
-        for case (let key, let text?) in texts { object[key] = .string(text) }
-        let lists: [(String, [String]?)] = [
-            ("title-loc-args", titleLocArgs), ("subtitle-loc-args", subtitleLocArgs), ("loc-args", locArgs),
-        ]
-        for case (let key, let arguments?) in lists { object[key] = .array(arguments.map(JSONValue.string)) }
-        return .object(object)
-    }
-}
-
-extension PushSound {
-    /// `aps.sound`: the name, or `{critical, name, volume}` for a critical alert or a set volume.
-    var apsJSON: JSONValue {
-        guard isCritical || volume != nil else { return .string(name) }
-        var object: [String: JSONValue] = ["name": .string(name)]
-        if isCritical { object["critical"] = .integer(1) }
-        if let volume { object["volume"] = .double(volume) }
-        return .object(object)
-    }
-}
-
-extension PushAction {
-    /// `tidings.action`.
-    var nativeJSON: JSONValue {
-        switch self {
-        case .openApp:
-            return ["type": "open_app"]
-        case .deepLink(let url):
-            return ["type": "deeplink", "url": .string(url)]
-        case .web(let url, let inApp):
-            var object: [String: JSONValue] = ["type": "web", "url": .string(url)]
-            if inApp { object["in_app"] = .bool(true) }
-            return .object(object)
-        case .screen(let name, let parameters):
-            var object: [String: JSONValue] = ["type": "screen", "screen": .string(name)]
-            if !parameters.isEmpty { object["params"] = .object(parameters) }
-            return .object(object)
-        case .coupon(let code):
-            return ["type": "coupon", "code": .string(code)]
-        }
-    }
-}
-
-extension PushButton {
-    /// One element of `tidings.buttons`.
-    var nativeJSON: JSONValue {
-        var object: [String: JSONValue] = ["id": .string(id), "title": .string(title)]
-        switch action {
-        case .openApp:
-            object["type"] = "open_app"
-        case .deepLink(let url):
-            object["type"] = "deeplink"
-            object["url"] = .string(url)
-        case .web(let url, let inApp):
-            object["type"] = "web"
-            object["url"] = .string(url)
-            if inApp { object["in_app"] = .bool(true) }
-        case .reply(let placeholder, let submitTitle):
-            object["type"] = "reply"
-            if let placeholder { object["placeholder"] = .string(placeholder) }
-            if let submitTitle { object["submit"] = .string(submitTitle) }
-        case .dismiss:
-            object["type"] = "dismiss"
-        case .custom:
-            object["type"] = "custom"
-        }
-        if isDestructive { object["destructive"] = .bool(true) }
-        if requiresAuthentication { object["auth"] = .bool(true) }
-        return .object(object)
-    }
-}
-
-extension PushMedia {
-    /// `tidings.media`.
-    var nativeJSON: JSONValue {
-        var object: [String: JSONValue] = ["type": .string(kind.rawValue)]
-        switch source {
-        case .remote(let url): object["url"] = .string(url)
-        case .bundled(let name): object["resource"] = .string(name)
-        }
-        if let fileExtension { object["ext"] = .string(fileExtension) }
-        if let mimeType { object["mime"] = .string(mimeType) }
-        return .object(object)
     }
 }

@@ -7,7 +7,8 @@
 /// - Rich message (`richMessage`, an object or a string holding one; the exact `userInfo` key the NHN SDK
 ///   reads is unverified — this follows the send API's shape): `media` (or `iosMedia`, preferred)
 ///   `{source, sourceType REMOTE|LOCAL, mediaType IMAGE|GIF|VIDEO|AUDIO, extension}` and up to three
-///   `buttons` `{name, buttonType REPLY|DEEP_LINK|OPEN_APP|OPEN_URL|DISMISS, link, hint, submit}`.
+///   `buttons` `{name, buttonType REPLY|DEEP_LINK|OPEN_APP|OPEN_URL|DISMISS, link, hint, submit}`
+///   (`submitName` in Notification Hub's shape).
 ///   Button ids are `identifier`/`id` when given, else `nhn_button<n>` (1-based).
 /// - Every other top-level key is the app's ``PushPayload/data``.
 enum NHNCloudDialect {
@@ -129,9 +130,11 @@ enum NHNCloudDialect {
             action = .dismiss
         case "REPLY":
             let hint = object["hint"].flatMap(LenientValue.string)
-            let submit = object["submit"].flatMap(LenientValue.string)
+            // Notification Hub spells the submit title `submitName`.
+            let submitKey = object["submit"] != nil ? "submit" : "submitName"
+            let submit = object[submitKey].flatMap(LenientValue.string)
             if hint != nil { used.insert("hint") }
-            if submit != nil { used.insert("submit") }
+            if submit != nil { used.insert(submitKey) }
             action = .reply(placeholder: hint, submitTitle: submit)
         case "DEEP_LINK":
             guard let link else { return nil }
