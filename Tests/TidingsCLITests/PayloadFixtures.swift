@@ -33,6 +33,25 @@ enum PayloadFixtures {
         }
         """
 
+    /// The native format's example (docs/payload-format.md): everything set, nothing wrong before its expiry.
+    static let native = """
+        {
+          "aps": {"alert": {"title": "Your order has shipped", "body": "Track parcel 4417."}, "mutable-content": 1},
+          "tidings": {
+            "v": 1, "id": "msg_01HZX3K9V7Q2", "cid": "cmp_shipping", "app": "com.example.shop", "sent": 1767225600000,
+            "badge": {"op": "increment", "by": 1},
+            "action": {"type": "deeplink", "url": "shop://orders/4417"},
+            "buttons": [
+              {"id": "track", "title": "Track", "type": "web", "url": "https://shop.example.com/t/4417", "in_app": true},
+              {"id": "reply", "title": "Ask", "type": "reply", "placeholder": "Your question"}
+            ],
+            "media": {"url": "https://cdn.example.com/parcel.jpg", "type": "image"},
+            "inbox": {"expires_at": 1767830400},
+            "data": {"order_id": "4417"}
+          }
+        }
+        """
+
     /// A plain APNs alert with nothing to complain about but the missing message id (info).
     static let cleanAlert = #"{"aps":{"alert":{"title":"Sale","body":"50% off today"},"sound":"default"}}"#
 

@@ -122,6 +122,39 @@ import TidingsModel
         return index < characters.count ? index : nil
     }
 
+    @Test func humanOutputListsButtonsMediaAndInbox() throws {
+        let path = try PayloadFixtures.file(PayloadFixtures.native)
+        let result = try TidingsExecutable.run(["payload", "inspect", path, "--now", "1767225600"])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let expected = [
+            "Dialect       native",
+            "App           com.example.shop",
+            "Sent          2026-01-01T00:00:00Z (1767225600)",
+            "Badge         increment by 1",
+            "Flags         mutable-content",
+            "Action        deep link shop://orders/4417",
+            "Buttons",
+            "  track       \"Track\" web https://shop.example.com/t/4417 (in-app browser)",
+            "  reply       \"Ask\" reply placeholder \"Your question\"",
+            "Media         image https://cdn.example.com/parcel.jpg (.jpg, image/jpeg)",
+            "Inbox         kept until 2026-01-08T00:00:00Z (1767830400)",
+            "  order_id    \"4417\"",
+            "Warnings      none",
+        ]
+        for line in expected { #expect(lines.contains(line), "missing line: \(line)") }
+    }
+
+    @Test func nativeExampleLintsCleanUntilItsInboxExpires() throws {
+        let path = try PayloadFixtures.file(PayloadFixtures.native)
+        let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "1767225600"])
+        #expect(before.status == 0)
+        #expect(before.standardOutput.hasPrefix("\(path): no problems found (native alert push, "))
+        let after = try TidingsExecutable.run(["payload", "lint", path, "--now", "1767830401"])
+        #expect(after.status == 0)
+        #expect(after.standardOutput.hasPrefix("warning  inbox_expired: inbox entry expired at 2026-01-08T00:00:00Z"))
+    }
+
     @Test func humanOutputSaysNoneForAbsentSections() throws {
         let path = try PayloadFixtures.file(PayloadFixtures.silent)
         let output = try TidingsExecutable.run(["payload", "inspect", path]).standardOutput
