@@ -63,6 +63,20 @@ import TidingsModel
         #expect(message.contains("send it without whitespace"))
     }
 
+    @Test func rulesListsTheCatalog() throws {
+        let text = try TidingsExecutable.run(["payload", "rules"])
+        #expect(text.status == 0)
+        let lines = text.standardOutput.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("payload_too_large ") && $0.contains("  error    payload over 4096") })
+        let json = try TidingsExecutable.run(["payload", "rules", "--json"])
+        let rules = try #require(try JSONValue.parse(json.standardOutput).arrayValue)
+        #expect(rules.count == lines.count)
+        #expect(
+            rules.contains {
+                $0 == ["code": "media_url_not_https", "severity": "error", "summary": "a media URL that is not HTTPS"]
+            })
+    }
+
     @Test func nowOptionDrivesExpiry() throws {
         let path = try PayloadFixtures.file(PayloadFixtures.moengage)
         let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "2019-01-01T00:00:00Z"])

@@ -12,13 +12,13 @@ extension PayloadLintChecks {
 
     /// The JSON type a documented key must have.
     enum Expected {
-        case string, integer, nonNegativeInteger, number, object, array, stringArray, stringOrObject
+        case string, integer, nonNegativeInteger, number, object, stringArray, stringOrObject
         /// `content-available`, `mutable-content`: a number; booleans are `aps_flag_not_one`'s business.
         case flag
 
         func accepts(_ value: JSONValue) -> Bool {
             switch (self, value) {
-            case (.string, .string), (.integer, .integer), (.object, .object), (.array, .array): return true
+            case (.string, .string), (.integer, .integer), (.object, .object): return true
             case (.nonNegativeInteger, .integer(let integer)): return integer >= 0
             case (.number, .integer), (.number, .double): return true
             case (.stringArray, .array(let elements)): return elements.allSatisfy { $0.stringValue != nil }
@@ -35,7 +35,6 @@ extension PayloadLintChecks {
             case .nonNegativeInteger: return "an integer ≥ 0"
             case .number: return "a number"
             case .object: return "an object"
-            case .array: return "an array"
             case .stringArray: return "an array of strings"
             case .stringOrObject: return "a string or an object"
             case .flag: return "the number 1"

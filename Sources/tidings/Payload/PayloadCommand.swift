@@ -6,12 +6,14 @@ enum PayloadCommand {
     static let usage = """
         usage: tidings payload inspect [FILE|-] [--json] [--voip] [--now TIME]
                tidings payload lint [FILE|-] [--json] [--voip] [--now TIME]
+               tidings payload rules [--json]
 
         Reads a push payload (the JSON an app receives, in any dialect: Tidings, MoEngage, Treasure Data,
         NHN Cloud, Braze, FCM or plain APNs) from FILE, or from standard input for '-' or no FILE.
 
           inspect   show the decoded payload, its lint findings and its size; exits 0 when it decodes
           lint      show only the findings; exits 1 when one is an error, 0 otherwise
+          rules     list every lint rule: code, severity and what it looks for
 
         options:
           --json        one JSON object on standard output, keys sorted
@@ -28,6 +30,12 @@ enum PayloadCommand {
         }
         if ["--help", "-h", "help"].contains(subcommand) || arguments.dropFirst().contains("--help") {
             Console.write(usage + "\n")
+            return ExitCode.success
+        }
+        if subcommand == "rules" {
+            let options = try ArgumentList(Array(arguments.dropFirst()), flags: ["json"])
+            guard options.positionals.isEmpty else { throw CommandLineError.usage("payload rules takes no FILE") }
+            Console.write(options.flag("json") ? try render(rulesJSON()) : rulesText())
             return ExitCode.success
         }
         guard subcommand == "inspect" || subcommand == "lint" else {
@@ -76,6 +84,26 @@ enum PayloadCommand {
                     })),
             "warnings": .array(report.warnings.map(PayloadReport.warning)),
         ])
+    }
+
+    /// `tidings payload rules --json`: `[{code, severity, summary}]` in catalog order.
+    static func rulesJSON() -> JSONValue {
+        .array(
+            PayloadLintRule.catalog.map { rule in
+                .object([
+                    "code": .string(rule.code.rawValue), "severity": .string(rule.severity.rawValue),
+                    "summary": .string(rule.summary),
+                ])
+            })
+    }
+
+    static func rulesText() -> String {
+        let width = PayloadLintRule.catalog.map(\.code.rawValue.count).max() ?? 0
+        return PayloadLintRule.catalog.map { rule in
+            let code = rule.code.rawValue + String(repeating: " ", count: width - rule.code.rawValue.count)
+            let severity = rule.severity.rawValue + String(repeating: " ", count: 7 - rule.severity.rawValue.count)
+            return "\(code)  \(severity)  \(rule.summary)\n"
+        }.joined()
     }
 
     private static func render(_ value: JSONValue) throws -> String {
