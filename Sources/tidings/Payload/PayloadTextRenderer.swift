@@ -30,9 +30,8 @@ enum PayloadTextRenderer {
         }
         text.row("Media", payload.media.map(describe) ?? "none")
         if let coupon = payload.coupon { text.row("Coupon", coupon) }
-        if let inbox = payload.inbox {
-            text.row("Inbox", inbox.expiresAt.map { "kept until \(format($0))" } ?? "kept until deleted")
-        }
+        let inbox = payload.inbox.map { $0.expiresAt.map { "kept until \(format($0))" } ?? "kept until deleted" }
+        text.row("Inbox", inbox ?? "none")
 
         text.blank()
         addObject("Data", payload.data, to: &text)
