@@ -158,7 +158,9 @@ import TidingsModel
     @Test func humanOutputSaysNoneForAbsentSections() throws {
         let path = try PayloadFixtures.file(PayloadFixtures.silent)
         let output = try TidingsExecutable.run(["payload", "inspect", path]).standardOutput
-        for fragment in ["Alert         none", "Buttons       none", "Media         none", "Inbox         none", "Message       —"] {
+        for fragment in [
+            "Alert         none", "Buttons       none", "Media         none", "Inbox         none", "Message       —",
+        ] {
             #expect(output.contains(fragment), "missing \(fragment)")
         }
     }
