@@ -18,7 +18,7 @@ public enum LenientValue {
         case .integer(let number) where number == 0 || number == 1: return number == 1
         case .double(let number) where number == 0 || number == 1: return number == 1
         case .string(let text):
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch trimmed(text).lowercased() {
             case "1", "true", "yes": return true
             case "0", "false", "no": return false
             default: return nil
@@ -33,9 +33,9 @@ public enum LenientValue {
         case .integer(let number): return Int(exactly: number)
         case .double(let number): return number.isFinite ? Int(exactly: number) : nil
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            if let number = Int(trimmed) { return number }
-            if let number = Double(trimmed), number.isFinite { return Int(exactly: number) }
+            let digits = trimmed(text)
+            if let number = Int(digits) { return number }
+            if let number = Double(digits), number.isFinite { return Int(exactly: number) }
             return nil
         default: return nil
         }
@@ -47,7 +47,7 @@ public enum LenientValue {
         case .integer(let number): return Double(number)
         case .double(let number): return number.isFinite ? number : nil
         case .string(let text):
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else { return nil }
+            guard let number = Double(trimmed(text)), number.isFinite else { return nil }
             return number
         default: return nil
         }
@@ -92,9 +92,10 @@ public enum LenientValue {
 
     /// The JSON object or array a string holds, when it starts like one and parses; nil for anything else.
     public static func embeddedJSON(_ text: String) -> JSONValue? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let first = trimmed.first, first == "{" || first == "[" else { return nil }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)) else { return nil }
+        guard let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        else { return nil }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
         switch value {
         case .object, .array: return value
         default: return nil
@@ -124,8 +125,17 @@ public enum LenientValue {
 
     /// An ISO-8601 date-time (`2024-05-01T12:00:00+09:00`, `2024-05-01T03:00:00.123Z`).
     public static func iso8601(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle()) { return date }
-        return try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let text = trimmed(text)
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// `text` without surrounding spaces; skips Foundation's trimming (slow on Linux) when there are none.
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+            first == UInt8(ascii: " ") || last == UInt8(ascii: " ") || first == UInt8(ascii: "\t")
+                || last == UInt8(ascii: "\t")
+        else { return text }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 }

@@ -34,7 +34,7 @@ enum PayloadNormalizer {
 
     /// The kind a type string names: a kind name, an extension or a MIME type; nil when it names none.
     static func kind(named type: String) -> PushMedia.Kind? {
-        let lowered = type.trimmingCharacters(in: .whitespaces).lowercased()
+        let lowered = LenientValue.trimmed(type).lowercased()
         if let kind = PushMedia.Kind(rawValue: lowered) { return kind }
         if let known = knownExtensions[normalizedExtension(lowered)] { return known.kind }
         if lowered == "image/gif" { return .gif }
@@ -63,7 +63,7 @@ enum PayloadNormalizer {
     }
 
     private static func normalizedExtension(_ ext: String) -> String {
-        var lowered = ext.trimmingCharacters(in: .whitespaces).lowercased()
+        var lowered = LenientValue.trimmed(ext).lowercased()
         if lowered.hasPrefix(".") { lowered.removeFirst() }
         return lowered
     }
