@@ -1,5 +1,6 @@
 /// The parts of a URL the lint rules need, read by hand so that the result does not depend on how
-/// Foundation's `URL(string:)` repairs invalid input on each platform.
+/// Foundation's `URL(string:)` repairs invalid input on each platform. Works on UTF-8 bytes: URLs that pass
+/// are ASCII.
 struct LintURL: Hashable {
     /// Lowercased.
     var scheme: String
@@ -11,41 +12,46 @@ struct LintURL: Hashable {
     /// Parses an absolute URL (`scheme:rest`); nil when `text` has no valid scheme or holds characters a URL
     /// cannot (spaces, controls, non-ASCII must be percent-encoded).
     init?(_ text: String) {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let scheme = text[..<colon]
-        guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
-            scheme.unicodeScalars.allSatisfy({
-                $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0)
-            })
+        let bytes = text.utf8
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
         else { return nil }
-        guard text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return nil }
-        self.scheme = scheme.lowercased()
-        var rest = Substring(text[text.index(after: colon)...])
-        if let end = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if rest.hasPrefix("//") {
-            let authority = rest.dropFirst(2).prefix { $0 != "/" }
-            rest = rest.dropFirst(2 + authority.count)
-            var host = authority
-            if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
-            if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+        let scheme = bytes[..<colon]
+        guard let first = scheme.first, first.isASCIILetter,
+            scheme.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+        else { return nil }
+        self.scheme = String(decoding: scheme, as: UTF8.self).lowercased()
+
+        var rest = bytes[bytes.index(after: colon)...]
+        if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            rest = rest[..<end]
+        }
+        let slash = UInt8(ascii: "/")
+        if rest.starts(with: [slash, slash]) {
+            let authorityStart = rest.index(rest.startIndex, offsetBy: 2)
+            let authorityEnd = rest[authorityStart...].firstIndex(of: slash) ?? rest.endIndex
+            var host = rest[authorityStart..<authorityEnd]
+            if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[host.index(after: at)...] }
+            if host.first == UInt8(ascii: "["), let close = host.firstIndex(of: UInt8(ascii: "]")) {
                 host = host[...close]
-            } else if let portColon = host.firstIndex(of: ":") {
+            } else if let portColon = host.firstIndex(of: UInt8(ascii: ":")) {
                 host = host[..<portColon]
             }
-            self.host = String(host)
+            self.host = String(decoding: host, as: UTF8.self)
+            rest = rest[authorityEnd...]
         } else {
             self.host = nil
         }
-        self.path = String(rest)
+        self.path = String(decoding: rest, as: UTF8.self)
     }
 
     /// Why `text` is not a usable absolute URL, for a lint message; nil when it is one.
     static func problem(in text: String) -> String? {
         if text.isEmpty { return "is empty" }
-        if text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+        if text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "contains a space or control character; percent-encode it"
         }
-        if text.unicodeScalars.contains(where: { $0.value > 0x7F }) {
+        if text.utf8.contains(where: { $0 > 0x7F }) {
             return "contains non-ASCII characters; percent-encode them (URL(string:) returns nil before iOS 17)"
         }
         guard let url = LintURL(text) else { return "is not an absolute URL (it needs a scheme such as https:)" }
@@ -62,23 +68,24 @@ struct LintURL: Hashable {
 
     /// The extension of the path's last component, lowercased, without the dot.
     var pathExtension: String? {
-        LintURL.fileExtension(of: path.split(separator: "/").last.map(String.init) ?? "")
+        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.index(after: $0)...] } ?? path[...]
+        return LintURL.fileExtension(of: String(name))
     }
 
     /// The extension of a file name, lowercased, without the dot; nil when there is none.
     static func fileExtension(of name: String) -> String? {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return nil }
         let ext = name[name.index(after: dot)...]
         return ext.isEmpty ? nil : ext.lowercased()
     }
 }
 
-extension Unicode.Scalar {
+extension UInt8 {
     fileprivate var isASCIILetter: Bool {
-        (value >= 0x41 && value <= 0x5A) || (value >= 0x61 && value <= 0x7A)
+        (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
     }
 
     fileprivate var isASCIIDigit: Bool {
-        value >= 0x30 && value <= 0x39
+        self >= 0x30 && self <= 0x39
     }
 }

@@ -40,8 +40,7 @@ enum PayloadLintChecks {
 
     /// A date for a message, in ISO 8601 UTC.
     static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        // The value-type style is far cheaper than building an ISO8601DateFormatter per message.
+        Date.ISO8601FormatStyle().format(date)
     }
 }

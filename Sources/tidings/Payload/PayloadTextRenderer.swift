@@ -181,8 +181,6 @@ enum PayloadTextRenderer {
     }
 
     private static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date) + " (\(Int64(date.timeIntervalSince1970.rounded(.down))))"
+        Date.ISO8601FormatStyle().format(date) + " (\(Int64(date.timeIntervalSince1970.rounded(.down))))"
     }
 }
