@@ -32,8 +32,8 @@ extension PayloadLintChecks {
         for button in input.payload.buttons where !button.id.isEmpty { counts[button.id, default: 0] += 1 }
         return counts.filter { $0.value > 1 }.keys.sorted().map { id in
             Finding(
-                "button id '\(id)' is used by \(counts[id]!) buttons; iOS keeps one action per identifier and taps "
-                    + "cannot be told apart — give each button its own id")
+                "button id '\(id)' is used by \(counts[id]!) buttons; a tap reports only the action identifier, so "
+                    + "the app and the action events cannot tell them apart — give each button its own id")
         }
     }
 
