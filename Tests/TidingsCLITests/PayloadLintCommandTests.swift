@@ -27,6 +27,16 @@ import TidingsModel
         #expect(result.standardOutput.contains("unknown_aps_key"))
     }
 
+    @Test func strictFailsOnWarningsButNotOnInfo() throws {
+        let warnings = try TidingsExecutable.run(
+            ["payload", "lint", "--strict"], input: Data(PayloadFixtures.warningsOnly.utf8))
+        #expect(warnings.status == 1)
+        let infoOnly = try TidingsExecutable.run(
+            ["payload", "lint", "--strict"], input: Data(PayloadFixtures.cleanAlert.utf8))
+        #expect(infoOnly.status == 0)
+        #expect(infoOnly.standardOutput.hasPrefix("info     missing_message_id: "))
+    }
+
     @Test func jsonListsWarningsWithCounts() throws {
         let result = try TidingsExecutable.run(
             ["payload", "lint", "--json"], input: Data(PayloadFixtures.badBadge.utf8))

@@ -5,7 +5,7 @@ import TidingsModel
 enum PayloadCommand {
     static let usage = """
         usage: tidings payload inspect [FILE|-] [--json] [--voip] [--now TIME]
-               tidings payload lint [FILE|-] [--json] [--voip] [--now TIME]
+               tidings payload lint [FILE|-] [--json] [--voip] [--now TIME] [--strict]
                tidings payload rules [--json]
 
         Reads a push payload (the JSON an app receives, in any dialect: Tidings, MoEngage, Treasure Data,
@@ -19,6 +19,7 @@ enum PayloadCommand {
           --json        one JSON object on standard output, keys sorted
           --voip        check the size against the VoIP limit (5120 bytes instead of 4096)
           --now TIME    the time expiry checks compare against: Unix seconds or ISO 8601 (default: now)
+          --strict      lint: exit 1 on warnings too, not only on errors (for CI)
 
         Unreadable input (missing file, empty, not JSON, not an object, invalid UTF-8) exits 2 with one line
         on standard error. The lint rules are listed in docs/lint-rules.md.
@@ -41,7 +42,8 @@ enum PayloadCommand {
         guard subcommand == "inspect" || subcommand == "lint" else {
             throw CommandLineError.usage("unknown payload subcommand '\(subcommand)'; run 'tidings payload --help'")
         }
-        let options = try ArgumentList(Array(arguments.dropFirst()), options: ["now"], flags: ["json", "voip"])
+        let options = try ArgumentList(
+            Array(arguments.dropFirst()), options: ["now"], flags: ["json", "voip", "strict"])
         guard options.positionals.count <= 1 else {
             throw CommandLineError.usage("payload \(subcommand) reads one FILE; got \(options.positionals.count)")
         }
@@ -64,7 +66,8 @@ enum PayloadCommand {
             options.flag("json")
                 ? try render(lintJSON(report, source: input.name))
                 : PayloadTextRenderer.lint(report, source: input.name))
-        return report.hasErrors ? ExitCode.failure : ExitCode.success
+        let failing: Set<PayloadWarning.Severity> = options.flag("strict") ? [.error, .warning] : [.error]
+        return report.warnings.contains { failing.contains($0.severity) } ? ExitCode.failure : ExitCode.success
     }
 
     /// `tidings payload lint --json`: the findings, their counts and the facts they were judged on.
