@@ -31,6 +31,10 @@ import TidingsModel
         let warnings = try TidingsExecutable.run(
             ["payload", "lint", "--strict"], input: Data(PayloadFixtures.warningsOnly.utf8))
         #expect(warnings.status == 1)
+        let json = try TidingsExecutable.run(
+            ["payload", "lint", "--strict", "--json"], input: Data(PayloadFixtures.warningsOnly.utf8))
+        #expect(json.status == 1)
+        #expect(try JSONValue.parse(json.standardOutput)["ok"] == false)
         let infoOnly = try TidingsExecutable.run(
             ["payload", "lint", "--strict"], input: Data(PayloadFixtures.cleanAlert.utf8))
         #expect(infoOnly.status == 0)

@@ -62,16 +62,18 @@ enum PayloadCommand {
                 options.flag("json") ? try render(report.json) : PayloadTextRenderer.inspect(report))
             return ExitCode.success
         }
+        let failing: Set<PayloadWarning.Severity> = options.flag("strict") ? [.error, .warning] : [.error]
+        let passes = !report.warnings.contains { failing.contains($0.severity) }
         Console.write(
             options.flag("json")
-                ? try render(lintJSON(report, source: input.name))
+                ? try render(lintJSON(report, source: input.name, passes: passes))
                 : PayloadTextRenderer.lint(report, source: input.name))
-        let failing: Set<PayloadWarning.Severity> = options.flag("strict") ? [.error, .warning] : [.error]
-        return report.warnings.contains { failing.contains($0.severity) } ? ExitCode.failure : ExitCode.success
+        return passes ? ExitCode.success : ExitCode.failure
     }
 
     /// `tidings payload lint --json`: the findings, their counts and the facts they were judged on.
-    static func lintJSON(_ report: PayloadReport, source: String) -> JSONValue {
+    /// `ok` is whether the command exits 0 (no error; with `--strict`, no warning either).
+    static func lintJSON(_ report: PayloadReport, source: String, passes: Bool) -> JSONValue {
         .object([
             "source": .string(source),
             "dialect": .string(report.payload.dialect.rawValue),
@@ -79,7 +81,7 @@ enum PayloadCommand {
             "size_bytes": .integer(Int64(report.sizeInBytes)),
             "compact_size_bytes": report.compactSizeInBytes.map { .integer(Int64($0)) } ?? .null,
             "size_limit": .integer(Int64(report.sizeLimit)),
-            "ok": .bool(!report.hasErrors),
+            "ok": .bool(passes),
             "counts": .object(
                 Dictionary(
                     uniqueKeysWithValues: PayloadWarning.Severity.allCases.map {
