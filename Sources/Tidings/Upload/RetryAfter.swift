@@ -14,12 +14,14 @@ public enum RetryAfter {
             guard let seconds = Int64(value.prefix(12)) else { return nil }
             return now + seconds * 1000
         }
+        // asctime pads single-digit days with a second space; collapse runs so one format reads both.
+        let normalised = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         for format in formats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: value) {
+            if let date = formatter.date(from: normalised) {
                 return date.millisecondsSince1970
             }
         }

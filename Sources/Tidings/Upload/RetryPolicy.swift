@@ -108,7 +108,7 @@ public struct RetryPolicy: Sendable, Hashable {
         state: RetryState, now: Int64, retryAfter: Int64?, random: inout some RandomNumberGenerator
     ) -> RetryDecision {
         let ceiling = backoffCeiling(failures: state.consecutiveFailures)
-        let jittered = Int64.random(in: 0...ceiling, using: &random)
+        let jittered = Self.uniform(upTo: ceiling, using: &random)
         var at = now + jittered
         if let retryAfter {
             at = max(at, min(retryAfter, now + maximumRetryAfterMilliseconds))
@@ -117,5 +117,14 @@ public struct RetryPolicy: Sendable, Hashable {
         next.consecutiveFailures = state.consecutiveFailures + 1
         next.notBefore = at
         return RetryDecision(action: .retryLater(at: at), state: next)
+    }
+
+    /// A uniform draw in `0...ceiling` from one 64-bit word: the top 53 bits as a fraction of the range.
+    ///
+    /// One draw per decision (no rejection loop), so any generator, even a constant one, pins the result:
+    /// an all-zero word gives 0 and an all-ones word gives `ceiling`.
+    static func uniform(upTo ceiling: Int64, using random: inout some RandomNumberGenerator) -> Int64 {
+        let fraction = Double(random.next() >> 11) * 0x1p-53
+        return min(ceiling, Int64(fraction * Double(ceiling + 1)))
     }
 }
