@@ -28,32 +28,53 @@ public struct URLSessionTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = max(0.001, request.timeout.seconds)
+        // A backstop only: FoundationNetworking truncates this to whole seconds and Apple treats it as an
+        // idle timeout, so the exact total timeout is enforced by the watchdog in `perform`.
+        urlRequest.timeoutInterval = (request.timeout.seconds).rounded(.up) + 1
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         if !request.body.isEmpty {
             urlRequest.httpBody = Data(request.body)
         }
-        let result = await perform(urlRequest)
+        let result = await perform(urlRequest, timeout: request.timeout)
         return try result.get()
     }
 
-    private func perform(_ urlRequest: URLRequest) async -> Result<TransportResponse, TransportError> {
+    private func perform(_ urlRequest: URLRequest, timeout: Duration) async -> Result<TransportResponse, TransportError> {
         if Task.isCancelled { return .failure(.cancelled()) }
-        // The task is created inside the continuation and cancelled from the handler, so it needs a box.
-        let taskBox = LockedBox<URLSessionDataTask?>(nil)
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
+        // The task is made inside the continuation and cancelled from elsewhere, so it lives in a box.
+        let running = LockedBox<(task: URLSessionDataTask?, timedOut: Bool)>((nil, false))
+        let watchdog = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            let task = running.withLock { state -> URLSessionDataTask? in
+                state.timedOut = true
+                return state.task
+            }
+            task?.cancel()
+        }
+        defer { watchdog.cancel() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     continuation.resume(returning: Self.result(data: data, response: response, error: error))
                 }
-                taskBox.withLock { $0 = task }
+                let alreadyTimedOut = running.withLock { state -> Bool in
+                    state.task = task
+                    return state.timedOut
+                }
                 task.resume()
+                if alreadyTimedOut { task.cancel() }
             }
         } onCancel: {
-            taskBox.withLock { $0?.cancel() }
+            running.withLock { $0.task }?.cancel()
         }
+        if case .failure(let error) = result, error.code == .cancelled, running.withLock({ $0.timedOut }) {
+            return .failure(.timeout("no complete response within \(timeout)"))
+        }
+        return result
     }
 
     private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<
