@@ -41,7 +41,8 @@ public struct URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
-    private func perform(_ urlRequest: URLRequest, timeout: Duration) async -> Result<TransportResponse, TransportError> {
+    private func perform(_ urlRequest: URLRequest, timeout: Duration) async -> Result<TransportResponse, TransportError>
+    {
         if Task.isCancelled { return .failure(.cancelled()) }
         // The task is made inside the continuation and cancelled from elsewhere, so it lives in a box.
         let running = LockedBox<(task: URLSessionDataTask?, timedOut: Bool)>((nil, false))

@@ -43,7 +43,8 @@ public actor EventUploader {
     ///   - random: the jitter source; pass a seeded generator in tests.
     public init(
         configuration: Configuration, queue: any EventQueue, transport: any HTTPTransport = URLSessionTransport(),
-        clock: any TidingsClock = SystemClock(), random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        clock: any TidingsClock = SystemClock(),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.configuration = configuration
         self.queue = queue

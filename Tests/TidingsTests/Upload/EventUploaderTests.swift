@@ -61,7 +61,8 @@ import TidingsTesting
         let retryAt = try #require(first.nextRetryAt)
         #expect(harness.queue.activeLeaseCount == 0)
 
-        harness.clock.advance(by: .milliseconds(retryAt.millisecondsSince1970 - harness.clock.now.millisecondsSince1970))
+        harness.clock.advance(
+            by: .milliseconds(retryAt.millisecondsSince1970 - harness.clock.now.millisecondsSince1970))
         harness.transport.setWhenExhausted(.handle { server.handle($0) })
         let second = await harness.uploader.flush()
         #expect(second.duplicates == 4)
@@ -169,7 +170,8 @@ import TidingsTesting
         let retryAt = try #require(partial.nextRetryAt)
 
         harness.server.stopOmittingReceipts()
-        harness.clock.advance(by: .milliseconds(retryAt.millisecondsSince1970 - harness.clock.now.millisecondsSince1970))
+        harness.clock.advance(
+            by: .milliseconds(retryAt.millisecondsSince1970 - harness.clock.now.millisecondsSince1970))
         let rest = await harness.uploader.flush()
         #expect(harness.sentBatches().last == [ids[1]])
         #expect(rest.duplicates == 1)

@@ -90,7 +90,8 @@ final class LoopbackHTTPServer: Sendable {
             let text = String(decoding: data, as: UTF8.self)
             guard let end = text.range(of: "\r\n\r\n") else { continue }
             let head = text[..<end.lowerBound].lowercased()
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             if text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound) + length <= data.count {
                 return data

@@ -9,8 +9,10 @@ import Tidings
 
     @Test func receiptsAreMatchedByIDNotPosition() throws {
         let body = UploadFixtures.receipts([
-            ["event_id": .string(c.eventID.uuidString.lowercased()), "status": "rejected",
-             "error": ["code": "missing_field", "message": "open events need a message_id"]],
+            [
+                "event_id": .string(c.eventID.uuidString.lowercased()), "status": "rejected",
+                "error": ["code": "missing_field", "message": "open events need a message_id"],
+            ],
             ["event_id": .string(a.eventID.uuidString.lowercased()), "status": "accepted"],
             ["event_id": .string(b.eventID.uuidString.uppercased()), "status": "duplicate"],
         ])

@@ -9,11 +9,12 @@ import Tidings
         #expect(RetryAfter.parse(header, now: now) == now + delay)
     }
 
-    @Test(arguments: [
-        ("Wed, 21 Oct 2026 07:28:00 GMT", 1_792_567_680_000),
-        ("Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777_000),
-        ("Sun Nov  6 08:49:37 1994", 784_111_777_000),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("Wed, 21 Oct 2026 07:28:00 GMT", 1_792_567_680_000),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777_000),
+            ("Sun Nov  6 08:49:37 1994", 784_111_777_000),
+        ] as [(String, Int64)])
     func httpDatesAreAbsolute(header: String, expected: Int64) {
         #expect(RetryAfter.parse(header, now: now) == expected)
     }

@@ -34,49 +34,70 @@ import TidingsTesting
 
     static let table: [Row] = [
         // Success resets failures and grows a lowered limit back, capped at the maximum.
-        Row(outcome: .receipts(missing: 0), batchSize: 10, failures: 4, limit: 8, kind: .proceed, nextFailures: 0,
+        Row(
+            outcome: .receipts(missing: 0), batchSize: 10, failures: 4, limit: 8, kind: .proceed, nextFailures: 0,
             nextLimit: 16),
-        Row(outcome: .receipts(missing: 0), batchSize: 500, failures: 0, limit: 500, kind: .proceed, nextFailures: 0,
+        Row(
+            outcome: .receipts(missing: 0), batchSize: 500, failures: 0, limit: 500, kind: .proceed, nextFailures: 0,
             nextLimit: 500),
-        Row(outcome: .receipts(missing: 0), batchSize: 300, failures: 0, limit: 300, kind: .proceed, nextFailures: 0,
+        Row(
+            outcome: .receipts(missing: 0), batchSize: 300, failures: 0, limit: 300, kind: .proceed, nextFailures: 0,
             nextLimit: 500),
         // Missing receipts, garbage bodies, 5xx, 429, 408, unknown 4xx and transport failures back off.
-        Row(outcome: .receipts(missing: 2), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .receipts(missing: 2), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .unreadableResponse, batchSize: 10, failures: 2, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .unreadableResponse, batchSize: 10, failures: 2, limit: 500, kind: .retryLater,
             nextFailures: 3, nextLimit: 500),
-        Row(outcome: .status(500, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .status(500, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .status(503, retryAfter: nil), batchSize: 10, failures: 7, limit: 64, kind: .retryLater,
+        Row(
+            outcome: .status(503, retryAfter: nil), batchSize: 10, failures: 7, limit: 64, kind: .retryLater,
             nextFailures: 8, nextLimit: 64),
-        Row(outcome: .status(429, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .status(429, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .status(408, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .status(408, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .status(404, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .status(404, retryAfter: nil), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .transportFailure(.timeout), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .transportFailure(.timeout), batchSize: 10, failures: 0, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
-        Row(outcome: .transportFailure(.connectionFailed), batchSize: 10, failures: 1, limit: 500,
+        Row(
+            outcome: .transportFailure(.connectionFailed), batchSize: 10, failures: 1, limit: 500,
             kind: .retryLater, nextFailures: 2, nextLimit: 500),
         // Cancellation is not the server's fault: no failure is counted.
-        Row(outcome: .transportFailure(.cancelled), batchSize: 10, failures: 1, limit: 500, kind: .retryLater,
+        Row(
+            outcome: .transportFailure(.cancelled), batchSize: 10, failures: 1, limit: 500, kind: .retryLater,
             nextFailures: 1, nextLimit: 500),
         // 413 and 400 halve the batch actually sent, then reject a single event alone.
-        Row(outcome: .status(413, retryAfter: nil), batchSize: 500, failures: 0, limit: 500, kind: .shrink,
+        Row(
+            outcome: .status(413, retryAfter: nil), batchSize: 500, failures: 0, limit: 500, kind: .shrink,
             nextFailures: 0, nextLimit: 250),
-        Row(outcome: .status(413, retryAfter: nil), batchSize: 3, failures: 0, limit: 500, kind: .shrink,
+        Row(
+            outcome: .status(413, retryAfter: nil), batchSize: 3, failures: 0, limit: 500, kind: .shrink,
             nextFailures: 0, nextLimit: 1),
-        Row(outcome: .status(413, retryAfter: nil), batchSize: 1, failures: 0, limit: 1, kind:
-            .reject("payload_too_large"), nextFailures: 0, nextLimit: 1),
-        Row(outcome: .status(400, retryAfter: nil), batchSize: 4, failures: 0, limit: 500, kind: .shrink,
+        Row(
+            outcome: .status(413, retryAfter: nil), batchSize: 1, failures: 0, limit: 1,
+            kind:
+                .reject("payload_too_large"), nextFailures: 0, nextLimit: 1),
+        Row(
+            outcome: .status(400, retryAfter: nil), batchSize: 4, failures: 0, limit: 500, kind: .shrink,
             nextFailures: 0, nextLimit: 2),
-        Row(outcome: .status(400, retryAfter: nil), batchSize: 1, failures: 0, limit: 1, kind: .reject("bad_request"),
+        Row(
+            outcome: .status(400, retryAfter: nil), batchSize: 1, failures: 0, limit: 1, kind: .reject("bad_request"),
             nextFailures: 0, nextLimit: 1),
         // 401 and 403 halt without touching the counters.
-        Row(outcome: .status(401, retryAfter: nil), batchSize: 10, failures: 3, limit: 500,
+        Row(
+            outcome: .status(401, retryAfter: nil), batchSize: 10, failures: 3, limit: 500,
             kind: .halt(.unauthorized(status: 401)), nextFailures: 3, nextLimit: 500),
-        Row(outcome: .status(403, retryAfter: nil), batchSize: 10, failures: 0, limit: 500,
+        Row(
+            outcome: .status(403, retryAfter: nil), batchSize: 10, failures: 0, limit: 500,
             kind: .halt(.unauthorized(status: 403)), nextFailures: 0, nextLimit: 500),
     ]
 
@@ -102,8 +123,11 @@ import TidingsTesting
         }
     }
 
-    @Test(arguments: [(0, 1000), (1, 2000), (2, 4000), (5, 32000), (8, 256_000), (9, 300_000), (62, 300_000),
-        (10_000, 300_000)] as [(Int, Int64)])
+    @Test(
+        arguments: [
+            (0, 1000), (1, 2000), (2, 4000), (5, 32000), (8, 256_000), (9, 300_000), (62, 300_000),
+            (10_000, 300_000),
+        ] as [(Int, Int64)])
     func backoffCeilingDoublesUpToTheCap(failures: Int, ceiling: Int64) {
         #expect(policy.backoffCeiling(failures: failures) == ceiling)
     }
@@ -145,9 +169,11 @@ import TidingsTesting
         var second = SeededRandomNumberGenerator(seed: 99)
         let state = RetryState(consecutiveFailures: 6, batchLimit: 500)
         for _ in 0..<20 {
-            let a = policy.decide(after: .status(502, retryAfter: nil), batchSize: 5, state: state, now: now,
+            let a = policy.decide(
+                after: .status(502, retryAfter: nil), batchSize: 5, state: state, now: now,
                 random: &first)
-            let b = policy.decide(after: .status(502, retryAfter: nil), batchSize: 5, state: state, now: now,
+            let b = policy.decide(
+                after: .status(502, retryAfter: nil), batchSize: 5, state: state, now: now,
                 random: &second)
             #expect(a == b)
         }

@@ -42,7 +42,8 @@ struct UploadHarness {
         queue = InMemoryEventQueue(clock: clock)
         let server = self.server
         transport = ScriptedTransport(script ?? [], whenExhausted: .handle { server.handle($0) })
-        var configuration = EventUploader.Configuration(endpoint: UploadFixtures.endpoint, appKey: UploadFixtures.appKey)
+        var configuration = EventUploader.Configuration(
+            endpoint: UploadFixtures.endpoint, appKey: UploadFixtures.appKey)
         configure(&configuration)
         self.configuration = configuration
         uploader = EventUploader(
