@@ -92,7 +92,7 @@ public actor EventUploader {
         do {
             waiting = try queue.count()
         } catch {
-            logger.warning("cannot count queued events", metadata: ["error": "\(error)"])
+            logger.info("cannot count queued events", metadata: ["error": "\(error)"])
             return nil
         }
         guard waiting >= configuration.flushThreshold else { return nil }
@@ -194,7 +194,7 @@ public actor EventUploader {
                 lease = leased
             } catch {
                 summary.error = .queue(message: "\(error)")
-                logger.warning("cannot lease events", metadata: ["error": "\(error)"])
+                logger.info("cannot lease events", metadata: ["error": "\(error)"])
                 break
             }
             if lease.events.isEmpty {
@@ -205,14 +205,14 @@ public actor EventUploader {
                 if try await upload(lease, deadline: deadline, summary: &summary) == .stop { break batches }
             } catch {
                 summary.error = .queue(message: "\(error)")
-                logger.warning("cannot settle events", metadata: ["error": "\(error)"])
+                logger.info("cannot settle events", metadata: ["error": "\(error)"])
                 break
             }
         }
         do {
             summary.remaining = try queue.count()
         } catch {
-            logger.warning("cannot count queued events", metadata: ["error": "\(error)"])
+            logger.info("cannot count queued events", metadata: ["error": "\(error)"])
         }
         return summary
     }
@@ -228,7 +228,7 @@ public actor EventUploader {
                 // One event larger than a whole batch: the server would answer 413, so don't ask.
                 try queue.reject(ids, reason: "too_large", lease: lease)
                 summary.rejected += 1
-                logger.warning("dropped an event larger than a batch", metadata: ["bytes": "\(body.count)"])
+                logger.info("dropped an event larger than a batch", metadata: ["bytes": "\(body.count)"])
             } else {
                 retryState.batchLimit = max(1, lease.events.count / 2)
                 release(lease)
@@ -309,13 +309,14 @@ public actor EventUploader {
         case .rejectEvent(let reason):
             try queue.reject(ids, reason: reason, lease: lease)
             summary.rejected += ids.count
-            logger.warning("server refused a single event; dropped it", metadata: ["reason": reason])
+            logger.info("server refused a single event; dropped it", metadata: ["reason": reason])
             return .again
         case .halt(let error):
             release(lease)
             haltError = error
             summary.error = error
-            logger.error("uploading halted", metadata: ["code": error.code])
+            logger.info(
+                "uploading halted until the app key is replaced or resume() is called", metadata: ["code": error.code])
             return .stop
         }
     }
