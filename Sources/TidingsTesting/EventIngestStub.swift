@@ -38,43 +38,72 @@ public final class EventIngestStub: Sendable {
 
     /// Handles one request: 400 for a body that is not `{"events":[...]}`, otherwise 200 with receipts.
     public func handle(_ request: TransportRequest) -> TransportResponse {
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)),
-            let events = json["events"]?.arrayValue
-        else {
-            return Self.json(status: 400, .object(["error": ["code": "invalid_json", "message": "not a batch"]]))
+        guard let batch = try? JSONDecoder().decode(Batch.self, from: Data(request.body)) else {
+            let error = Receipt.ErrorBody(code: "invalid_json", message: "the body is not an event batch")
+            return Self.json(status: 400, ["error": error])
         }
-        let receipts = state.withLock { state -> [JSONValue] in
-            var receipts: [JSONValue] = []
-            var batch: [UUID] = []
-            for event in events {
-                guard let raw = event["event_id"]?.stringValue, let id = UUID(uuidString: raw) else {
-                    receipts.append(["event_id": nil, "status": "rejected"])
+        let receipts = state.withLock { state -> [Receipt] in
+            var receipts: [Receipt] = []
+            var ids: [UUID] = []
+            for event in batch.events {
+                guard let raw = event.eventID, let id = UUID(uuidString: raw) else {
+                    receipts.append(Receipt(eventID: nil, status: "rejected", error: nil))
                     continue
                 }
-                batch.append(id)
-                let status: JSONValue
-                var receipt: [String: JSONValue] = ["event_id": .string(raw)]
+                ids.append(id)
+                var receipt = Receipt(eventID: raw, status: "accepted", error: nil)
                 if let error = state.rejectIDs[id] {
-                    status = "rejected"
-                    receipt["error"] = ["code": .string(error.code), "message": .string(error.message)]
+                    receipt.status = "rejected"
+                    receipt.error = Receipt.ErrorBody(code: error.code, message: error.message)
                 } else if state.storedSet.contains(id) {
-                    status = "duplicate"
+                    receipt.status = "duplicate"
                 } else {
                     state.storedSet.insert(id)
                     state.stored.append(id)
-                    status = "accepted"
                 }
-                receipt["status"] = status
-                if !state.omitIDs.contains(id) { receipts.append(.object(receipt)) }
+                if !state.omitIDs.contains(id) { receipts.append(receipt) }
             }
-            state.batches.append(batch)
+            state.batches.append(ids)
             return receipts
         }
-        return Self.json(status: 200, .object(["receipts": .array(receipts)]))
+        return Self.json(status: 200, ["receipts": receipts])
     }
 
-    private static func json(status: Int, _ value: JSONValue) -> TransportResponse {
+    private static func json(status: Int, _ value: some Encodable) -> TransportResponse {
         let body = (try? JSONEncoder().encode(value)).map(Array.init) ?? []
         return TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// Only what the stub needs from a batch; typed so large batches decode quickly.
+    private struct Batch: Decodable {
+        struct Event: Decodable {
+            var eventID: String?
+
+            private enum Key: String, CodingKey { case eventID = "event_id" }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Key.self)
+                eventID = try? container.decodeIfPresent(String.self, forKey: .eventID)
+            }
+        }
+
+        var events: [Event]
+    }
+
+    private struct Receipt: Encodable {
+        struct ErrorBody: Encodable {
+            var code: String
+            var message: String
+        }
+
+        var eventID: String?
+        var status: String
+        var error: ErrorBody?
+
+        private enum CodingKeys: String, CodingKey {
+            case eventID = "event_id"
+            case status
+            case error
+        }
     }
 }
