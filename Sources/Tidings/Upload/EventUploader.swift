@@ -32,6 +32,9 @@ public actor EventUploader {
     private var tail: Task<UploadSummary, Never>?
     private var timer: Task<Void, Never>?
     private var timerStarted = false
+    /// Events deleted during the running flush; seeing one leased again means the queue lost a delete,
+    /// and the flush stops rather than resend in a loop.
+    private var settledThisFlush: Set<UUID> = []
 
     /// Creates an uploader; nothing happens until a flush is asked for or ``start()`` is called.
     ///
@@ -167,6 +170,8 @@ public actor EventUploader {
 
     private func drain(reason: FlushReason, deadline: Int64?) async -> UploadSummary {
         var summary = UploadSummary(reason: reason)
+        settledThisFlush = []
+        defer { settledThisFlush = [] }
         batches: while true {
             if let haltError {
                 summary.error = haltError
@@ -201,6 +206,12 @@ public actor EventUploader {
                 release(lease)
                 break
             }
+            if lease.events.contains(where: { settledThisFlush.contains($0.eventID) }) {
+                release(lease)
+                summary.error = .queue(message: "the queue handed out events it had been told to delete")
+                logger.info("the queue returned deleted events; stopping this flush")
+                break
+            }
             do {
                 if try await upload(lease, deadline: deadline, summary: &summary) == .stop { break batches }
             } catch {
@@ -227,6 +238,7 @@ public actor EventUploader {
             if lease.events.count == 1 {
                 // One event larger than a whole batch: the server would answer 413, so don't ask.
                 try queue.reject(ids, reason: "too_large", lease: lease)
+                settledThisFlush.formUnion(ids)
                 summary.rejected += 1
                 logger.info("dropped an event larger than a batch", metadata: ["bytes": "\(body.count)"])
             } else {
@@ -280,8 +292,10 @@ public actor EventUploader {
         if let settlement {
             let stored = settlement.accepted + settlement.duplicates
             if !stored.isEmpty { try queue.acknowledge(stored, lease: lease) }
+            settledThisFlush.formUnion(stored)
             for (reason, rejected) in settlement.rejected.sorted(by: { $0.key < $1.key }) {
                 try queue.reject(rejected, reason: reason, lease: lease)
+                settledThisFlush.formUnion(rejected)
             }
             summary.accepted += settlement.accepted.count
             summary.duplicates += settlement.duplicates.count
@@ -308,6 +322,7 @@ public actor EventUploader {
             return .again
         case .rejectEvent(let reason):
             try queue.reject(ids, reason: reason, lease: lease)
+            settledThisFlush.formUnion(ids)
             summary.rejected += ids.count
             logger.info("server refused a single event; dropped it", metadata: ["reason": reason])
             return .again

@@ -71,3 +71,43 @@ import TidingsTesting
         #expect(summary.json["error"] == nil)
     }
 }
+
+/// A queue that forgets to delete acknowledged rows, as a buggy store would.
+private final class ForgetfulQueue: EventQueue {
+    let base: InMemoryEventQueue
+
+    init(base: InMemoryEventQueue) {
+        self.base = base
+    }
+
+    func lease(maxEvents: Int, maxBytes: Int) throws -> EventLease? {
+        try base.lease(maxEvents: maxEvents, maxBytes: maxBytes)
+    }
+    func acknowledge(_ eventIDs: [UUID], lease: EventLease) throws {
+        try base.release(lease)
+    }
+    func reject(_ eventIDs: [UUID], reason: String, lease: EventLease) throws {
+        try base.reject(eventIDs, reason: reason, lease: lease)
+    }
+    func release(_ lease: EventLease) throws { try base.release(lease) }
+    func dropEvents(olderThan cutoff: Int64) throws -> Int { try base.dropEvents(olderThan: cutoff) }
+    func count() throws -> Int { try base.count() }
+}
+
+extension EventUploaderSharingTests {
+    @Test func aQueueThatLosesDeletesDoesNotCauseAResendLoop() async throws {
+        let clock = ManualClock()
+        let memory = InMemoryEventQueue(clock: clock)
+        let server = EventIngestStub()
+        let transport = ScriptedTransport(whenExhausted: .handle { server.handle($0) })
+        let uploader = EventUploader(
+            configuration: .init(endpoint: UploadFixtures.endpoint, appKey: UploadFixtures.appKey),
+            queue: ForgetfulQueue(base: memory), transport: transport, clock: clock,
+            random: SeededRandomNumberGenerator(seed: 1))
+        memory.enqueue(UploadFixtures.event(at: clock.now))
+        let summary = await uploader.flush()
+        #expect(transport.requestCount == 1)
+        #expect(summary.accepted == 1)
+        #expect(summary.error?.code == "queue_failed")
+    }
+}
