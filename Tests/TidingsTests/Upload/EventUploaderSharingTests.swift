@@ -111,3 +111,18 @@ extension EventUploaderSharingTests {
         #expect(summary.error?.code == "queue_failed")
     }
 }
+
+extension EventUploaderSharingTests {
+    @Test(arguments: [
+        ("https://t.example/", "https://t.example/v1/events"),
+        ("https://t.example", "https://t.example/v1/events"),
+        ("https://t.example/tenant/", "https://t.example/tenant/v1/events"),
+        ("http://127.0.0.1:8080/base", "http://127.0.0.1:8080/base/v1/events"),
+    ])
+    func eventsURLIsUnderTheEndpoint(endpoint: String, expected: String) throws {
+        var configuration = EventUploader.Configuration(endpoint: try #require(URL(string: endpoint)), appKey: "k")
+        #expect(configuration.eventsURL.absoluteString == expected)
+        configuration.sdkVersion = "2.3.4"
+        #expect(configuration.userAgent == "Tidings-iOS/2.3.4")
+    }
+}
