@@ -252,6 +252,7 @@ public actor EventUploader {
         if let deadline {
             timeout = min(timeout, .milliseconds(max(1, deadline - clock.now.millisecondsSince1970)))
         }
+        let keyUsed = configuration.appKey
         let request = TransportRequest(
             method: "POST", url: configuration.eventsURL,
             headers: [
@@ -328,6 +329,11 @@ public actor EventUploader {
             return .again
         case .halt(let error):
             release(lease)
+            if configuration.appKey != keyUsed {
+                // The key was replaced while this request was in flight: the refusal was for the old key.
+                retryState = policy.initialState
+                return .again
+            }
             haltError = error
             summary.error = error
             logger.info(

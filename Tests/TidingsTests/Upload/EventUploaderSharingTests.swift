@@ -126,3 +126,27 @@ extension EventUploaderSharingTests {
         #expect(configuration.userAgent == "Tidings-iOS/2.3.4")
     }
 }
+
+extension EventUploaderSharingTests {
+    @Test func aRefusalOfTheOldKeyDoesNotHaltAfterTheKeyWasReplaced() async throws {
+        let uploaderBox = LockedBox<EventUploader?>(nil)
+        let harness = UploadHarness(script: [
+            .handle { _ in
+                // The app rotates its key while the request with the old key is on the wire.
+                await uploaderBox.withLock { $0 }?.replaceAppKey("tk_app_new")
+                return TransportResponse(status: 401)
+            }
+        ])
+        uploaderBox.withLock { $0 = harness.uploader }
+        let ids = harness.enqueue(2)
+        let summary = await harness.uploader.flush()
+        #expect(summary.error == nil)
+        #expect(summary.accepted == 2)
+        #expect(await harness.uploader.haltError == nil)
+        #expect(
+            harness.transport.requests.map { $0.header("Authorization") } == [
+                "Bearer \(UploadFixtures.appKey)", "Bearer tk_app_new",
+            ])
+        #expect(harness.server.storedIDs == ids)
+    }
+}
