@@ -18,6 +18,7 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` inside an immediate transaction.
+    @discardableResult
     public func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try connection.withLock { connection in
             try connection.transaction(immediate: true) { try body(connection) }
@@ -25,6 +26,7 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` with exclusive use of the connection and no transaction of its own.
+    @discardableResult
     public func read<Result>(_ body: (SQLiteConnection) throws -> Result) rethrows -> Result {
         try connection.withLock { connection in try body(connection) }
     }

@@ -29,14 +29,16 @@ public final class ManualClock: TidingsClock, @unchecked Sendable {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // A cancellation that landed before this point found no sleeper to resume, so check here.
                 let resumeNow = state.withLock { state -> Bool in
                     let deadline = state.now.addingTimeInterval(duration.seconds)
-                    if deadline <= state.now { return true }
+                    if deadline <= state.now || Task.isCancelled { return true }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
+            try Task.checkCancellation()
         } onCancel: {
             let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
             sleeper?.continuation.resume(throwing: CancellationError())
