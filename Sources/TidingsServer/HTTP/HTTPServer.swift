@@ -1,0 +1,188 @@
+import CMicroHTTPD
+import Foundation
+import TidingsModel
+
+/// The HTTP/1.1 server of `tidingsd`: libmicrohttpd's epoll thread pool in front of one ``HTTPHandler``.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), handler: handler, logger: logger)
+/// let port = try server.start()
+/// ...
+/// await server.shutdown()
+/// ```
+///
+/// The network threads only read requests and write responses. Once a request is read in full, its
+/// connection is suspended and the handler runs in a Swift task; the connection resumes when the
+/// response is ready, so no network thread ever waits for Swift work.
+///
+/// Limits, and what a client sees when it passes one:
+/// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
+///   `Content-Length` above the limit is answered before any body is read; a chunked body is counted
+///   while it arrives and never buffered past the limit.
+/// - request line plus headers above ``Configuration/connectionMemoryLimit``: libmicrohttpd answers
+///   `431 Request Header Fields Too Large` (or `414` for a long URI) with its own small HTML body and
+///   closes the connection; the handler never runs.
+/// - a malformed request line or header: libmicrohttpd answers `400` and closes.
+/// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
+/// - more than ``Configuration/maximumConnections`` open: new connections are closed at once.
+/// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.
+
+    /// Where the server listens and the limits it enforces.
+    public struct Configuration: Sendable, Equatable {
+        /// An IPv4 or IPv6 literal (`127.0.0.1`, `0.0.0.0`, `::1`).
+        public var host: String
+        /// 0 picks a free port; ``HTTPServer/start()`` returns the one bound.
+        public var port: Int
+        /// The largest request body accepted (1 MiB of payload plus room for the envelope).
+        public var maximumBodyBytes: Int
+        /// Memory per connection for the request line and headers (and MHD's buffers).
+        public var connectionMemoryLimit: Int
+        /// An idle or silent connection is closed after this long (whole seconds).
+        public var connectionTimeout: Duration
+        /// How long the standard pipeline lets a handler work before answering 503.
+        public var handlerTimeout: Duration
+        public var maximumConnections: Int
+        /// Network threads; defaults to the number of cores.
+        public var threadCount: Int
+        /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
+        public var shutdownGracePeriod: Duration
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
+            connectionMemoryLimit: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30),
+            handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
+            threadCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+            shutdownGracePeriod: Duration = .seconds(10)
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumBodyBytes = maximumBodyBytes
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.connectionTimeout = connectionTimeout
+            self.handlerTimeout = handlerTimeout
+            self.maximumConnections = maximumConnections
+            self.threadCount = threadCount
+            self.shutdownGracePeriod = shutdownGracePeriod
+        }
+    }
+
+    public let configuration: Configuration
+    let handler: HTTPHandler
+    let logger: Logger
+
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+    private var boundPort: Int?
+    /// Set once shutdown closes connections: after it no connection is resumed again.
+    private var closing = false
+    private var suspended: Set<ObjectIdentifier> = []
+    private var suspendedStates: [ObjectIdentifier: ConnectionState] = [:]
+    private let inFlight = LockedBox(0)
+
+    public init(configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// The port bound by ``start()``, nil before.
+    public var port: Int? { lock.withLock { boundPort } }
+
+    /// Requests read (at least their headers) whose response has not been sent yet.
+    public var requestsInFlight: Int { inFlight.withLock { $0 } }
+
+    /// Binds and starts serving; returns the bound port.
+    ///
+    /// - Throws: ``HTTPServerError`` when the host is not an IP literal, or the address cannot be bound.
+    @discardableResult
+    public func start() throws -> Int {
+        try lock.withLock {
+            guard daemon == nil else { throw HTTPServerError(code: "already_started", message: "the server is running") }
+            let started = try MicroHTTPDDaemon.start(server: self)
+            daemon = started
+            let port = MicroHTTPDDaemon.boundPort(of: started)
+            boundPort = port
+            return port
+        }
+    }
+
+    /// Stops accepting, lets requests in flight finish within the grace period, then closes everything.
+    ///
+    /// New connections are refused from the moment this is called. Requests still running when the
+    /// grace period ends lose their connection.
+    public func shutdown() async {
+        guard let listenSocket = lock.withLock({ daemon.map { MHD_quiesce_daemon($0) } }) else { return }
+        if listenSocket >= 0 { close(listenSocket) }
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        while requestsInFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if requestsInFlight > 0 {
+            logger.warning(
+                "shutdown grace period over; closing requests in flight",
+                metadata: ["in_flight": String(requestsInFlight)])
+        }
+        stopNow()
+    }
+
+    /// Closes the listening socket and every connection at once.
+    public func stopNow() {
+        let toStop: OpaquePointer? = lock.withLock {
+            closing = true
+            // MHD must not be stopped with suspended connections: resume them so they close.
+            for state in suspendedStates.values {
+                state.abandoned = true
+                if let connection = state.connection { MHD_resume_connection(connection) }
+            }
+            suspended.removeAll()
+            suspendedStates.removeAll()
+            defer { daemon = nil }
+            return daemon
+        }
+        guard let toStop else { return }
+        // The resumed connections close on the network threads; give them a moment before the stop.
+        let deadline = ContinuousClock.now + .seconds(1)
+        while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
+        MHD_stop_daemon(toStop)
+    }
+
+    // MARK: Called from the callbacks
+
+    func requestBegan() { inFlight.withLock { $0 += 1 } }
+    func requestEnded() { inFlight.withLock { $0 -= 1 } }
+
+    /// Suspends the connection of `state`; on a network thread, inside a callback.
+    func suspend(_ state: ConnectionState) {
+        lock.withLock {
+            guard let connection = state.connection, !closing else { return }
+            MHD_suspend_connection(connection)
+            suspended.insert(ObjectIdentifier(state))
+            suspendedStates[ObjectIdentifier(state)] = state
+        }
+    }
+
+    /// Resumes the connection of `state` if it is suspended; from any thread.
+    func resume(_ state: ConnectionState) {
+        lock.withLock {
+            guard suspended.remove(ObjectIdentifier(state)) != nil, let connection = state.connection else { return }
+            suspendedStates[ObjectIdentifier(state)] = nil
+            MHD_resume_connection(connection)
+        }
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `invalid_host`, `bind_failed` or `already_started`.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
