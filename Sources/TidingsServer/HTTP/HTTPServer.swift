@@ -129,9 +129,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes the listening socket and every connection at once.
     public func stopNow() {
-        let toStop: OpaquePointer? = lock.withLock {
+        let (toStop, abandoned): (OpaquePointer?, Int) = lock.withLock {
             closing = true
-            // MHD must not be stopped with suspended connections: resume them so they close.
+            // MHD must not be stopped with suspended connections: resume them so that they close.
+            let abandoned = suspendedStates.count
             for state in suspendedStates.values {
                 state.abandoned = true
                 if let connection = state.connection { MHD_resume_connection(connection) }
@@ -139,12 +140,14 @@ public final class HTTPServer: @unchecked Sendable {
             suspended.removeAll()
             suspendedStates.removeAll()
             defer { daemon = nil }
-            return daemon
+            return (daemon, abandoned)
         }
         guard let toStop else { return }
-        // The resumed connections close on the network threads; give them a moment before the stop.
-        let deadline = ContinuousClock.now + .seconds(1)
-        while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
+        if abandoned > 0 {
+            // The resumed connections close on the network threads; give them a moment first.
+            let deadline = ContinuousClock.now + .seconds(1)
+            while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
+        }
         MHD_stop_daemon(toStop)
     }
 

@@ -98,6 +98,8 @@ enum MicroHTTPDDaemon {
             switch state.phase {
             case .receiving:
                 if state.body.count + size > limit {
+                    // libmicrohttpd 0.9.75 refuses a response queued mid-body, so the rest is drained
+                    // (not kept) and 413 answered at its end.
                     state.body = Data()
                     state.discarded = size
                     state.phase = .rejected(.payloadTooLarge(limit: limit))

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct HTTPServerLoopbackTests {
+    static let echo = HTTPRoute("POST", "/v1/echo/{name}") { request in
+        var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
+        headers["X-Name"] = request.pathParameters["name"]
+        headers["X-Query"] = request.queryValue("q")
+        return HTTPResponse(status: 200, headers: headers, body: request.body)
+    }
+
+    @Test func roundTripAnswersWithBodyHeadersAndRequestID() async throws {
+        let loopback = try LoopbackServer(routes: [Self.echo])
+        defer { loopback.server.stopNow() }
+        var request = URLRequest(url: loopback.url("/v1/echo/a%2Fb?q=hello+world%21"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("ping".utf8)
+        request.setValue("trace-42", forHTTPHeaderField: "X-Request-Id")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "ping")
+        #expect(http.value(forHTTPHeaderField: "X-Name") == "a/b")
+        #expect(http.value(forHTTPHeaderField: "X-Query") == "hello world!")
+        #expect(http.value(forHTTPHeaderField: "X-Request-Id") == "trace-42")
+    }
+
+    @Test func declaredOversizeBodyIsAnswered413BeforeItIsRead() async throws {
+        let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [Self.echo])
+        defer { loopback.server.stopNow() }
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "POST /v1/echo/x HTTP/1.1\r\nHost: t\r\nContent-Length: 5000000\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 413)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.bodyText.contains("\"code\":\"payload_too_large\""))
+        #expect(response.bodyText.contains("1000 bytes"))
+    }
+
+    @Test func chunkedOversizeBodyIsAnswered413() async throws {
+        let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [Self.echo])
+        defer { loopback.server.stopNow() }
+        let chunk = "400\r\n" + String(repeating: "a", count: 1024) + "\r\n"
+        let head = "POST /v1/echo/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, pieces: [Data(head.utf8), Data(chunk.utf8), Data((chunk + "0\r\n\r\n").utf8)])
+        #expect(response.status == 413)
+        #expect(response.bodyText.contains("payload_too_large"))
+    }
+
+    @Test func bodyAtTheLimitIsAccepted() async throws {
+        let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [Self.echo])
+        defer { loopback.server.stopNow() }
+        let body = String(repeating: "b", count: 1000)
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "POST /v1/echo/x HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n\(body)")
+        #expect(response.status == 200)
+        #expect(response.body.count == 1000)
+    }
+
+    @Test(arguments: ["GARBAGE\r\n\r\n", "GET /x HTTP/9.9\r\nHost: t\r\n\r\n", "GET /x HTTP/1.1\r\nno colon here\r\n\r\n"])
+    func malformedRequestIsRefusedWithoutRunningTheHandler(request: String) async throws {
+        let ran = LockedBox(false)
+        let route = HTTPRoute("GET", "/x") { _ in
+            ran.withLock { $0 = true }
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        // libmicrohttpd answers 400 (505 for an unknown version) or, for a line it cannot parse at all,
+        // closes the connection without an answer.
+        if let response = try? await RawHTTPClient.exchange(port: loopback.port, request) {
+            #expect(response.status == 400 || response.status == 505)
+        }
+        #expect(ran.withLock { $0 } == false)
+    }
+
+    @Test func oversizeHeadersAreRefusedWithoutRunningTheHandler() async throws {
+        let ran = LockedBox(false)
+        let route = HTTPRoute("GET", "/x") { _ in
+            ran.withLock { $0 = true }
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(configuration: .init(connectionMemoryLimit: 8192), routes: [route])
+        defer { loopback.server.stopNow() }
+        let big = String(repeating: "h", count: 16384)
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /x HTTP/1.1\r\nHost: t\r\nX-Big: \(big)\r\nConnection: close\r\n\r\n")
+        // libmicrohttpd's own answer (small HTML body), not ours.
+        #expect(response.status == 431)
+        #expect(ran.withLock { $0 } == false)
+    }
+
+    @Test func slowHandlerIsAnswered503() async throws {
+        let route = HTTPRoute("GET", "/slow") { _ in
+            try await Task.sleep(for: .seconds(30))
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(
+            configuration: .init(handlerTimeout: .milliseconds(100)), routes: [route])
+        defer { loopback.server.stopNow() }
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 503)
+        #expect(response.bodyText.contains("\"code\":\"timeout\""))
+    }
+
+    @Test func concurrentRequestsAreAllAnswered() async throws {
+        let route = HTTPRoute("GET", "/n/{n}") { request in
+            try await Task.sleep(for: .milliseconds(5))
+            return HTTPResponse(status: 200, body: Data(request.pathParameters["n"]!.utf8))
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        let answers = try await withThrowingTaskGroup(of: [Bool].self) { group in
+            for task in 0..<20 {
+                group.addTask {
+                    var results: [Bool] = []
+                    for index in 0..<10 {
+                        let n = "\(task)-\(index)"
+                        let (data, response) = try await URLSession.shared.data(from: loopback.url("/n/\(n)"))
+                        results.append(
+                            (response as? HTTPURLResponse)?.statusCode == 200
+                                && String(decoding: data, as: UTF8.self) == n)
+                    }
+                    return results
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(answers.count == 200)
+        #expect(answers.allSatisfy { $0 })
+        #expect(loopback.metrics.exposition().contains(
+            "tidings_http_requests_total{method=\"GET\",route=\"/n/{n}\",status=\"200\"} 200"))
+    }
+
+    @Test func streamedBodyArrivesChunkedAndWhole() async throws {
+        let route = HTTPRoute("GET", "/export") { _ in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/x-ndjson"]) { writer in
+                for index in 0..<2000 {
+                    try await writer.write(Data("{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: 200))\"}\n".utf8))
+                }
+            }
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /export HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 200)
+        #expect(response.headers["transfer-encoding"] == "chunked")
+        let lines = response.bodyText.split(separator: "\n")
+        #expect(lines.count == 2000)
+        #expect(lines.last?.hasPrefix("{\"n\":1999,") == true)
+        let access = loopback.logs.records.first { $0.metadata["route"] == "/export" }
+        #expect(access?.metadata["bytes"] == String(response.body.count))
+    }
+
+    @Test func shutdownLetsTheRequestInFlightFinishAndRefusesNewConnections() async throws {
+        let started = AsyncStream.makeStream(of: Void.self)
+        let release = AsyncStream.makeStream(of: Void.self)
+        let route = HTTPRoute("GET", "/slow") { _ in
+            started.continuation.yield()
+            for await _ in release.stream { break }
+            return HTTPResponse(status: 200, body: Data("done".utf8))
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        let inFlight = Task {
+            try await RawHTTPClient.exchange(
+                port: loopback.port, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        }
+        for await _ in started.stream { break }
+        let shutdown = Task { await loopback.server.shutdown() }
+        // The listening socket closes first: wait until it has.
+        while RawHTTPClient.canConnect(port: loopback.port) { try await Task.sleep(for: .milliseconds(5)) }
+        release.continuation.yield()
+        let response = try await inFlight.value
+        await shutdown.value
+        #expect(response.status == 200)
+        #expect(response.bodyText == "done")
+        #expect(RawHTTPClient.canConnect(port: loopback.port) == false)
+        #expect(loopback.server.requestsInFlight == 0)
+    }
+}

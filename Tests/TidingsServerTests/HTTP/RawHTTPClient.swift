@@ -1,0 +1,111 @@
+import Foundation
+
+/// A deliberately dumb HTTP/1.1 client over a blocking socket, for requests URLSession will not send
+/// (malformed lines, oversize chunked bodies). Runs off the cooperative pool.
+enum RawHTTPClient {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    enum Failure: Error {
+        case connect(Int32)
+        case noResponse(String)
+    }
+
+    /// Sends `request` bytes (in `pieces`, one write each) to 127.0.0.1:`port` and reads until the server
+    /// closes or 10 s pass.
+    static func exchange(port: Int, pieces: [Data]) async throws -> Response {
+        try await withCheckedThrowingContinuation { continuation in
+            // A thread of its own: blocking reads on the global queue would starve the server's tasks.
+            Thread {
+                continuation.resume(with: Result { try exchangeBlocking(port: port, pieces: pieces) })
+            }.start()
+        }
+    }
+
+    static func exchange(port: Int, _ request: String) async throws -> Response {
+        try await exchange(port: port, pieces: [Data(request.utf8)])
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    static func canConnect(port: Int) -> Bool {
+        guard let socket = try? connect(port: port) else { return false }
+        close(socket)
+        return true
+    }
+
+    private static func connect(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure.connect(code)
+        }
+        return descriptor
+    }
+
+    private static func exchangeBlocking(port: Int, pieces: [Data]) throws -> Response {
+        let descriptor = try connect(port: port)
+        defer { close(descriptor) }
+        for piece in pieces {
+            // A write may fail once the server has answered early and closed; the answer is still read.
+            let sent = piece.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 { break }
+        }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return try parse(received)
+    }
+
+    static func parse(_ data: Data) throws -> Response {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure.noResponse(String(decoding: data, as: UTF8.self))
+        }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure.noResponse(head[0]) }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = Data(data[end.upperBound...])
+        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var output = Data()
+        var rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self)
+            guard let size = Int(sizeText.split(separator: ";").first ?? "", radix: 16), size > 0 else { break }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+            let stop = rest.index(start, offsetBy: size)
+            output.append(rest[start..<stop])
+            rest = rest[(rest.index(stop, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex)...]
+        }
+        return output
+    }
+}
