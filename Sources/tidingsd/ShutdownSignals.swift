@@ -29,8 +29,11 @@ enum ShutdownSignals {
             exit(1)
         }
         logger.notice(
-            "shutting down", metadata: ["signal": number == SIGTERM ? "SIGTERM" : "SIGINT",
-                "in_flight": String(server.requestsInFlight)])
+            "shutting down",
+            metadata: [
+                "signal": number == SIGTERM ? "SIGTERM" : "SIGINT",
+                "in_flight": String(server.requestsInFlight),
+            ])
         Task {
             await server.shutdown()
             logger.notice("stopped")

@@ -99,7 +99,9 @@ public final class HTTPServer: @unchecked Sendable {
     @discardableResult
     public func start() throws -> Int {
         try lock.withLock {
-            guard daemon == nil else { throw HTTPServerError(code: "already_started", message: "the server is running") }
+            guard daemon == nil else {
+                throw HTTPServerError(code: "already_started", message: "the server is running")
+            }
             let started = try MicroHTTPDDaemon.start(server: self)
             daemon = started
             let port = MicroHTTPDDaemon.boundPort(of: started)

@@ -42,17 +42,25 @@ public final class MetricsRegistry: Sendable {
 
     /// The counter `name` with `labels`, created at zero the first time.
     public func counter(name: String, help: String, labels: [String: String] = [:]) -> Counter {
-        guard case .value(let cell) = series(name: name, help: help, kind: .counter, labels: labels, make: {
-            .value(MetricCell())
-        }) else { preconditionFailure("\(name) is not a counter") }
+        guard
+            case .value(let cell) = series(
+                name: name, help: help, kind: .counter, labels: labels,
+                make: {
+                    .value(MetricCell())
+                })
+        else { preconditionFailure("\(name) is not a counter") }
         return Counter(cell: cell)
     }
 
     /// The gauge `name` with `labels`, created at zero the first time.
     public func gauge(name: String, help: String, labels: [String: String] = [:]) -> Gauge {
-        guard case .value(let cell) = series(name: name, help: help, kind: .gauge, labels: labels, make: {
-            .value(MetricCell())
-        }) else { preconditionFailure("\(name) is a gauge read by a function") }
+        guard
+            case .value(let cell) = series(
+                name: name, help: help, kind: .gauge, labels: labels,
+                make: {
+                    .value(MetricCell())
+                })
+        else { preconditionFailure("\(name) is a gauge read by a function") }
         return Gauge(cell: cell)
     }
 
@@ -70,9 +78,13 @@ public final class MetricsRegistry: Sendable {
         name: String, help: String, labels: [String: String] = [:], buckets: [Double] = defaultLatencyBuckets
     ) -> Histogram {
         let bounds = buckets.sorted().filter { $0.isFinite }
-        guard case .histogram(let cell) = series(name: name, help: help, kind: .histogram, labels: labels, buckets: bounds, make: {
-            .histogram(HistogramCell(bounds: bounds))
-        }) else { preconditionFailure("\(name) is not a histogram") }
+        guard
+            case .histogram(let cell) = series(
+                name: name, help: help, kind: .histogram, labels: labels, buckets: bounds,
+                make: {
+                    .histogram(HistogramCell(bounds: bounds))
+                })
+        else { preconditionFailure("\(name) is not a histogram") }
         return Histogram(cell: cell)
     }
 

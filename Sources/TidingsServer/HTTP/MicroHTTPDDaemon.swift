@@ -46,8 +46,10 @@ enum MicroHTTPDDaemon {
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, Int(configuration.connectionTimeout.seconds))),
                 MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(configuration.connectionMemoryLimit),
-                MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self), OpaquePointer(context),
-                MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(unescape, to: OpaquePointer.self), OpaquePointer(context),
+                MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self),
+                OpaquePointer(context),
+                MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(unescape, to: OpaquePointer.self),
+                OpaquePointer(context),
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
                 MHD_OPTION.END.rawValue,
             ]
@@ -157,11 +159,12 @@ enum MicroHTTPDDaemon {
 
     /// Leaves percent-escapes in the path and query: the router decodes path segments itself (so an
     /// encoded `/` stays inside its segment), and ``makeRequest`` decodes query values.
-    static let keepEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?)
-        -> Int = { _, _, text in
-            guard let text else { return 0 }
-            return strlen(text)
-        }
+    static let keepEscaped:
+        @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?)
+            -> Int = { _, _, text in
+                guard let text else { return 0 }
+                return strlen(text)
+            }
 
     // MARK: Helpers
 

@@ -39,7 +39,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     static let settings: [Setting] = [
         Setting(
             flag: "listen", environment: "TIDINGS_LISTEN", fileKey: "listen",
-            help: "HOST:PORT to listen on ([::1]:PORT for IPv6; port 0 picks one)", apply: { configuration, text in
+            help: "HOST:PORT to listen on ([::1]:PORT for IPv6; port 0 picks one)",
+            apply: { configuration, text in
                 guard let (host, port) = parseListen(text) else { return false }
                 configuration.http.host = host
                 configuration.http.port = port
@@ -54,49 +55,56 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
         Setting(
             flag: "log-level", environment: "TIDINGS_LOG_LEVEL", fileKey: "log_level",
-            help: "trace, debug, info, notice, warning, error or critical", apply: { configuration, text in
+            help: "trace, debug, info, notice, warning, error or critical",
+            apply: { configuration, text in
                 guard let level = Logger.Level(name: text) else { return false }
                 configuration.logLevel = level
                 return true
             }),
         Setting(
             flag: "max-body-bytes", environment: "TIDINGS_MAX_BODY_BYTES", fileKey: "max_body_bytes",
-            help: "largest request body accepted", apply: { configuration, text in
+            help: "largest request body accepted",
+            apply: { configuration, text in
                 guard let value = Int(text), value > 0 else { return false }
                 configuration.http.maximumBodyBytes = value
                 return true
             }),
         Setting(
             flag: "handler-timeout", environment: "TIDINGS_HANDLER_TIMEOUT", fileKey: "handler_timeout",
-            help: "seconds a request may take before 503", apply: { configuration, text in
+            help: "seconds a request may take before 503",
+            apply: { configuration, text in
                 guard let value = positiveSeconds(text) else { return false }
                 configuration.http.handlerTimeout = value
                 return true
             }),
         Setting(
             flag: "connection-timeout", environment: "TIDINGS_CONNECTION_TIMEOUT", fileKey: "connection_timeout",
-            help: "whole seconds an idle connection stays open", apply: { configuration, text in
+            help: "whole seconds an idle connection stays open",
+            apply: { configuration, text in
                 guard let value = Int(text), value > 0 else { return false }
                 configuration.http.connectionTimeout = .seconds(value)
                 return true
             }),
         Setting(
             flag: "max-connections", environment: "TIDINGS_MAX_CONNECTIONS", fileKey: "max_connections",
-            help: "connections open at once", apply: { configuration, text in
+            help: "connections open at once",
+            apply: { configuration, text in
                 guard let value = Int(text), value > 0 else { return false }
                 configuration.http.maximumConnections = value
                 return true
             }),
         Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
-            help: "network threads (default: number of cores)", apply: { configuration, text in
+            help: "network threads (default: number of cores)",
+            apply: { configuration, text in
                 guard let value = Int(text), (1...256).contains(value) else { return false }
                 configuration.http.threadCount = value
                 return true
             }),
         Setting(
             flag: "shutdown-grace", environment: "TIDINGS_SHUTDOWN_GRACE", fileKey: "shutdown_grace",
-            help: "seconds requests in flight get to finish on SIGTERM", apply: { configuration, text in
+            help: "seconds requests in flight get to finish on SIGTERM",
+            apply: { configuration, text in
                 guard let value = positiveSeconds(text) else { return false }
                 configuration.http.shutdownGracePeriod = value
                 return true
@@ -155,8 +163,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 remaining.append(argument)
             }
         }
-        guard case .serve(let configuration) = try resolve(
-            arguments: own, environment: environment, readFile: readFile)
+        guard
+            case .serve(let configuration) = try resolve(
+                arguments: own, environment: environment, readFile: readFile)
         else { return (ServerConfiguration(), remaining) }
         return (configuration, remaining)
     }

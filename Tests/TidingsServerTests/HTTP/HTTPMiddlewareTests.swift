@@ -114,12 +114,14 @@ import TidingsServer
         let text = pipeline.metrics.exposition()
         #expect(
             text.contains(
-                #"tidings_http_requests_total{method="GET",route="/v1/installations/{installation_id}",status="200"} 2"#))
+                #"tidings_http_requests_total{method="GET",route="/v1/installations/{installation_id}",status="200"} 2"#
+            ))
         #expect(text.contains(#"tidings_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
         #expect(text.contains(#"tidings_http_requests_total{method="POST",route="/v1/refuse",status="422"} 1"#))
         #expect(
             text.contains(
-                #"tidings_http_request_duration_seconds_count{method="GET",route="/v1/installations/{installation_id}"} 2"#))
+                #"tidings_http_request_duration_seconds_count{method="GET",route="/v1/installations/{installation_id}"} 2"#
+            ))
         #expect(text.contains("tidings_http_requests_in_flight 0"))
     }
 

@@ -65,7 +65,9 @@ import TidingsServer
         #expect(response.body.count == 1000)
     }
 
-    @Test(arguments: ["GARBAGE\r\n\r\n", "GET /x HTTP/9.9\r\nHost: t\r\n\r\n", "GET /x HTTP/1.1\r\nno colon here\r\n\r\n"])
+    @Test(arguments: [
+        "GARBAGE\r\n\r\n", "GET /x HTTP/9.9\r\nHost: t\r\n\r\n", "GET /x HTTP/1.1\r\nno colon here\r\n\r\n",
+    ])
     func malformedRequestIsRefusedWithoutRunningTheHandler(request: String) async throws {
         let ran = LockedBox(false)
         let route = HTTPRoute("GET", "/x") { _ in
@@ -137,15 +139,17 @@ import TidingsServer
         }
         #expect(answers.count == 200)
         #expect(answers.allSatisfy { $0 })
-        #expect(loopback.metrics.exposition().contains(
-            "tidings_http_requests_total{method=\"GET\",route=\"/n/{n}\",status=\"200\"} 200"))
+        #expect(
+            loopback.metrics.exposition().contains(
+                "tidings_http_requests_total{method=\"GET\",route=\"/n/{n}\",status=\"200\"} 200"))
     }
 
     @Test func streamedBodyArrivesChunkedAndWhole() async throws {
         let route = HTTPRoute("GET", "/export") { _ in
             HTTPResponse(status: 200, headers: ["Content-Type": "application/x-ndjson"]) { writer in
                 for index in 0..<2000 {
-                    try await writer.write(Data("{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: 200))\"}\n".utf8))
+                    try await writer.write(
+                        Data("{\"n\":\(index),\"pad\":\"\(String(repeating: "x", count: 200))\"}\n".utf8))
                 }
             }
         }

@@ -87,7 +87,8 @@ enum RawHTTPClient {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Data(data[end.upperBound...])
         if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }

@@ -33,7 +33,9 @@ import TidingsServer
     }
 
     @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
-        let files = ["/etc/t.json": #"{"listen": "10.0.0.1:1", "data_dir": "/file", "log_level": "debug", "threads": 3}"#]
+        let files = [
+            "/etc/t.json": #"{"listen": "10.0.0.1:1", "data_dir": "/file", "log_level": "debug", "threads": 3}"#
+        ]
         let environment = ["TIDINGS_CONFIG": "/etc/t.json", "TIDINGS_LISTEN": "10.0.0.2:2", "TIDINGS_DATA_DIR": "/env"]
         let configuration = try Self.configuration(["--listen", "10.0.0.3:3"], environment: environment, files: files)
         #expect(configuration.http.host == "10.0.0.3")
@@ -52,8 +54,11 @@ import TidingsServer
 
     @Test func limitsAndTimeoutsAreParsed() throws {
         let configuration = try Self.configuration(
-            ["--max-body-bytes", "2048", "--handler-timeout", "1.5", "--connection-timeout=7", "--max-connections", "9",
-             "--shutdown-grace", "3"])
+            [
+                "--max-body-bytes", "2048", "--handler-timeout", "1.5", "--connection-timeout=7", "--max-connections",
+                "9",
+                "--shutdown-grace", "3",
+            ])
         #expect(configuration.http.maximumBodyBytes == 2048)
         #expect(configuration.http.handlerTimeout == .milliseconds(1500))
         #expect(configuration.http.connectionTimeout == .seconds(7))
