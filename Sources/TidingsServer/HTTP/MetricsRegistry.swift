@@ -42,31 +42,21 @@ public final class MetricsRegistry: Sendable {
 
     /// The counter `name` with `labels`, created at zero the first time.
     public func counter(name: String, help: String, labels: [String: String] = [:]) -> Counter {
-        guard
-            case .value(let cell) = series(
-                name: name, help: help, kind: .counter, labels: labels,
-                make: {
-                    .value(MetricCell())
-                })
-        else { preconditionFailure("\(name) is not a counter") }
+        let found = series(name: name, help: help, kind: .counter, labels: labels) { .value(MetricCell()) }
+        guard case .value(let cell) = found else { preconditionFailure("\(name) is not a counter") }
         return Counter(cell: cell)
     }
 
     /// The gauge `name` with `labels`, created at zero the first time.
     public func gauge(name: String, help: String, labels: [String: String] = [:]) -> Gauge {
-        guard
-            case .value(let cell) = series(
-                name: name, help: help, kind: .gauge, labels: labels,
-                make: {
-                    .value(MetricCell())
-                })
-        else { preconditionFailure("\(name) is a gauge read by a function") }
+        let found = series(name: name, help: help, kind: .gauge, labels: labels) { .value(MetricCell()) }
+        guard case .value(let cell) = found else { preconditionFailure("\(name) is a gauge read by a function") }
         return Gauge(cell: cell)
     }
 
     /// A gauge whose value `read` returns at each scrape, for values owned elsewhere (store size).
     ///
-    /// `read` runs under the registry's lock: it must be quick and must not touch the registry.
+    /// `read` runs on the scraping task, outside the registry's lock; it must be quick.
     public func gauge(
         name: String, help: String, labels: [String: String] = [:], read: @escaping @Sendable () -> Double
     ) {
@@ -78,13 +68,10 @@ public final class MetricsRegistry: Sendable {
         name: String, help: String, labels: [String: String] = [:], buckets: [Double] = defaultLatencyBuckets
     ) -> Histogram {
         let bounds = buckets.sorted().filter { $0.isFinite }
-        guard
-            case .histogram(let cell) = series(
-                name: name, help: help, kind: .histogram, labels: labels, buckets: bounds,
-                make: {
-                    .histogram(HistogramCell(bounds: bounds))
-                })
-        else { preconditionFailure("\(name) is not a histogram") }
+        let found = series(name: name, help: help, kind: .histogram, labels: labels, buckets: bounds) {
+            .histogram(HistogramCell(bounds: bounds))
+        }
+        guard case .histogram(let cell) = found else { preconditionFailure("\(name) is not a histogram") }
         return Histogram(cell: cell)
     }
 
