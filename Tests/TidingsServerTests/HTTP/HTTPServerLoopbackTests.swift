@@ -192,3 +192,94 @@ import TidingsServer
         #expect(loopback.server.requestsInFlight == 0)
     }
 }
+
+@Suite struct HTTPServerLimitTests {
+    @Test func silentClientIsDisconnectedAfterTheConnectionTimeout() async throws {
+        let loopback = try LoopbackServer(
+            configuration: .init(connectionTimeout: .seconds(1)), routes: [HTTPServerLoopbackTests.echo])
+        defer { loopback.server.stopNow() }
+        // Half a request line, then silence: the server closes without answering.
+        await #expect(throws: RawHTTPClient.Failure.self) {
+            try await RawHTTPClient.exchange(port: loopback.port, "POST /v1/echo/x HT")
+        }
+    }
+
+    @Test func shutdownClosesAHandlerThatOutlivesTheGracePeriod() async throws {
+        let started = AsyncStream.makeStream(of: Void.self)
+        let route = HTTPRoute("GET", "/forever") { _ in
+            started.continuation.yield()
+            let never = AsyncStream<Void>.makeStream()
+            for await _ in never.stream {}
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(
+            configuration: .init(handlerTimeout: .seconds(60), shutdownGracePeriod: .milliseconds(100)),
+            routes: [route])
+        let client = Task {
+            try await RawHTTPClient.exchange(port: loopback.port, "GET /forever HTTP/1.1\r\nHost: t\r\n\r\n")
+        }
+        for await _ in started.stream { break }
+        await loopback.server.shutdown()
+        await #expect(throws: RawHTTPClient.Failure.self) { try await client.value }
+        #expect(loopback.server.requestsInFlight == 0)
+        #expect(RawHTTPClient.canConnect(port: loopback.port) == false)
+    }
+
+    @Test func streamProducerStopsWhenTheClientGoesAway() async throws {
+        let ended = AsyncStream.makeStream(of: String.self)
+        let route = HTTPRoute("GET", "/endless") { _ in
+            HTTPResponse(status: 200) { writer in
+                do {
+                    while true { try await writer.write(Data(repeating: 0x61, count: 16384)) }
+                } catch {
+                    ended.continuation.yield(String(describing: type(of: error)))
+                    throw error
+                }
+            }
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        let firstBytes = try await RawHTTPClient.readThenHangUp(
+            port: loopback.port, "GET /endless HTTP/1.1\r\nHost: t\r\n\r\n", bytes: 1000)
+        #expect(firstBytes.starts(with: Data("HTTP/1.1 200".utf8)))
+        var reason: String?
+        for await name in ended.stream {
+            reason = name
+            break
+        }
+        #expect(reason == "CancellationError")
+    }
+
+    @Test func startingTwiceOrOnABadHostFails() throws {
+        let loopback = try LoopbackServer(routes: [])
+        defer { loopback.server.stopNow() }
+        #expect(throws: HTTPServerError.self) { try loopback.server.start() }
+        let bad = HTTPServer(
+            configuration: .init(host: "example.com", port: 0), handler: { _ in HTTPResponse(status: 200) },
+            logger: .disabled())
+        do {
+            try bad.start()
+            bad.stopNow()
+            Issue.record("expected invalid_host")
+        } catch let error as HTTPServerError {
+            #expect(error.code == "invalid_host")
+            #expect(error.message.contains("example.com"))
+        }
+    }
+
+    @Test func portInUseFailsWithBindFailed() throws {
+        let first = try LoopbackServer(routes: [])
+        defer { first.server.stopNow() }
+        let second = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: first.port), handler: { _ in HTTPResponse(status: 200) },
+            logger: .disabled())
+        do {
+            try second.start()
+            second.stopNow()
+            Issue.record("expected bind_failed")
+        } catch let error as HTTPServerError {
+            #expect(error.code == "bind_failed")
+            #expect(error.message.contains("\(first.port)"))
+        }
+    }
+}

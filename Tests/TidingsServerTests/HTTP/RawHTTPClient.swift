@@ -31,6 +31,28 @@ enum RawHTTPClient {
         try await exchange(port: port, pieces: [Data(request.utf8)])
     }
 
+    /// Sends `request`, reads at least `bytes` bytes, then closes the connection: a client that leaves.
+    static func readThenHangUp(port: Int, _ request: String, bytes: Int) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        let descriptor = try connect(port: port)
+                        defer { close(descriptor) }
+                        _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                        var received = Data()
+                        var buffer = [UInt8](repeating: 0, count: 4096)
+                        while received.count < bytes {
+                            let count = recv(descriptor, &buffer, buffer.count, 0)
+                            if count <= 0 { break }
+                            received.append(contentsOf: buffer[0..<count])
+                        }
+                        return received
+                    })
+            }.start()
+        }
+    }
+
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
     static func canConnect(port: Int) -> Bool {
         guard let socket = try? connect(port: port) else { return false }
