@@ -80,6 +80,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var suspended: Set<ObjectIdentifier> = []
     private var suspendedStates: [ObjectIdentifier: ConnectionState] = [:]
     private let inFlight = LockedBox(0)
+    private let drainingBox = LockedBox(false)
 
     public init(configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger) {
         self.configuration = configuration
@@ -89,6 +90,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The port bound by ``start()``, nil before.
     public var port: Int? { lock.withLock { boundPort } }
+
+    /// True once shutdown has begun: responses then carry `Connection: close`, so that keep-alive clients
+    /// move to another instance instead of sending more requests here.
+    public var isDraining: Bool { drainingBox.withLock { $0 } }
 
     /// Requests read (at least their headers) whose response has not been sent yet.
     public var requestsInFlight: Int { inFlight.withLock { $0 } }
@@ -116,6 +121,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// grace period ends lose their connection.
     public func shutdown() async {
         guard let listenSocket = lock.withLock({ daemon.map { MHD_quiesce_daemon($0) } }) else { return }
+        drainingBox.withLock { $0 = true }
         if listenSocket >= 0 { close(listenSocket) }
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         while requestsInFlight > 0, ContinuousClock.now < deadline {

@@ -187,6 +187,7 @@ enum MicroHTTPDDaemon {
         for (name, value) in response.headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
             _ = MHD_add_response_header(mhdResponse, name, value)
         }
+        if server.isDraining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 

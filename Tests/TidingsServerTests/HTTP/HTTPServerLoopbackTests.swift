@@ -176,8 +176,8 @@ import TidingsServer
         }
         let loopback = try LoopbackServer(routes: [route])
         let inFlight = Task {
-            try await RawHTTPClient.exchange(
-                port: loopback.port, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            // Keep-alive: the server itself must say it closes, since it is draining.
+            try await RawHTTPClient.exchange(port: loopback.port, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
         }
         for await _ in started.stream { break }
         let shutdown = Task { await loopback.server.shutdown() }
@@ -188,6 +188,7 @@ import TidingsServer
         await shutdown.value
         #expect(response.status == 200)
         #expect(response.bodyText == "done")
+        #expect(response.headers["connection"]?.lowercased() == "close")
         #expect(RawHTTPClient.canConnect(port: loopback.port) == false)
         #expect(loopback.server.requestsInFlight == 0)
     }
