@@ -88,6 +88,11 @@ public final class HTTPServer: @unchecked Sendable {
         self.logger = logger
     }
 
+    deinit {
+        // A server dropped while running would leave MHD calling back into freed memory.
+        stopNow()
+    }
+
     /// The port bound by ``start()``, nil before.
     public var port: Int? { lock.withLock { boundPort } }
 
@@ -107,6 +112,8 @@ public final class HTTPServer: @unchecked Sendable {
             guard daemon == nil else {
                 throw HTTPServerError(code: "already_started", message: "the server is running")
             }
+            closing = false
+            drainingBox.withLock { $0 = false }
             let started = try MicroHTTPDDaemon.start(server: self)
             daemon = started
             let port = MicroHTTPDDaemon.boundPort(of: started)
@@ -186,7 +193,7 @@ public final class HTTPServer: @unchecked Sendable {
 
 /// Why the server could not start.
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `invalid_host`, `bind_failed` or `already_started`.
+    /// `invalid_host`, `invalid_port`, `bind_failed` or `already_started`.
     public var code: String
     public var message: String
 

@@ -17,8 +17,11 @@ enum MicroHTTPDDaemon {
     static func start(server: HTTPServer) throws -> OpaquePointer {
         let configuration = server.configuration
         var storage = sockaddr_storage()
-        var flags =
-            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        guard (0...65535).contains(configuration.port) else {
+            throw HTTPServerError(code: "invalid_port", message: "port \(configuration.port) is not within 0...65535")
+        }
+        // Suspend/resume implies MHD's inter-thread channel, which MHD_quiesce_daemon also needs.
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let port = in_port_t(UInt16(truncatingIfNeeded: configuration.port)).bigEndian
         var address4 = sockaddr_in()
         var address6 = sockaddr_in6()
