@@ -47,7 +47,8 @@ enum Daemon {
         router.addOperationsRoutes(metrics: metrics)
         let handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
-        let server = HTTPServer(configuration: configuration.http, handler: handler, logger: logger)
+        let server = HTTPServer(
+            configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
         FileHandle.standardOutput.write(

@@ -71,6 +71,7 @@ public final class HTTPServer: @unchecked Sendable {
     public let configuration: Configuration
     let handler: HTTPHandler
     let logger: Logger
+    let metrics: HTTPServerMetrics?
 
     private let lock = NSLock()
     private var daemon: OpaquePointer?
@@ -82,10 +83,19 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlight = LockedBox(0)
     private let drainingBox = LockedBox(false)
 
-    public init(configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger) {
+    /// A server that runs `handler` for every request it reads.
+    ///
+    /// - Parameters:
+    ///   - handler: usually ``HTTPMiddleware/standard(router:logger:metrics:handlerTimeout:)``.
+    ///   - metrics: where the server counts open connections and requests refused or cut short.
+    public init(
+        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger,
+        metrics: MetricsRegistry? = nil
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
+        self.metrics = metrics.map(HTTPServerMetrics.init(registry:))
     }
 
     deinit {

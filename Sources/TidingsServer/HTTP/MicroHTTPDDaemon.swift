@@ -41,6 +41,7 @@ enum MicroHTTPDDaemon {
         let context = Unmanaged.passUnretained(server).toOpaque()
         let access: MHD_AccessHandlerCallback = accessHandler
         let completed: MHD_RequestCompletedCallback = requestCompleted
+        let connectionNotified: MHD_NotifyConnectionCallback = connectionChanged
         let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
             keepEscaped
         let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &storage) { address in
@@ -52,6 +53,8 @@ enum MicroHTTPDDaemon {
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self),
                 OpaquePointer(context),
                 MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(unescape, to: OpaquePointer.self),
+                OpaquePointer(context),
+                MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self),
                 OpaquePointer(context),
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
                 MHD_OPTION.END.rawValue,
@@ -89,6 +92,9 @@ enum MicroHTTPDDaemon {
             let limit = server.configuration.maximumBodyBytes
             if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
                 state.phase = .responded
+                server.metrics?.refusedTooLarge.increment()
+                server.logger.info(
+                    "request refused", metadata: ["status": "413", "declared_bytes": declared, "limit": String(limit)])
                 return queue(.error(.payloadTooLarge(limit: limit)), on: connection, state: state, server: server)
             }
             return MHD_Result.YES
@@ -141,6 +147,10 @@ enum MicroHTTPDDaemon {
             return MHD_Result.YES
         case .rejected(let error):
             state.phase = .responded
+            server.metrics?.refusedTooLarge.increment()
+            server.logger.info(
+                "request refused",
+                metadata: ["status": "413", "limit": String(server.configuration.maximumBodyBytes)])
             return queue(.error(error), on: connection, state: state, server: server)
         case .handling:
             guard let response = state.response else { return MHD_Result.YES }
@@ -151,13 +161,30 @@ enum MicroHTTPDDaemon {
         }
     }
 
-    static let requestCompleted: MHD_RequestCompletedCallback = { context, _, connectionContext, _ in
+    static let requestCompleted: MHD_RequestCompletedCallback = { context, _, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
+        // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
+        let code =
+            state.abandoned
+            ? Int(MHD_RequestTerminationCode.REQUEST_TERMINATED_DAEMON_SHUTDOWN.rawValue) : Int(termination.rawValue)
+        if let counter = server.metrics?.terminations[code] { counter.increment() }
         connectionContext.pointee = nil
         state.connection = nil
         server.requestEnded()
+    }
+
+    static let connectionChanged: MHD_NotifyConnectionCallback = { context, _, _, change in
+        guard let context,
+            let gauge = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().metrics?
+                .connectionsOpen
+        else { return }
+        if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+            gauge.increment()
+        } else {
+            gauge.decrement()
+        }
     }
 
     /// Leaves percent-escapes in the path and query: the router decodes path segments itself (so an

@@ -41,6 +41,9 @@ import TidingsServer
         #expect(response.headers["content-type"] == "application/json")
         #expect(response.bodyText.contains("\"code\":\"payload_too_large\""))
         #expect(response.bodyText.contains("1000 bytes"))
+        #expect(
+            loopback.metrics.exposition().contains(
+                #"tidings_http_requests_refused_total{reason="payload_too_large"} 1"#))
     }
 
     @Test func chunkedOversizeBodyIsAnswered413() async throws {
@@ -52,6 +55,9 @@ import TidingsServer
             port: loopback.port, pieces: [Data(head.utf8), Data(chunk.utf8), Data((chunk + "0\r\n\r\n").utf8)])
         #expect(response.status == 413)
         #expect(response.bodyText.contains("payload_too_large"))
+        #expect(
+            loopback.metrics.exposition().contains(
+                #"tidings_http_requests_refused_total{reason="payload_too_large"} 1"#))
     }
 
     @Test func bodyAtTheLimitIsAccepted() async throws {
@@ -224,6 +230,9 @@ import TidingsServer
         await #expect(throws: RawHTTPClient.Failure.self) { try await client.value }
         #expect(loopback.server.requestsInFlight == 0)
         #expect(RawHTTPClient.canConnect(port: loopback.port) == false)
+        let text = loopback.metrics.exposition()
+        #expect(text.contains(#"tidings_http_requests_terminated_total{reason="shutdown"} 1"#))
+        #expect(text.contains("tidings_http_connections_open 0"))
     }
 
     @Test func streamProducerStopsWhenTheClientGoesAway() async throws {

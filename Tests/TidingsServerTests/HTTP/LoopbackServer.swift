@@ -20,7 +20,7 @@ struct LoopbackServer {
         let metrics = MetricsRegistry()
         let handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.handlerTimeout)
-        server = HTTPServer(configuration: configuration, handler: handler, logger: logger)
+        server = HTTPServer(configuration: configuration, handler: handler, logger: logger, metrics: metrics)
         port = try server.start()
         self.metrics = metrics
         self.logs = logs
