@@ -147,6 +147,8 @@ public final class MetricsRegistry: Sendable {
 
     /// Backslash, double quote and line feed escaped, as the format requires in label values.
     static func escapeLabelValue(_ value: String) -> String {
+        let needsEscaping = value.utf8.contains { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0x0A }
+        if !needsEscaping { return value }
         var escaped = ""
         for character in value {
             switch character {

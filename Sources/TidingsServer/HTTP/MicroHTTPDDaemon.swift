@@ -214,7 +214,7 @@ enum MicroHTTPDDaemon {
         }
         guard let mhdResponse else { return MHD_Result.NO }
         defer { MHD_destroy_response(mhdResponse) }
-        for (name, value) in response.headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+        for (name, value) in response.headers where !HTTPHeaders.sameName(name, "Content-Length") {
             _ = MHD_add_response_header(mhdResponse, name, value)
         }
         if server.isDraining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
