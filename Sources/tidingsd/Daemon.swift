@@ -38,6 +38,8 @@ enum Daemon {
 
     /// Starts the server and returns; the process then lives on in `dispatchMain()` until a signal.
     static func serve(_ configuration: ServerConfiguration) throws {
+        // A log reader that goes away must not kill the server with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let logger = Logger(label: "tidingsd", level: configuration.logLevel)
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)

@@ -24,7 +24,8 @@ import TidingsModel
 ///   closes the connection; the handler never runs.
 /// - a malformed request line or header: libmicrohttpd answers `400` and closes.
 /// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
-/// - more than ``Configuration/maximumConnections`` open: new connections are closed at once.
+/// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
+///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.

@@ -260,6 +260,25 @@ import TidingsServer
         #expect(reason == "CancellationError")
     }
 
+    @Test func connectionBeyondTheLimitWaitsUntilASlotFrees() async throws {
+        let released = LockedBox(false)
+        let route = HTTPRoute("GET", "/after") { _ in
+            HTTPResponse(status: released.withLock { $0 } ? 200 : 500)
+        }
+        let loopback = try LoopbackServer(configuration: .init(maximumConnections: 1), threads: 1, routes: [route])
+        defer { loopback.server.stopNow() }
+        let held = try RawHTTPClient.holdConnection(port: loopback.port)
+        let waiting = Task {
+            try await RawHTTPClient.exchange(
+                port: loopback.port, "GET /after HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        released.withLock { $0 = true }
+        RawHTTPClient.release(held)
+        // Served at all only once the held connection has gone: a request served earlier would see 500.
+        #expect(try await waiting.value.status == 200)
+    }
+
     @Test func startingTwiceOrOnABadHostFails() throws {
         let loopback = try LoopbackServer(routes: [])
         defer { loopback.server.stopNow() }

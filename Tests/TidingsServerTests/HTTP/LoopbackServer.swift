@@ -9,11 +9,11 @@ struct LoopbackServer {
     let metrics: MetricsRegistry
     let logs: RecordingLogHandler
 
-    init(configuration: HTTPServer.Configuration = .init(), routes: [HTTPRoute]) throws {
+    init(configuration: HTTPServer.Configuration = .init(), threads: Int = 2, routes: [HTTPRoute]) throws {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.threadCount = 2
+        configuration.threadCount = threads
         let router = Router(routes: routes)
         let logs = RecordingLogHandler()
         let logger = Logger(label: "test", level: .debug, handler: logs)

@@ -60,6 +60,11 @@ enum RawHTTPClient {
         return true
     }
 
+    /// An open connection that sends nothing, held until `release` is called.
+    static func holdConnection(port: Int) throws -> Int32 { try connect(port: port) }
+
+    static func release(_ descriptor: Int32) { close(descriptor) }
+
     private static func connect(port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
