@@ -168,8 +168,27 @@ import TidingsServer
         let lines = response.bodyText.split(separator: "\n")
         #expect(lines.count == 2000)
         #expect(lines.last?.hasPrefix("{\"n\":1999,") == true)
+        #expect(response.chunkedComplete)
         let access = loopback.logs.records.first { $0.metadata["route"] == "/export" }
         #expect(access?.metadata["bytes"] == String(response.body.count))
+    }
+
+    @Test func failingProducerCutsTheStreamShortSoTheClientCanTell() async throws {
+        struct Broken: Error {}
+        let route = HTTPRoute("GET", "/export") { _ in
+            HTTPResponse(status: 200) { writer in
+                try await writer.write(Data("{\"n\":1}\n".utf8))
+                throw Broken()
+            }
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /export HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 200)
+        #expect(response.chunkedComplete == false)
+        let access = loopback.logs.records.first { $0.metadata["route"] == "/export" }
+        #expect(access?.metadata["stream"] == "failed")
     }
 
     @Test func shutdownLetsTheRequestInFlightFinishAndRefusesNewConnections() async throws {

@@ -7,6 +7,8 @@ enum RawHTTPClient {
         var status: Int
         var headers: [String: String]
         var body: Data
+        /// For a chunked body: whether the terminating zero-size chunk arrived.
+        var chunkedComplete = false
 
         var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
@@ -117,9 +119,13 @@ enum RawHTTPClient {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        var body = Data(data[end.upperBound...])
-        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
-        return Response(status: status, headers: headers, body: body)
+        let raw = Data(data[end.upperBound...])
+        guard headers["transfer-encoding"]?.lowercased() == "chunked" else {
+            return Response(status: status, headers: headers, body: raw)
+        }
+        return Response(
+            status: status, headers: headers, body: dechunk(raw),
+            chunkedComplete: raw.suffix(5) == Data("0\r\n\r\n".utf8))
     }
 
     private static func dechunk(_ data: Data) -> Data {
