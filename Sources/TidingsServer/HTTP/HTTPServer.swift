@@ -38,7 +38,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: Int
         /// The largest request body accepted (1 MiB of payload plus room for the envelope).
         public var maximumBodyBytes: Int
-        /// Memory per connection for the request line and headers (and MHD's buffers).
+        /// Memory per connection for the request line and headers (and MHD's buffers). libmicrohttpd
+        /// clears this pool between requests, so a larger one costs time on every request.
         public var connectionMemoryLimit: Int
         /// An idle or silent connection is closed after this long (whole seconds).
         public var connectionTimeout: Duration
@@ -52,7 +53,7 @@ public final class HTTPServer: @unchecked Sendable {
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
-            connectionMemoryLimit: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30),
+            connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
             threadCount: Int = ProcessInfo.processInfo.activeProcessorCount,
             shutdownGracePeriod: Duration = .seconds(10)

@@ -237,19 +237,30 @@ enum MicroHTTPDDaemon {
         for (name, value) in collected.headers { headers.add(name: name, value: value) }
         return HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-            query: collected.query, headers: headers, body: body, remoteAddress: remoteAddress(connection))
+            query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
+            remoteAddress: remoteAddress(connection))
     }
 
     private static func remoteAddress(_ connection: OpaquePointer) -> String? {
         guard let address = tidings_mhd_client_address(connection) else { return nil }
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        let length = socklen_t(
-            address.pointee.sa_family == sa_family_t(AF_INET6)
-                ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else {
-            return nil
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let converted: UnsafePointer<CChar>?
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            converted = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var bytes = ipv4.pointee.sin_addr
+                return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+            }
+        case AF_INET6:
+            converted = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                var bytes = ipv6.pointee.sin6_addr
+                return inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            }
+        default:
+            converted = nil
         }
-        return String(decoding: host.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard converted != nil else { return nil }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static let collectValue: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in

@@ -31,6 +31,24 @@ import TidingsServer
         #expect(http.value(forHTTPHeaderField: "X-Request-Id") == "trace-42")
     }
 
+    @Test func serverNamesTheClientAndGeneratesDistinctRequestIDs() async throws {
+        let route = HTTPRoute("GET", "/who") { request in
+            HTTPResponse(status: 200, body: Data((request.remoteAddress ?? "none").utf8))
+        }
+        let loopback = try LoopbackServer(routes: [route])
+        defer { loopback.server.stopNow() }
+        var ids: Set<String> = []
+        for _ in 0..<3 {
+            let response = try await RawHTTPClient.exchange(
+                port: loopback.port, "GET /who HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(response.bodyText == "127.0.0.1")
+            let id = try #require(response.headers["x-request-id"])
+            #expect(id.wholeMatch(of: /[0-9a-f]{12}-[0-9a-f]{8,}/) != nil)
+            ids.insert(id)
+        }
+        #expect(ids.count == 3)
+    }
+
     @Test func declaredOversizeBodyIsAnswered413BeforeItIsRead() async throws {
         let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [Self.echo])
         defer { loopback.server.stopNow() }
