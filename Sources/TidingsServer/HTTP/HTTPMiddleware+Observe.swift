@@ -35,6 +35,8 @@ extension HTTPMiddleware {
             { request in
                 let start = ContinuousClock.now
                 let route = routes.pattern(for: request)
+                // Clients choose the method: an unknown one must not mint new series.
+                let method = knownMethods.contains(request.method) ? request.method : "other"
                 inFlight.increment()
                 let response: HTTPResponse
                 do {
@@ -47,18 +49,20 @@ extension HTTPMiddleware {
                     inFlight.decrement()
                     registry.counter(
                         name: "tidings_http_requests_total", help: "HTTP requests answered, by route and status.",
-                        labels: ["method": request.method, "route": route, "status": String(response.status)]
+                        labels: ["method": method, "route": route, "status": String(response.status)]
                     ).increment()
                     registry.histogram(
                         name: "tidings_http_request_duration_seconds",
                         help: "Time from request to the end of the response body, by route.",
-                        labels: ["method": request.method, "route": route]
+                        labels: ["method": method, "route": route]
                     ).observe(ContinuousClock.now - start)
                 }
             }
         }
     }
 }
+
+private let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 extension HTTPResponse {
     /// This response, calling `action(bytes, failed)` once its body has been produced: at once for

@@ -38,7 +38,7 @@ public struct HTTPMiddleware: Sendable {
     }
 }
 
-/// Names the route pattern of a request for logs and metric labels; `unmatched` when no route serves it.
+/// Names the route pattern of a request for logs and metric labels; `unmatched` when no route's path matches.
 public struct RoutePatterns: Sendable {
     public static let unmatched = "unmatched"
 
@@ -48,7 +48,10 @@ public struct RoutePatterns: Sendable {
         self.router = router
     }
 
+    /// The route's pattern; for a method the path does not allow (405), the path's pattern all the same,
+    /// so that labels stay few and meaningful.
     public func pattern(for request: HTTPRequest) -> String {
-        router.pattern(method: request.method, path: request.path) ?? Self.unmatched
+        router.pattern(method: request.method, path: request.path) ?? router.pathPattern(path: request.path)
+            ?? Self.unmatched
     }
 }

@@ -111,7 +111,13 @@ import TidingsServer
         }
         _ = try await pipeline.handler(HTTPRequest(method: "GET", path: "/nope"))
         _ = try await pipeline.handler(HTTPRequest(method: "POST", path: "/v1/refuse"))
+        _ = try await pipeline.handler(HTTPRequest(method: "PUT", path: "/v1/installations/c"))
+        _ = try await pipeline.handler(HTTPRequest(method: "BREW", path: "/nope"))
         let text = pipeline.metrics.exposition()
+        #expect(
+            text.contains(
+                #"tidings_http_requests_total{method="PUT",route="/v1/installations/{installation_id}",status="405"} 1"#
+            ))
         #expect(
             text.contains(
                 #"tidings_http_requests_total{method="GET",route="/v1/installations/{installation_id}",status="200"} 2"#
@@ -122,6 +128,8 @@ import TidingsServer
             text.contains(
                 #"tidings_http_request_duration_seconds_count{method="GET",route="/v1/installations/{installation_id}"} 2"#
             ))
+        #expect(text.contains(#"tidings_http_requests_total{method="other",route="unmatched",status="404"} 1"#))
+        #expect(!text.contains("BREW"))
         #expect(text.contains("tidings_http_requests_in_flight 0"))
     }
 
