@@ -70,6 +70,14 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "connection-memory", environment: "TIDINGS_CONNECTION_MEMORY", fileKey: "connection_memory",
+            help: "bytes per connection for the request line and headers (431 above)",
+            apply: { configuration, text in
+                guard let value = Int(text), value >= 4096 else { return false }
+                configuration.http.connectionMemoryLimit = value
+                return true
+            }),
+        Setting(
             flag: "handler-timeout", environment: "TIDINGS_HANDLER_TIMEOUT", fileKey: "handler_timeout",
             help: "seconds a request may take before 503",
             apply: { configuration, text in

@@ -55,15 +55,15 @@ import TidingsServer
     @Test func limitsAndTimeoutsAreParsed() throws {
         let configuration = try Self.configuration(
             [
-                "--max-body-bytes", "2048", "--handler-timeout", "1.5", "--connection-timeout=7", "--max-connections",
-                "9",
-                "--shutdown-grace", "3",
+                "--max-body-bytes", "2048", "--handler-timeout", "1.5", "--connection-timeout=7",
+                "--max-connections", "9", "--shutdown-grace", "3", "--connection-memory", "16384",
             ])
         #expect(configuration.http.maximumBodyBytes == 2048)
         #expect(configuration.http.handlerTimeout == .milliseconds(1500))
         #expect(configuration.http.connectionTimeout == .seconds(7))
         #expect(configuration.http.maximumConnections == 9)
         #expect(configuration.http.shutdownGracePeriod == .seconds(3))
+        #expect(configuration.http.connectionMemoryLimit == 16384)
     }
 
     @Test(arguments: [
@@ -100,7 +100,8 @@ import TidingsServer
         (["--bogus", "1"], "usage"), (["serve"], "usage"), (["--listen"], "usage"),
         (["--config", "/missing.json"], "unreadable_config"), (["--config", "/bad.json"], "invalid_config"),
         (["--config", "/typo.json"], "invalid_config"), (["--config", "/bool.json"], "invalid_config"),
-        (["--threads", "0"], "invalid_value"), (["--max-body-bytes", "-5"], "invalid_value"),
+        (["--threads", "0"], "invalid_value"), (["--connection-memory", "100"], "invalid_value"),
+        (["--max-body-bytes", "-5"], "invalid_value"),
     ])
     func mistakesAreTypedErrors(arguments: [String], code: String) {
         let files = ["/bad.json": "[1,2", "/typo.json": #"{"lsten": "x"}"#, "/bool.json": #"{"threads": true}"#]
