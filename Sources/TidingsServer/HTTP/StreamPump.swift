@@ -19,6 +19,7 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     private var cancelled = false
     private var readerWaiting = false
     private var writerWaiting: CheckedContinuation<Void, Error>?
+    private var lastActivity = ContinuousClock.now
     private let state: ConnectionState
     private let server: HTTPServer
 
@@ -38,12 +39,27 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
             Unmanaged<StreamPump>.fromOpaque(context).release()
             return nil
         }
-        Task {
+        let producer = Task {
             do {
                 try await stream.produce(pump)
                 pump.finish(failed: false)
             } catch {
                 pump.finish(failed: true)
+            }
+        }
+        // A suspended connection never times out in MHD, so a producer that stops writing (and a reader
+        // that waits for it) would hold the connection for ever: end the body after a quiet spell.
+        let idleLimit = server.configuration.handlerTimeout
+        Task {
+            while true {
+                do { try await Task.sleep(for: idleLimit) } catch { return }
+                switch pump.watch(idleLimit: idleLimit) {
+                case .finished: return
+                case .active: continue
+                case .stalled:
+                    producer.cancel()
+                    return
+                }
             }
         }
         return response
@@ -59,6 +75,7 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
                 return
             }
             buffer.append(data)
+            lastActivity = ContinuousClock.now
             let wakeReader = readerWaiting
             readerWaiting = false
             let full = buffer.count >= Self.highWater
@@ -71,12 +88,34 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
 
     private func finish(failed: Bool) {
         let wakeReader = lock.withLock {
+            // The watchdog may have ended the body already; its verdict stands.
+            guard !finished else { return false }
             finished = true
             self.failed = failed
             defer { readerWaiting = false }
             return readerWaiting
         }
         if wakeReader { server.resume(state) }
+    }
+
+    enum Watch { case finished, active, stalled }
+
+    /// Ends the body as failed when neither side has moved for `idleLimit`.
+    private func watch(idleLimit: Duration) -> Watch {
+        let (verdict, wakeReader): (Watch, Bool) = lock.withLock {
+            if finished || cancelled { return (.finished, false) }
+            guard ContinuousClock.now - lastActivity >= idleLimit else { return (.active, false) }
+            finished = true
+            failed = true
+            defer { readerWaiting = false }
+            return (.stalled, readerWaiting)
+        }
+        if verdict == .stalled {
+            server.logger.warning(
+                "streamed body stalled; ending it", metadata: ["idle_limit": idleLimit.formattedSeconds])
+        }
+        if wakeReader { server.resume(state) }
+        return verdict
     }
 
     /// On an MHD thread: copies buffered bytes, or suspends the connection until there are some.
@@ -87,6 +126,7 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
             let count = min(maximum, buffer.count)
             buffer.copyBytes(to: UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt8.self), count: count)
             buffer.removeSubrange(buffer.startIndex..<buffer.startIndex + count)
+            lastActivity = ContinuousClock.now
             var writer: CheckedContinuation<Void, Error>?
             if buffer.count < Self.highWater {
                 writer = writerWaiting

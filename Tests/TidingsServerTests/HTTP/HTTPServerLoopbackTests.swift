@@ -297,6 +297,25 @@ import TidingsServer
         #expect(reason == "CancellationError")
     }
 
+    @Test func stalledStreamIsEndedAfterTheIdleLimit() async throws {
+        let route = HTTPRoute("GET", "/stalls") { _ in
+            HTTPResponse(status: 200) { writer in
+                try await writer.write(Data("first\n".utf8))
+                // Stops writing and ignores cancellation: the server must end the body on its own.
+                let never = AsyncStream<Void>.makeStream()
+                for await _ in never.stream {}
+            }
+        }
+        let loopback = try LoopbackServer(configuration: .init(handlerTimeout: .milliseconds(200)), routes: [route])
+        defer { loopback.server.stopNow() }
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /stalls HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(response.status == 200)
+        #expect(response.bodyText == "first\n")
+        #expect(response.chunkedComplete == false)
+        #expect(loopback.logs.records.contains { $0.message.contains("stalled") })
+    }
+
     @Test func connectionBeyondTheLimitWaitsUntilASlotFrees() async throws {
         let released = LockedBox(false)
         let route = HTTPRoute("GET", "/after") { _ in
