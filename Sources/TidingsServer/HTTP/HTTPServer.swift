@@ -17,16 +17,23 @@ import TidingsModel
 ///
 /// Limits, and what a client sees when it passes one:
 /// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
-///   `Content-Length` above the limit is answered before any body is read; a chunked body is counted
-///   while it arrives and never buffered past the limit.
+///   `Content-Length` above the limit is answered before any body is read (and before `100 Continue`).
+///   A chunked body is counted while it arrives and never buffered past the limit; libmicrohttpd 0.9.75
+///   cannot answer in the middle of a body, so the rest is read and dropped and 413 answered at its end,
+///   unless it runs past four times the limit, when the connection is closed without an answer.
 /// - request line plus headers above ``Configuration/connectionMemoryLimit``: libmicrohttpd answers
-///   `431 Request Header Fields Too Large` (or `414` for a long URI) with its own small HTML body and
-///   closes the connection; the handler never runs.
-/// - a malformed request line or header: libmicrohttpd answers `400` and closes.
+///   `431 Request Header Fields Too Large` (`414 URI Too Long` for a long request line) with its own
+///   small HTML body and closes the connection; the handler never runs.
+/// - a malformed header line: libmicrohttpd answers `400`; an unknown HTTP version `505`; a request
+///   line it cannot parse at all gets the connection closed without an answer.
 /// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
 /// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
 ///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
+/// - a streamed body with no write for ``Configuration/handlerTimeout``: the body is ended as failed
+///   (the chunked encoding is left unterminated, so the client can tell).
+///
+/// Not covered here: TLS (put a proxy in front) and HTTP/2.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.
 
@@ -43,7 +50,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionMemoryLimit: Int
         /// An idle or silent connection is closed after this long (whole seconds).
         public var connectionTimeout: Duration
-        /// How long the standard pipeline lets a handler work before answering 503.
+        /// How long the standard pipeline lets a handler work before answering 503, and how long a
+        /// streamed body may go without a write before the server ends it (as failed).
         public var handlerTimeout: Duration
         public var maximumConnections: Int
         /// Network threads; defaults to the number of cores.
