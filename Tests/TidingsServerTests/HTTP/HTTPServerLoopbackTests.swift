@@ -78,6 +78,24 @@ import TidingsServer
                 #"tidings_http_requests_refused_total{reason="payload_too_large"} 1"#))
     }
 
+    @Test func endlessChunkedBodyGetsTheConnectionClosed() async throws {
+        let ran = LockedBox(false)
+        let route = HTTPRoute("POST", "/v1/echo/{name}") { _ in
+            ran.withLock { $0 = true }
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [route])
+        defer { loopback.server.stopNow() }
+        let chunk = Data(("400\r\n" + String(repeating: "a", count: 1024) + "\r\n").utf8)
+        let head = "POST /v1/echo/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+        // Far past four times the limit, never terminated: the server stops reading and hangs up.
+        let pieces = [Data(head.utf8)] + Array(repeating: chunk, count: 64)
+        await #expect(throws: RawHTTPClient.Failure.self) {
+            try await RawHTTPClient.exchange(port: loopback.port, pieces: pieces)
+        }
+        #expect(ran.withLock { $0 } == false)
+    }
+
     @Test func bodyAtTheLimitIsAccepted() async throws {
         let loopback = try LoopbackServer(configuration: .init(maximumBodyBytes: 1000), routes: [Self.echo])
         defer { loopback.server.stopNow() }
