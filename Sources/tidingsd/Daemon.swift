@@ -40,7 +40,8 @@ enum Daemon {
     static func serve(_ configuration: ServerConfiguration) throws {
         // A log reader that goes away must not kill the server with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        let logger = Logger(label: "tidingsd", level: configuration.logLevel)
+        let logHandler = BufferedLogHandler()
+        let logger = Logger(label: "tidingsd", level: configuration.logLevel, handler: logHandler)
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
@@ -66,7 +67,7 @@ enum Daemon {
 
                 """.utf8))
         logger.notice("listening", metadata: ["host": configuration.http.host, "port": String(port)])
-        ShutdownSignals.install(server: server, logger: logger)
+        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
     }
 
     static func complain(_ message: String) {

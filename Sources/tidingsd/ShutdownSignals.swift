@@ -8,24 +8,28 @@ enum ShutdownSignals {
     private static let sources = LockedBox<[any DispatchSourceSignal]>([])
     private static let stopping = LockedBox(false)
 
-    static func install(server: HTTPServer, logger: Logger) {
+    /// `flush` runs just before the process exits, so that the last log lines are not lost.
+    static func install(server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void) {
         for number in [SIGTERM, SIGINT] {
             // The default action would kill the process before the dispatch source sees the signal.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { received(number, server: server, logger: logger) }
+            source.setEventHandler { received(number, server: server, logger: logger, flush: flush) }
             source.resume()
             sources.withLock { $0.append(source) }
         }
     }
 
-    private static func received(_ number: Int32, server: HTTPServer, logger: Logger) {
+    private static func received(
+        _ number: Int32, server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void
+    ) {
         let alreadyStopping = stopping.withLock { stopping in
             defer { stopping = true }
             return stopping
         }
         if alreadyStopping {
             logger.warning("second signal: exiting now")
+            flush()
             exit(1)
         }
         logger.notice(
@@ -37,6 +41,7 @@ enum ShutdownSignals {
         Task {
             await server.shutdown()
             logger.notice("stopped")
+            flush()
             exit(0)
         }
     }
