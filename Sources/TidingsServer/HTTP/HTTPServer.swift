@@ -88,8 +88,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var boundPort: Int?
     /// Set once shutdown closes connections: after it no connection is resumed again.
     private var closing = false
-    private var suspended: Set<ObjectIdentifier> = []
-    private var suspendedStates: [ObjectIdentifier: ConnectionState] = [:]
+    /// Connections suspended now (waiting for a handler or for a streamed body's next piece).
+    private var suspended: [ObjectIdentifier: ConnectionState] = [:]
     private let inFlight = LockedBox(0)
     private let drainingBox = LockedBox(false)
 
@@ -167,13 +167,12 @@ public final class HTTPServer: @unchecked Sendable {
         let (toStop, abandoned): (OpaquePointer?, Int) = lock.withLock {
             closing = true
             // MHD must not be stopped with suspended connections: resume them so that they close.
-            let abandoned = suspendedStates.count
-            for state in suspendedStates.values {
+            let abandoned = suspended.count
+            for state in suspended.values {
                 state.abandoned = true
                 if let connection = state.connection { MHD_resume_connection(connection) }
             }
             suspended.removeAll()
-            suspendedStates.removeAll()
             defer { daemon = nil }
             return (daemon, abandoned)
         }
@@ -196,16 +195,15 @@ public final class HTTPServer: @unchecked Sendable {
         lock.withLock {
             guard let connection = state.connection, !closing else { return }
             MHD_suspend_connection(connection)
-            suspended.insert(ObjectIdentifier(state))
-            suspendedStates[ObjectIdentifier(state)] = state
+            suspended[ObjectIdentifier(state)] = state
         }
     }
 
     /// Resumes the connection of `state` if it is suspended; from any thread.
     func resume(_ state: ConnectionState) {
         lock.withLock {
-            guard suspended.remove(ObjectIdentifier(state)) != nil, let connection = state.connection else { return }
-            suspendedStates[ObjectIdentifier(state)] = nil
+            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
+            else { return }
             MHD_resume_connection(connection)
         }
     }
