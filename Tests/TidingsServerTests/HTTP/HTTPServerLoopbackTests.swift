@@ -387,3 +387,36 @@ import TidingsServer
         }
     }
 }
+
+@Suite struct HTTPServerIPv6Tests {
+    /// Containers without IPv6 cannot bind `::1`; the test does not apply there.
+    static var loopbackIPv6Available: Bool {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+            }
+        }
+    }
+
+    @Test(.enabled(if: loopbackIPv6Available)) func servesOnIPv6Loopback() async throws {
+        let route = HTTPRoute("GET", "/who") { request in
+            HTTPResponse(status: 200, body: Data((request.remoteAddress ?? "none").utf8))
+        }
+        let server = HTTPServer(
+            configuration: .init(host: "::1", port: 0, threadCount: 1), handler: Router(routes: [route]).handler,
+            logger: .disabled())
+        let port = try server.start()
+        defer { server.stopNow() }
+        // URLSession on Linux refuses `http://[::1]:port` URLs, so a raw socket it is.
+        let response = try await RawHTTPClient.exchange(
+            port: port, "GET /who HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", ipv6: true)
+        #expect(response.status == 200)
+        #expect(response.bodyText == "::1")
+    }
+}

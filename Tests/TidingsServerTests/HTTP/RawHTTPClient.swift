@@ -20,17 +20,17 @@ enum RawHTTPClient {
 
     /// Sends `request` bytes (in `pieces`, one write each) to 127.0.0.1:`port` and reads until the server
     /// closes or 10 s pass.
-    static func exchange(port: Int, pieces: [Data]) async throws -> Response {
+    static func exchange(port: Int, pieces: [Data], ipv6: Bool = false) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             // A thread of its own: blocking reads on the global queue would starve the server's tasks.
             Thread {
-                continuation.resume(with: Result { try exchangeBlocking(port: port, pieces: pieces) })
+                continuation.resume(with: Result { try exchangeBlocking(port: port, pieces: pieces, ipv6: ipv6) })
             }.start()
         }
     }
 
-    static func exchange(port: Int, _ request: String) async throws -> Response {
-        try await exchange(port: port, pieces: [Data(request.utf8)])
+    static func exchange(port: Int, _ request: String, ipv6: Bool = false) async throws -> Response {
+        try await exchange(port: port, pieces: [Data(request.utf8)], ipv6: ipv6)
     }
 
     /// Sends `request`, reads at least `bytes` bytes, then closes the connection: a client that leaves.
@@ -67,17 +67,30 @@ enum RawHTTPClient {
 
     static func release(_ descriptor: Int32) { close(descriptor) }
 
-    private static func connect(port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    private static func connect(port: Int, ipv6: Bool = false) throws -> Int32 {
+        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let result: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port)).bigEndian
+            address.sin6_addr = in6addr_loopback
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port)).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard result == 0 else {
@@ -88,8 +101,8 @@ enum RawHTTPClient {
         return descriptor
     }
 
-    private static func exchangeBlocking(port: Int, pieces: [Data]) throws -> Response {
-        let descriptor = try connect(port: port)
+    private static func exchangeBlocking(port: Int, pieces: [Data], ipv6: Bool) throws -> Response {
+        let descriptor = try connect(port: port, ipv6: ipv6)
         defer { close(descriptor) }
         for piece in pieces {
             // A write may fail once the server has answered early and closed; the answer is still read.
