@@ -3,14 +3,18 @@ import TidingsModel
 
 /// A wrapper around a handler: it sees the request before and the response after the handler it wraps.
 ///
-/// The server's pipeline is built from these, outermost first:
+/// The server's pipeline is built from these, outermost first; this is what
+/// ``standard(router:logger:metrics:handlerTimeout:)`` returns:
 ///
 /// ```swift
+/// let routes = RoutePatterns(router: router)
 /// let handler = HTTPMiddleware.chain(
-///     [.requestID(), .accessLog(logger, routes: router), .metrics(registry, routes: router),
+///     [.requestID(), .accessLog(logger, routes: routes), .metrics(registry, routes: routes),
 ///      .errorRendering(logger), .timeout(.seconds(30))],
 ///     around: router.handler)
 /// ```
+///
+/// In-process tests can call that handler directly: errors come back rendered as they would over HTTP.
 public struct HTTPMiddleware: Sendable {
     public let wrap: @Sendable (@escaping HTTPHandler) -> HTTPHandler
 
