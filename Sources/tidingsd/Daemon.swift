@@ -52,6 +52,9 @@ enum Daemon {
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
         let server = HTTPServer(
             configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
+        // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
+        // address is known must not fall in a window where it is ignored and lost.
+        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
         FileHandle.standardOutput.write(
@@ -67,7 +70,6 @@ enum Daemon {
 
                 """.utf8))
         logger.notice("listening", metadata: ["host": configuration.http.host, "port": String(port)])
-        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
     }
 
     static func complain(_ message: String) {

@@ -28,8 +28,15 @@ import Testing
         return (process, output, error)
     }
 
+    /// Waits for the process to end and collects its output; kills it if it has not ended within a minute,
+    /// so that a server that ignores its signal fails the test instead of hanging the run.
     static func finish(_ process: Process, _ output: Pipe, _ error: Pipe) async -> (Int32, String, String) {
-        await withCheckedContinuation { continuation in
+        let pid = process.processIdentifier
+        Thread {
+            Thread.sleep(forTimeInterval: 60)
+            if process.isRunning { kill(pid, SIGKILL) }
+        }.start()
+        return await withCheckedContinuation { continuation in
             Thread {
                 let out = output.fileHandleForReading.readDataToEndOfFile()
                 let err = error.fileHandleForReading.readDataToEndOfFile()
