@@ -244,7 +244,10 @@ import TidingsServer
         for await _ in started.stream { break }
         let shutdown = Task { await loopback.server.shutdown() }
         // The listening socket closes first: wait until it has.
-        while RawHTTPClient.canConnect(port: loopback.port) { try await Task.sleep(for: .milliseconds(5)) }
+        // (Bounded, so that a server that keeps listening fails the test rather than hanging it.)
+        for _ in 0..<2000 where RawHTTPClient.canConnect(port: loopback.port) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         release.continuation.yield()
         let response = try await inFlight.value
         await shutdown.value
