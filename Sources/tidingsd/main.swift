@@ -1,5 +1,8 @@
 import Foundation
-import TidingsServer
 
-FileHandle.standardError.write(Data("tidingsd: not built yet\n".utf8))
-exit(2)
+if let status = Daemon.main(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+{
+    exit(status)
+}
+dispatchMain()

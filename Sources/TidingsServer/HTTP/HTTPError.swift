@@ -1,3 +1,6 @@
+import Foundation
+import TidingsModel
+
 /// An error that becomes an HTTP response: status plus `{"error":{"code","message"}}`.
 ///
 /// Handlers throw these for every client mistake; anything else thrown becomes a 500 whose
@@ -16,4 +19,51 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(status) \(code): \(message)" }
+}
+
+extension HTTPError {
+    /// `{"error":{"code":...,"message":...}}`, the body of every error response.
+    public var jsonBody: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(Envelope(error: .init(code: code, message: message)))) ?? Data()
+    }
+
+    /// The error a handler gets when it takes longer than the server allows.
+    public static func handlerTimeout(limit: Duration) -> HTTPError {
+        HTTPError(
+            status: 503, code: "timeout",
+            message: "the request took longer than the server's limit of \(limit.formattedSeconds)")
+    }
+
+    /// The error for a request body above `limit` bytes.
+    public static func payloadTooLarge(limit: Int) -> HTTPError {
+        HTTPError(
+            status: 413, code: "payload_too_large",
+            message: "the request body is larger than the limit of \(limit) bytes")
+    }
+
+    /// What the client sees for an error the server did not expect: nothing about its cause.
+    public static func internalError(requestID: String) -> HTTPError {
+        HTTPError(
+            status: 500, code: "internal_error",
+            message: "the server failed to answer this request; quote request id \(requestID) when reporting it")
+    }
+
+    private struct Envelope: Encodable {
+        struct Body: Encodable {
+            var code: String
+            var message: String
+        }
+        var error: Body
+    }
+}
+
+extension Duration {
+    /// `30 s`, `0.25 s`: how limits are named in messages.
+    var formattedSeconds: String {
+        let seconds = self.seconds
+        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        return "\(seconds) s"
+    }
 }

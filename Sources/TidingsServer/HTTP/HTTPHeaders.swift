@@ -10,9 +10,9 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
 
     /// The first value of `name`, in any letter case; setting replaces every value of that name.
     public subscript(name: String) -> String? {
-        get { fields.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })?.value }
+        get { fields.first(where: { Self.sameName($0.name, name) })?.value }
         set {
-            fields.removeAll(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+            fields.removeAll(where: { Self.sameName($0.name, name) })
             if let newValue { fields.append((name: name, value: newValue)) }
         }
     }
@@ -20,6 +20,22 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
     /// Adds a value without removing earlier ones (for `Set-Cookie`-like fields).
     public mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))
+    }
+
+    /// Field names are ASCII tokens, so an ASCII case fold is exact (and much cheaper than Foundation's).
+    static func sameName(_ first: String, _ second: String) -> Bool {
+        var left = first.utf8.makeIterator()
+        var right = second.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a == b { continue }
+                if a | 0x20 == b | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) { continue }
+                return false
+            default: return false
+            }
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

@@ -40,6 +40,12 @@ public struct Router: Sendable {
         return nil
     }
 
+    /// The pattern of the first route whose path matches, whatever its method; nil when no path does.
+    public func pathPattern(path: String) -> String? {
+        let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
+        return routes.first(where: { Self.bind($0.segments, to: requestSegments) != nil })?.pattern
+    }
+
     /// One handler for every route; errors that are not ``HTTPError`` propagate to the server.
     public var handler: HTTPHandler {
         let router = self

@@ -1,0 +1,293 @@
+import CMicroHTTPD
+import Foundation
+import TidingsModel
+
+/// The libmicrohttpd side of ``HTTPServer``: daemon options and the C callbacks.
+///
+/// Callbacks are static members (not closures in top-level code) so that they are not isolated to the
+/// main actor: MHD calls them from its own threads.
+enum MicroHTTPDDaemon {
+    static let contentReaderEndOfStream = -1
+    static let contentReaderEndWithError = -2
+
+    /// An oversize chunked body is drained up to this many times the limit (so the client reads the
+    /// 413), past that the connection is closed.
+    static let drainFactor = 4
+
+    static func start(server: HTTPServer) throws -> OpaquePointer {
+        let configuration = server.configuration
+        var storage = sockaddr_storage()
+        guard (0...65535).contains(configuration.port) else {
+            throw HTTPServerError(code: "invalid_port", message: "port \(configuration.port) is not within 0...65535")
+        }
+        // Suspend/resume implies MHD's inter-thread channel, which MHD_quiesce_daemon also needs.
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let port = in_port_t(UInt16(truncatingIfNeeded: configuration.port)).bigEndian
+        var address4 = sockaddr_in()
+        var address6 = sockaddr_in6()
+        if inet_pton(AF_INET, configuration.host, &address4.sin_addr) == 1 {
+            address4.sin_family = sa_family_t(AF_INET)
+            address4.sin_port = port
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address4, as: sockaddr_in.self) }
+        } else if inet_pton(AF_INET6, configuration.host, &address6.sin6_addr) == 1 {
+            address6.sin6_family = sa_family_t(AF_INET6)
+            address6.sin6_port = port
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address6, as: sockaddr_in6.self) }
+            flags |= MHD_USE_IPv6.rawValue
+        } else {
+            throw HTTPServerError(
+                code: "invalid_host", message: "listen host \(configuration.host) is not an IPv4 or IPv6 address")
+        }
+        let context = Unmanaged.passUnretained(server).toOpaque()
+        let access: MHD_AccessHandlerCallback = accessHandler
+        let completed: MHD_RequestCompletedCallback = requestCompleted
+        let connectionNotified: MHD_NotifyConnectionCallback = connectionChanged
+        let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
+            keepEscaped
+        let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &storage) { address in
+            let options: [CVarArg] = [
+                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threadCount)),
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
+                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, Int(configuration.connectionTimeout.seconds))),
+                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(configuration.connectionMemoryLimit),
+                MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self),
+                OpaquePointer(context),
+                MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(unescape, to: OpaquePointer.self),
+                OpaquePointer(context),
+                MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self),
+                OpaquePointer(context),
+                MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
+                MHD_OPTION.END.rawValue,
+            ]
+            return withVaList(options) { arguments in
+                MHD_start_daemon_va(
+                    UInt32(flags), UInt16(truncatingIfNeeded: configuration.port), nil, nil, access, context,
+                    arguments)
+            }
+        }
+        guard let daemon else {
+            throw HTTPServerError(
+                code: "bind_failed",
+                message: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
+        }
+        return daemon
+    }
+
+    static func boundPort(of daemon: OpaquePointer) -> Int {
+        Int(tidings_mhd_bind_port(daemon))
+    }
+
+    // MARK: Callbacks
+
+    static let accessHandler: MHD_AccessHandlerCallback = {
+        context, connection, url, method, _, uploadData, uploadDataSize, connectionContext in
+        guard let context, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+
+        guard let stored = connectionContext.pointee else {
+            // First call: the request line and headers are read, the body is not.
+            let state = ConnectionState(connection: connection)
+            connectionContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            server.requestBegan()
+            let limit = server.configuration.maximumBodyBytes
+            if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
+                state.phase = .responded
+                server.metrics?.refusedTooLarge.increment()
+                server.logger.info(
+                    "request refused", metadata: ["status": "413", "declared_bytes": declared, "limit": String(limit)])
+                return queue(.error(.payloadTooLarge(limit: limit)), on: connection, state: state, server: server)
+            }
+            return MHD_Result.YES
+        }
+        let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeUnretainedValue()
+        if state.abandoned { return MHD_Result.NO }
+
+        let size = uploadDataSize.pointee
+        if size > 0 {
+            uploadDataSize.pointee = 0
+            let limit = server.configuration.maximumBodyBytes
+            switch state.phase {
+            case .receiving:
+                if state.body.count + size > limit {
+                    // libmicrohttpd 0.9.75 refuses a response queued mid-body, so the rest is drained
+                    // (not kept) and 413 answered at its end.
+                    state.body = Data()
+                    state.discarded = size
+                    state.phase = .rejected(.payloadTooLarge(limit: limit))
+                } else if let uploadData {
+                    state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+                }
+            case .rejected:
+                state.discarded += size
+                if state.discarded > limit * drainFactor { return MHD_Result.NO }
+            case .handling, .responded:
+                break
+            }
+            return MHD_Result.YES
+        }
+
+        switch state.phase {
+        case .receiving:
+            let request = makeRequest(connection: connection, url: url, method: method, body: state.body)
+            state.body = Data()
+            state.phase = .handling
+            server.suspend(state)
+            let handler = server.handler
+            Task {
+                let response: HTTPResponse
+                do {
+                    response = try await handler(request)
+                } catch {
+                    // The standard pipeline renders errors; a bare handler's are answered here.
+                    response = .error(error as? HTTPError ?? .internalError(requestID: request.requestID))
+                }
+                state.response = response
+                server.resume(state)
+            }
+            return MHD_Result.YES
+        case .rejected(let error):
+            state.phase = .responded
+            server.metrics?.refusedTooLarge.increment()
+            server.logger.info(
+                "request refused",
+                metadata: ["status": "413", "limit": String(server.configuration.maximumBodyBytes)])
+            return queue(.error(error), on: connection, state: state, server: server)
+        case .handling:
+            guard let response = state.response else { return MHD_Result.YES }
+            state.phase = .responded
+            return queue(response, on: connection, state: state, server: server)
+        case .responded:
+            return MHD_Result.YES
+        }
+    }
+
+    static let requestCompleted: MHD_RequestCompletedCallback = { context, _, connectionContext, termination in
+        guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
+        // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
+        let code =
+            state.abandoned
+            ? Int(MHD_RequestTerminationCode.REQUEST_TERMINATED_DAEMON_SHUTDOWN.rawValue) : Int(termination.rawValue)
+        if let counter = server.metrics?.terminations[code] { counter.increment() }
+        connectionContext.pointee = nil
+        state.connection = nil
+        server.requestEnded()
+    }
+
+    static let connectionChanged: MHD_NotifyConnectionCallback = { context, _, _, change in
+        guard let context,
+            let gauge = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().metrics?
+                .connectionsOpen
+        else { return }
+        if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+            gauge.increment()
+        } else {
+            gauge.decrement()
+        }
+    }
+
+    /// Leaves percent-escapes in the path and query: the router decodes path segments itself (so an
+    /// encoded `/` stays inside its segment), and ``makeRequest`` decodes query values.
+    static let keepEscaped:
+        @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?)
+            -> Int = { _, _, text in
+                guard let text else { return 0 }
+                return strlen(text)
+            }
+
+    // MARK: Helpers
+
+    private static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, state: ConnectionState, server: HTTPServer
+    ) -> MHD_Result {
+        let mhdResponse: OpaquePointer?
+        switch response.content {
+        case .bytes(let data):
+            mhdResponse = data.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                    MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
+        case .stream(let stream):
+            mhdResponse = StreamPump.makeResponse(stream: stream, state: state, server: server)
+        }
+        guard let mhdResponse else { return MHD_Result.NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers where !HTTPHeaders.sameName(name, "Content-Length") {
+            _ = MHD_add_response_header(mhdResponse, name, value)
+        }
+        if server.isDraining { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    private static func headerValue(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private static func makeRequest(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, body: Data
+    ) -> HTTPRequest {
+        let collected = CollectedValues()
+        let unmanaged = Unmanaged.passUnretained(collected).toOpaque()
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, collectValue, unmanaged)
+        collected.kind = .query
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, unmanaged)
+        var headers = HTTPHeaders()
+        for (name, value) in collected.headers { headers.add(name: name, value: value) }
+        return HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
+            remoteAddress: remoteAddress(connection))
+    }
+
+    private static func remoteAddress(_ connection: OpaquePointer) -> String? {
+        guard let address = tidings_mhd_client_address(connection) else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let converted: UnsafePointer<CChar>?
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            converted = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var bytes = ipv4.pointee.sin_addr
+                return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+            }
+        case AF_INET6:
+            converted = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                var bytes = ipv6.pointee.sin6_addr
+                return inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            }
+        default:
+            converted = nil
+        }
+        guard converted != nil else { return nil }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static let collectValue: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
+        guard let context, let key else { return MHD_Result.YES }
+        let collected = Unmanaged<CollectedValues>.fromOpaque(context).takeUnretainedValue()
+        let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+        switch collected.kind {
+        case .headers:
+            collected.headers.append((name, text ?? ""))
+        case .query:
+            collected.query.append((name: decodeQueryComponent(name), value: decodeQueryComponent(text ?? "")))
+        }
+        return MHD_Result.YES
+    }
+
+    /// `+` is a space and `%XX` a byte in a query component; invalid escapes are kept as written.
+    static func decodeQueryComponent(_ text: String) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// Headers and query parameters gathered by ``MicroHTTPDDaemon/collectValue`` on one thread.
+private final class CollectedValues {
+    enum Kind { case headers, query }
+    var kind = Kind.headers
+    var headers: [(String, String)] = []
+    var query: [(name: String, value: String)] = []
+}

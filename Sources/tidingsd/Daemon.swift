@@ -1,0 +1,78 @@
+import Foundation
+import TidingsModel
+import TidingsServer
+
+/// The `tidingsd` process: resolves its configuration, then serves or runs an admin command.
+///
+/// Kept out of `main.swift` so that nothing here is isolated to the main actor by accident.
+enum Daemon {
+    /// The exit status, or nil once the server is running (the caller then parks the main thread).
+    static func main(arguments: [String], environment: [String: String]) -> Int32? {
+        let readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        do {
+            if let first = arguments.first, AdminCommand.names.contains(first) {
+                let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
+                    arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
+                return try AdminCommand.run(
+                    [first] + remaining, dataDirectory: URL(fileURLWithPath: configuration.dataDirectory))
+            }
+            switch try ServerConfiguration.resolve(arguments: arguments, environment: environment, readFile: readFile) {
+            case .help:
+                FileHandle.standardOutput.write(Data(ServerConfiguration.usage.utf8))
+                return 0
+            case .serve(let configuration):
+                try serve(configuration)
+                return nil
+            }
+        } catch let error as ServerConfigurationError {
+            complain("\(error.message)\nRun tidingsd --help for the options.")
+            return 2
+        } catch let error as HTTPServerError {
+            complain(error.message)
+            return 1
+        } catch {
+            complain(String(describing: error))
+            return 1
+        }
+    }
+
+    /// Starts the server and returns; the process then lives on in `dispatchMain()` until a signal.
+    static func serve(_ configuration: ServerConfiguration) throws {
+        // A log reader that goes away must not kill the server with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let logHandler = BufferedLogHandler()
+        let logger = Logger(label: "tidingsd", level: configuration.logLevel, handler: logHandler)
+        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let metrics = MetricsRegistry()
+        let api = try TidingsAPI(dataDirectory: dataDirectory, logger: logger)
+        var router = api.router
+        router.addOperationsRoutes(metrics: metrics)
+        let handler = HTTPMiddleware.standard(
+            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+        let server = HTTPServer(
+            configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
+        // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
+        // address is known must not fall in a window where it is ignored and lost.
+        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
+        let port = try server.start()
+        let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
+        FileHandle.standardOutput.write(
+            Data(
+                """
+                tidingsd listening on http://\(host):\(port) (data in \(dataDirectory.path))
+                  health:  curl http://\(host):\(port)/healthz
+                  metrics: curl http://\(host):\(port)/metrics
+                  create an app:  tidingsd apps create NAME --bundle-id ID
+                  create keys:    tidingsd keys create --app APP --kind app|server
+                Stop with Ctrl-C or SIGTERM (requests in flight get \
+                \(String(format: "%g", configuration.http.shutdownGracePeriod.seconds)) s to finish).
+
+                """.utf8))
+        logger.notice("listening", metadata: ["host": configuration.http.host, "port": String(port)])
+    }
+
+    static func complain(_ message: String) {
+        FileHandle.standardError.write(Data("tidingsd: \(message)\n".utf8))
+    }
+}

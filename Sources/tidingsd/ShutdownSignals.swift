@@ -1,0 +1,48 @@
+import Dispatch
+import Foundation
+import TidingsModel
+import TidingsServer
+
+/// SIGTERM and SIGINT start a graceful shutdown; a second signal exits at once.
+enum ShutdownSignals {
+    private static let sources = LockedBox<[any DispatchSourceSignal]>([])
+    private static let stopping = LockedBox(false)
+
+    /// `flush` runs just before the process exits, so that the last log lines are not lost.
+    static func install(server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void) {
+        for number in [SIGTERM, SIGINT] {
+            // The default action would kill the process before the dispatch source sees the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { received(number, server: server, logger: logger, flush: flush) }
+            source.resume()
+            sources.withLock { $0.append(source) }
+        }
+    }
+
+    private static func received(
+        _ number: Int32, server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void
+    ) {
+        let alreadyStopping = stopping.withLock { stopping in
+            defer { stopping = true }
+            return stopping
+        }
+        if alreadyStopping {
+            logger.warning("second signal: exiting now")
+            flush()
+            exit(1)
+        }
+        logger.notice(
+            "shutting down",
+            metadata: [
+                "signal": number == SIGTERM ? "SIGTERM" : "SIGINT",
+                "in_flight": String(server.requestsInFlight),
+            ])
+        Task {
+            await server.shutdown()
+            logger.notice("stopped")
+            flush()
+            exit(0)
+        }
+    }
+}

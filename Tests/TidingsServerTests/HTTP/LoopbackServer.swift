@@ -1,0 +1,39 @@
+import Foundation
+import TidingsModel
+import TidingsServer
+
+/// A server on a free loopback port around `routes`, with the standard pipeline, for one test.
+struct LoopbackServer {
+    let server: HTTPServer
+    let port: Int
+    let metrics: MetricsRegistry
+    let logs: RecordingLogHandler
+
+    init(configuration: HTTPServer.Configuration = .init(), threads: Int = 2, routes: [HTTPRoute]) throws {
+        var configuration = configuration
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threadCount = threads
+        let router = Router(routes: routes)
+        let logs = RecordingLogHandler()
+        let logger = Logger(label: "test", level: .debug, handler: logs)
+        let metrics = MetricsRegistry()
+        let handler = HTTPMiddleware.standard(
+            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.handlerTimeout)
+        server = HTTPServer(configuration: configuration, handler: handler, logger: logger, metrics: metrics)
+        port = try server.start()
+        self.metrics = metrics
+        self.logs = logs
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+}
+
+/// Keeps every log record in memory.
+final class RecordingLogHandler: LogHandler, Sendable {
+    private let box = LockedBox([LogRecord]())
+
+    var records: [LogRecord] { box.withLock { $0 } }
+
+    func emit(_ record: LogRecord) { box.withLock { $0.append(record) } }
+}
