@@ -28,7 +28,9 @@ public enum APIKeySecret {
     /// `count` bytes from OpenSSL's CSPRNG (falling back to the system generator, also cryptographic).
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let status = bytes.withUnsafeMutableBytes { RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count)) }
+        let status = bytes.withUnsafeMutableBytes {
+            RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count))
+        }
         if status != 1 {
             var generator = SystemRandomNumberGenerator()
             for index in bytes.indices { bytes[index] = generator.next() }

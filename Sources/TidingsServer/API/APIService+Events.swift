@@ -18,7 +18,8 @@ extension APIService {
         if elements.count > limits.maximumBatchEvents {
             throw HTTPError(
                 status: 413, code: "too_many_events",
-                message: "the batch has \(elements.count) events; the limit is \(limits.maximumBatchEvents) per request")
+                message: "the batch has \(elements.count) events; the limit is \(limits.maximumBatchEvents) per request"
+            )
         }
         let now = self.now
         var receipts = [EventReceipt?](repeating: nil, count: elements.count)
@@ -93,7 +94,8 @@ extension APIService {
         query.until = try timestamp(request, "until")
         if let position = try position(request, kind: "e") {
             guard let sequence = Int64(position) else {
-                throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
             }
             query.afterSequence = sequence
         }

@@ -49,7 +49,8 @@ extension APIService {
         object["unique"] = .object(unique)
         object["rates"] = [
             "open_rate": rate("opened"), "dismiss_rate": rate("dismissed"), "action_rate": rate("actions"),
-            "click_rate": delivered > 0 ? .double((Double(clicks) / Double(delivered) * 10_000).rounded() / 10_000) : .null,
+            "click_rate": delivered > 0
+                ? .double((Double(clicks) / Double(delivered) * 10_000).rounded() / 10_000) : .null,
         ]
         return .object(object)
     }

@@ -38,7 +38,9 @@ enum InstallationJSON {
             ("app_version", \InstallationUpdate.appVersion), ("sdk_version", \.sdkVersion),
             ("os_version", \.osVersion), ("device_model", \.deviceModel),
         ] {
-            update[keyPath: path] = try text(body, field, "1 to 64 bytes") { (1...64).contains($0.utf8.count) ? $0 : nil }
+            update[keyPath: path] = try text(body, field, "1 to 64 bytes") {
+                (1...64).contains($0.utf8.count) ? $0 : nil
+            }
         }
         switch body["consents"] {
         case nil: break
@@ -129,7 +131,9 @@ enum InstallationJSON {
 
     private static func isLocale(_ value: String) -> Bool {
         (2...35).contains(value.utf8.count)
-            && value.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+            && value.utf8.allSatisfy {
+                isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

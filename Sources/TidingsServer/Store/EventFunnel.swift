@@ -13,8 +13,9 @@ public struct EventFunnel: Sendable, Hashable {
     /// Distinct installations with any event in scope.
     public var uniqueInstallations: Int
 
-    public init(eventsByType: [String: Int] = [:], installationsByType: [String: Int] = [:], uniqueInstallations: Int = 0)
-    {
+    public init(
+        eventsByType: [String: Int] = [:], installationsByType: [String: Int] = [:], uniqueInstallations: Int = 0
+    ) {
         self.eventsByType = eventsByType
         self.installationsByType = installationsByType
         self.uniqueInstallations = uniqueInstallations

@@ -81,4 +81,3 @@ public struct Installation: Sendable, Hashable {
         }
     }
 }
-

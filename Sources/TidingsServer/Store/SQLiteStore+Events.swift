@@ -119,7 +119,8 @@ extension SQLiteStore {
         let event = TidingsEvent(
             eventID: UUID(uuidString: row.text(at: 1)) ?? UUID(), type: EventType(row.text(at: 2)),
             occurredAt: row.int64(at: 3), installationID: row.text(at: 5), platform: row.text(at: 6),
-            sdkVersion: row.optionalText(at: 7), appVersion: row.optionalText(at: 8), osVersion: row.optionalText(at: 9),
+            sdkVersion: row.optionalText(at: 7), appVersion: row.optionalText(at: 8),
+            osVersion: row.optionalText(at: 9),
             deviceModel: row.optionalText(at: 10), userID: row.optionalText(at: 11),
             messageID: row.optionalText(at: 12), campaignID: row.optionalText(at: 13),
             dialect: row.optionalText(at: 14), source: row.optionalText(at: 15).flatMap(EventSource.init(rawValue:)),

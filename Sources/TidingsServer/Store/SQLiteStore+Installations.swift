@@ -28,7 +28,8 @@ extension SQLiteStore {
         try database.write { db in
             let existing = try Self.installation(db, appID: appID, installationID: installationID)
             var installation = update.applied(
-                to: existing ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
+                to: existing
+                    ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
             installation.updatedAt = now
             for kind in TokenType.allCases {
                 guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
@@ -85,7 +86,9 @@ extension SQLiteStore {
             conditions.append("i.installation_id > ?\(bindings.count)")
         }
         bindings.append(.integer(Int64(max(0, query.limit))))
-        let columns = Self.installationColumns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespaces) }
+        let columns = Self.installationColumns.split(separator: ",").map {
+            "i." + $0.trimmingCharacters(in: .whitespaces)
+        }
         let sql = """
             SELECT \(columns.joined(separator: ", ")) FROM installations i\(join)
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY i.installation_id LIMIT ?\(bindings.count)

@@ -38,7 +38,8 @@ extension SQLiteStore {
                 }
                 var newDistinct = 0
                 for tag in added
-                where try db.scalar("SELECT 1 FROM app_tags WHERE app_id = ?1 AND tag = ?2", [.text(appID), .text(tag)])
+                where try db.scalar(
+                    "SELECT 1 FROM app_tags WHERE app_id = ?1 AND tag = ?2", [.text(appID), .text(tag)])
                     == nil
                 {
                     newDistinct += 1

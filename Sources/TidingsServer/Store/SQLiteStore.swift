@@ -51,8 +51,10 @@ public final class SQLiteStore: Store {
 
     public func app(id: String) throws -> AppRecord? {
         try database.read { db in
-            try db.query("SELECT id, name, bundle_id, created_at FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow)
-                .first
+            try db.query(
+                "SELECT id, name, bundle_id, created_at FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow
+            )
+            .first
         }
     }
 

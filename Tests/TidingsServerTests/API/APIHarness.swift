@@ -81,7 +81,8 @@ struct APIHarness {
     func register(_ installationID: String, _ fields: [String: JSONValue] = [:], key: String? = nil) async throws
         -> Reply
     {
-        let reply = try await call("PUT", "/v1/installations/\(installationID)", key: key ?? appKey, json: .object(fields))
+        let reply = try await call(
+            "PUT", "/v1/installations/\(installationID)", key: key ?? appKey, json: .object(fields))
         #expect(reply.status == 200 || reply.status == 201, "\(reply.json)")
         return reply
     }

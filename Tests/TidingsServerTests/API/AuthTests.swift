@@ -6,7 +6,8 @@ import TidingsServer
 /// Who may call what: 401 for bad credentials, 403 for missing rights, and no app sees another's data.
 @Suite struct AuthTests {
     static let protectedRoutes: [(String, String)] = [
-        ("PUT", "/v1/installations/i1"), ("GET", "/v1/installations/i1"), ("DELETE", "/v1/installations/i1/tokens/apns"),
+        ("PUT", "/v1/installations/i1"), ("GET", "/v1/installations/i1"),
+        ("DELETE", "/v1/installations/i1/tokens/apns"),
         ("GET", "/v1/installations"), ("GET", "/v1/users/u1/tags"), ("PUT", "/v1/users/u1/tags"),
         ("POST", "/v1/users/u1/tags"), ("DELETE", "/v1/users/u1/tags"), ("DELETE", "/v1/users/u1/tags/vip"),
         ("POST", "/v1/events"), ("GET", "/v1/events"), ("GET", "/v1/campaigns/c1/stats"),

@@ -144,7 +144,8 @@ import TidingsServer
         _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
 
         func count(_ query: [(String, String)]) async throws -> Int? {
-            try await harness.call("GET", "/v1/events", key: harness.serverKey, query: query).json["events"]?.arrayValue?
+            try await harness.call("GET", "/v1/events", key: harness.serverKey, query: query).json["events"]?
+                .arrayValue?
                 .count
         }
         #expect(try await count([("type", "open")]) == 3)

@@ -183,12 +183,14 @@ import TidingsServer
         }
         _ = try await harness.call("PUT", "/v1/users/alice/tags", key: harness.serverKey, json: ["tags": ["vip"]])
 
-        let byUser = try await harness.call("GET", "/v1/installations", key: harness.serverKey, query: [("user_id", "bob")])
+        let byUser = try await harness.call(
+            "GET", "/v1/installations", key: harness.serverKey, query: [("user_id", "bob")])
         #expect(byUser.json["installations"]?.arrayValue?.count == 3)
         let byTag = try await harness.call("GET", "/v1/installations", key: harness.serverKey, query: [("tag", "vip")])
-        #expect(byTag.json["installations"]?.arrayValue?.compactMap { $0["installation_id"]?.stringValue } == [
-            "inst-0", "inst-1",
-        ])
+        #expect(
+            byTag.json["installations"]?.arrayValue?.compactMap { $0["installation_id"]?.stringValue } == [
+                "inst-0", "inst-1",
+            ])
 
         var seen: [String] = []
         var cursor: String?
@@ -203,7 +205,9 @@ import TidingsServer
         #expect(seen == (0..<5).map { "inst-\($0)" })
     }
 
-    @Test(arguments: [("cursor", "!!!"), ("cursor", "ZTox"), ("limit", "0"), ("limit", "1001"), ("limit", "x"), ("tag", "bad tag")])
+    @Test(arguments: [
+        ("cursor", "!!!"), ("cursor", "ZTox"), ("limit", "0"), ("limit", "1001"), ("limit", "x"), ("tag", "bad tag"),
+    ])
     func badListParametersAre400(_ name: String, _ value: String) async throws {
         let harness = try APIHarness()
         let reply = try await harness.call("GET", "/v1/installations", key: harness.serverKey, query: [(name, value)])

@@ -16,10 +16,12 @@ import TidingsServer
     @Test func anAppKeyManagesTheTagsOfItsOwnUser() async throws {
         let harness = try await harnessWithAlice()
         let key = harness.appKey
-        let set = try await harness.call("PUT", "/v1/users/alice/tags", key: key, json: ["tags": ["b", "a"]], headers: asAlice)
+        let set = try await harness.call(
+            "PUT", "/v1/users/alice/tags", key: key, json: ["tags": ["b", "a"]], headers: asAlice)
         #expect(set.status == 200)
         #expect(set.json == ["user_id": "alice", "tags": ["a", "b"]])
-        let added = try await harness.call("POST", "/v1/users/alice/tags", key: key, json: ["tags": ["c"]], headers: asAlice)
+        let added = try await harness.call(
+            "POST", "/v1/users/alice/tags", key: key, json: ["tags": ["c"]], headers: asAlice)
         #expect(added.json["tags"] == ["a", "b", "c"])
         let removedOne = try await harness.call("DELETE", "/v1/users/alice/tags/b", key: key, headers: asAlice)
         #expect(removedOne.json["tags"] == ["a", "c"])
@@ -70,7 +72,8 @@ import TidingsServer
     @Test(arguments: [["tags": "a"], ["tags": [1]], ["other": ["a"]]] as [JSONValue])
     func wrongBodyShapesAre400(_ body: JSONValue) async throws {
         let harness = try await harnessWithAlice()
-        let reply = try await harness.call("PUT", "/v1/users/alice/tags", key: harness.appKey, json: body, headers: asAlice)
+        let reply = try await harness.call(
+            "PUT", "/v1/users/alice/tags", key: harness.appKey, json: body, headers: asAlice)
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_field")
         #expect(reply.errorMessage.contains("tags"))
@@ -95,8 +98,10 @@ import TidingsServer
 
         let sixteen = JSONValue.array((0..<16).map { .string("t\($0)") })
         #expect(
-            try await harness.call("PUT", "/v1/users/alice/tags", key: harness.appKey, json: ["tags": sixteen], headers: asAlice)
-                .status == 200)
+            try await harness.call(
+                "PUT", "/v1/users/alice/tags", key: harness.appKey, json: ["tags": sixteen], headers: asAlice
+            )
+            .status == 200)
         let add = try await harness.call(
             "POST", "/v1/users/alice/tags", key: harness.appKey, json: ["tags": ["one-more"]], headers: asAlice)
         #expect(add.status == 422)
@@ -107,11 +112,14 @@ import TidingsServer
         let harness = try await harnessWithAlice { $0.tagLimits.maximumDistinctPerApp = 3 }
         _ = try await harness.call("PUT", "/v1/users/bob/tags", key: harness.serverKey, json: ["tags": ["a", "b"]])
         #expect(
-            try await harness.call("PUT", "/v1/users/carol/tags", key: harness.serverKey, json: ["tags": ["b", "c"]]).status
+            try await harness.call("PUT", "/v1/users/carol/tags", key: harness.serverKey, json: ["tags": ["b", "c"]])
+                .status
                 == 200)
-        let reply = try await harness.call("POST", "/v1/users/carol/tags", key: harness.serverKey, json: ["tags": ["d"]])
+        let reply = try await harness.call(
+            "POST", "/v1/users/carol/tags", key: harness.serverKey, json: ["tags": ["d"]])
         #expect(reply.status == 422)
         #expect(reply.errorMessage.contains("at most 3 distinct tags"))
-        #expect(try await harness.call("GET", "/v1/users/carol/tags", key: harness.serverKey).json["tags"] == ["b", "c"])
+        #expect(
+            try await harness.call("GET", "/v1/users/carol/tags", key: harness.serverKey).json["tags"] == ["b", "c"])
     }
 }

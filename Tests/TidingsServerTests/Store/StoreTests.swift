@@ -11,7 +11,8 @@ import TidingsServer
         let store = try backend.makeStore()
         for (offset, id) in apps.enumerated() {
             try store.createApp(
-                AppRecord(id: id, name: "name-\(id)", bundleID: "com.example.\(id)", createdAt: Self.now + Int64(offset)))
+                AppRecord(
+                    id: id, name: "name-\(id)", bundleID: "com.example.\(id)", createdAt: Self.now + Int64(offset)))
         }
         return store
     }
@@ -144,9 +145,13 @@ import TidingsServer
         _ = try store.upsertInstallation(appID: "app_b", installationID: "b0", update: .init(), now: Self.now)
         _ = try store.addTags(appID: "app_a", userID: "u2", tags: ["vip"], limits: .default)
 
-        #expect(try store.installations(appID: "app_a", query: .init()).map(\.installationID) == ["i0", "i1", "i2", "i3", "i4"])
+        #expect(
+            try store.installations(appID: "app_a", query: .init()).map(\.installationID) == [
+                "i0", "i1", "i2", "i3", "i4",
+            ])
         #expect(try store.installations(appID: "app_a", query: .init(userID: "u1")).count == 3)
-        #expect(try store.installations(appID: "app_a", query: .init(tag: "vip")).map(\.installationID) == ["i3", "i4"])
+        #expect(
+            try store.installations(appID: "app_a", query: .init(tag: "vip")).map(\.installationID) == ["i3", "i4"])
         let page = try store.installations(appID: "app_a", query: .init(afterInstallationID: "i1", limit: 2))
         #expect(page.map(\.installationID) == ["i2", "i3"])
         #expect(try store.existingInstallationIDs(appID: "app_a", among: ["i0", "b0", "zz"]) == ["i0"])
@@ -210,10 +215,12 @@ import TidingsServer
         let store = try makeStore(backend)
         let first = event(.delivery)
         let second = event(.open)
-        #expect(try store.insertEvents(appID: "app_a", events: [first, second, first], receivedAt: Self.now) == [
-            true, true, false,
-        ])
-        #expect(try store.insertEvents(appID: "app_a", events: [second], receivedAt: Self.now + 86_400_000_000) == [false])
+        #expect(
+            try store.insertEvents(appID: "app_a", events: [first, second, first], receivedAt: Self.now) == [
+                true, true, false,
+            ])
+        #expect(
+            try store.insertEvents(appID: "app_a", events: [second], receivedAt: Self.now + 86_400_000_000) == [false])
         #expect(try store.insertEvents(appID: "app_b", events: [second], receivedAt: Self.now) == [true])
         let stored = try store.events(appID: "app_a", query: .init())
         #expect(stored.events.map(\.event) == [first, second])
