@@ -40,8 +40,11 @@ public final class SQLiteStore: Store {
 
     public func createApp(_ app: AppRecord) throws {
         try database.write { db in
-            if try db.scalar("SELECT 1 FROM apps WHERE id = ?1 OR name = ?2", [.text(app.id), .text(app.name)]) != nil {
-                throw StoreError(code: .conflict, message: "an app called '\(app.name)' or with id \(app.id) exists")
+            if try db.scalar("SELECT 1 FROM apps WHERE name = ?1", [.text(app.name)]) != nil {
+                throw StoreError(code: .conflict, message: "an app called '\(app.name)' already exists")
+            }
+            if try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(app.id)]) != nil {
+                throw StoreError(code: .conflict, message: "an app with id \(app.id) already exists")
             }
             try db.run(
                 "INSERT INTO apps (id, name, bundle_id, created_at) VALUES (?1, ?2, ?3, ?4)",
