@@ -32,7 +32,7 @@ enum InstallationJSON {
             country.utf8.count == 2 && country.utf8.allSatisfy(isLetter) ? country.uppercased() : nil
         }
         update.timezone = try text(body, "timezone", "an IANA time zone such as Asia/Tokyo") {
-            TimeZone(identifier: $0) != nil && !$0.isEmpty ? $0 : nil
+            isTimeZone($0) ? $0 : nil
         }
         for (field, path) in [
             ("app_version", \InstallationUpdate.appVersion), ("sdk_version", \.sdkVersion),
@@ -123,6 +123,18 @@ enum InstallationJSON {
 
     static func invalid(_ field: String, _ message: String) -> HTTPError {
         HTTPError(status: 400, code: "invalid_field", message: message)
+    }
+
+    /// Time zones already found valid: `TimeZone(identifier:)` reads the zone file on Linux every time.
+    /// Only valid identifiers are kept, so the set is bounded by the IANA database.
+    private static let knownTimeZones = LockedBox(Set<String>())
+
+    static func isTimeZone(_ identifier: String) -> Bool {
+        guard (1...64).contains(identifier.utf8.count) else { return false }
+        if knownTimeZones.withLock({ $0.contains(identifier) }) { return true }
+        guard TimeZone(identifier: identifier) != nil else { return false }
+        knownTimeZones.withLock { _ = $0.insert(identifier) }
+        return true
     }
 
     private static func isPlatform(_ value: String) -> Bool {

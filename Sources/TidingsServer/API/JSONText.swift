@@ -3,7 +3,7 @@ import TidingsModel
 
 /// The one place the server turns JSON bytes into ``JSONValue`` and back.
 ///
-/// Reading goes through `JSONSerialization` for now; a faster ``JSONValue`` parser can replace
+/// Reading goes through our ``JSONByteParser``; the shared ``JSONValue`` parser can replace it in
 /// ``parse(_:)`` without touching any caller. Writing is our own: compact, keys sorted, so answers
 /// are byte-for-byte stable.
 enum JSONText {
@@ -14,35 +14,14 @@ enum JSONText {
 
     /// Parses one JSON document (any top-level value).
     static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
-        let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try data.withUnsafeBytes { raw in
+                try JSONByteParser.parse(raw.bindMemory(to: UInt8.self))
+            }
+        } catch let error as SyntaxError {
+            throw error
         } catch {
             throw SyntaxError(message: "the body is not valid JSON")
-        }
-        return convert(object)
-    }
-
-    private static func convert(_ object: Any) -> JSONValue {
-        switch object {
-        case let string as String:
-            return .string(string)
-        case let number as NSNumber:
-            // On Linux a JSON boolean is an NSNumber whose type code is `c`; integers are `q`/`i`, others `d`.
-            switch UInt8(bitPattern: number.objCType.pointee) {
-            case UInt8(ascii: "c"), UInt8(ascii: "B"): return .bool(number.boolValue)
-            case UInt8(ascii: "d"), UInt8(ascii: "f"): return .double(number.doubleValue)
-            case UInt8(ascii: "Q"):
-                let unsigned = number.uint64Value
-                return unsigned <= UInt64(Int64.max) ? .integer(Int64(unsigned)) : .double(number.doubleValue)
-            default: return .integer(number.int64Value)
-            }
-        case let array as [Any]:
-            return .array(array.map(convert))
-        case let dictionary as [String: Any]:
-            return .object(dictionary.mapValues(convert))
-        default:
-            return .null
         }
     }
 
