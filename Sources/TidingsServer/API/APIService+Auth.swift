@@ -19,11 +19,11 @@ extension APIService {
         guard let authorization = request.headers["Authorization"] else {
             throw refuse(401, "unauthorized", "send your key as 'Authorization: Bearer <key>'")
         }
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw refuse(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
         }
-        let secret = parts[1].trimmingCharacters(in: .whitespaces)
+        let secret = String(parts[1])
         guard let claimedKind = APIKeySecret.kind(of: secret) else {
             throw refuse(401, "invalid_key", "the key is not a Tidings key (tdg_app_… or tdg_srv_…)")
         }
