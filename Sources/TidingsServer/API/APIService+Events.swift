@@ -45,7 +45,7 @@ extension APIService {
                 accepted.append(candidate)
             } else {
                 receipts[candidate.index] = EventReceipt(
-                    eventID: candidate.event.eventID.uuidString.lowercased(), status: .rejected,
+                    eventID: candidate.event.eventID.lowercasedString, status: .rejected,
                     error: WireError(
                         code: "unknown_installation",
                         message: "installation \(candidate.event.installationID) is not registered with this app"))
@@ -55,7 +55,7 @@ extension APIService {
         var counts = (accepted: 0, duplicate: 0)
         for (candidate, isNew) in zip(accepted, inserted) {
             receipts[candidate.index] = EventReceipt(
-                eventID: candidate.event.eventID.uuidString.lowercased(), status: isNew ? .accepted : .duplicate)
+                eventID: candidate.event.eventID.lowercasedString, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
         }
         metrics.eventsIngested(
@@ -67,7 +67,7 @@ extension APIService {
     /// The id to put on a receipt for an event that could not be read: lower-cased when it is a UUID.
     private static func readableEventID(_ element: JSONValue) -> String? {
         guard let raw = element["event_id"]?.stringValue else { return nil }
-        return UUID(uuidString: raw).map { $0.uuidString.lowercased() } ?? raw
+        return UUID(uuidString: raw).map { $0.lowercasedString } ?? raw
     }
 
     private static func receiptJSON(_ receipt: EventReceipt) -> JSONValue {

@@ -13,7 +13,7 @@ enum EventCSV {
         for stored in events {
             let event = stored.event
             let fields: [String?] = [
-                event.eventID.uuidString.lowercased(), event.type.rawValue, String(event.occurredAt),
+                event.eventID.lowercasedString, event.type.rawValue, String(event.occurredAt),
                 String(stored.receivedAt), event.installationID, event.platform, event.userID, event.messageID,
                 event.campaignID, event.dialect, event.source?.rawValue, event.appState?.rawValue, event.actionID,
                 event.value, event.token, event.tokenType?.rawValue, event.environment, event.permission,

@@ -30,7 +30,7 @@ extension SQLiteStore {
                     try statement.bind(value.map(SQLiteValue.text) ?? .null, at: index)
                 }
                 try statement.bind(.text(appID), at: 1)
-                try statement.bind(.text(event.eventID.uuidString.lowercased()), at: 2)
+                try statement.bind(.text(event.eventID.lowercasedString), at: 2)
                 try statement.bind(.text(event.type.rawValue), at: 3)
                 try statement.bind(.integer(event.occurredAt), at: 4)
                 try statement.bind(.integer(receivedAt), at: 5)
