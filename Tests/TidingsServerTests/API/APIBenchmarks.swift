@@ -126,4 +126,31 @@ struct APIBenchmarks {
             wall: seconds,
             cpu: cpu)
     }
+
+    @Test func storeAloneInsertsEventsInBatchesOf500() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-bench-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(directory: directory)
+        try store.createApp(AppRecord(id: "app_bench", name: "bench", bundleID: "com.example.bench", createdAt: 0))
+        let now = Date().millisecondsSince1970
+        let batches = (0..<200).map { batch in
+            (0..<500).map { index in
+                TidingsEvent(
+                    type: [.delivery, .open, .dismiss, .linkOpen][index % 4], occurredAt: now,
+                    installationID: "inst-\(index % 100)", sdkVersion: "0.1.0", appVersion: "1.0.0",
+                    messageID: "m-\(batch % 10)", campaignID: "c-\(batch % 3)", dialect: "native", source: .app,
+                    appState: .foreground, value: "https://example.com/x")
+            }
+        }
+        let start = ContinuousClock.now
+        let cpuStart = Self.processCPUSeconds()
+        var inserted = 0
+        for batch in batches {
+            inserted += try store.insertEvents(appID: "app_bench", events: batch, receivedAt: now).filter { $0 }.count
+        }
+        let seconds = (ContinuousClock.now - start).seconds
+        let cpu = Self.processCPUSeconds() - cpuStart
+        #expect(inserted == 100_000)
+        Self.report("store alone: events in batches of 500", count: inserted, wall: seconds, cpu: cpu)
+    }
 }
