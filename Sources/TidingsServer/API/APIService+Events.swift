@@ -58,9 +58,14 @@ extension APIService {
                 eventID: candidate.event.eventID.lowercasedString, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
         }
-        metrics.eventsIngested(
-            accepted: counts.accepted, duplicate: counts.duplicate,
-            rejected: elements.count - counts.accepted - counts.duplicate)
+        let rejected = elements.count - counts.accepted - counts.duplicate
+        metrics.eventsIngested(accepted: counts.accepted, duplicate: counts.duplicate, rejected: rejected)
+        logger.debug(
+            "events ingested",
+            metadata: [
+                "app": caller.appID, "accepted": String(counts.accepted), "duplicate": String(counts.duplicate),
+                "rejected": String(rejected), "request_id": request.requestID,
+            ])
         return json(["receipts": .array(receipts.compactMap { $0.map(Self.receiptJSON) })])
     }
 
@@ -82,11 +87,17 @@ extension APIService {
 
     /// `GET /v1/events?type=&message_id=&campaign_id=&since=&until=&cursor=&limit=`, for server keys.
     ///
-    /// JSON pages by default; `Accept: application/x-ndjson` or `text/csv` exports the page as lines.
-    /// The body is built whole; a streaming body can replace it once the server offers one.
+    /// JSON pages by default (`limit` up to 1,000); `Accept: application/x-ndjson` or `text/csv` exports
+    /// as lines (`limit` up to 100,000), with the next cursor in `X-Next-Cursor`.
+    /// - Note: The export body is built whole in memory; switch to the server's streaming body once it
+    ///   offers one, so exports need no limit.
     func getEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
-        var query = EventQuery(limit: try pageLimit(request))
+        let accept = request.headers["Accept"]?.lowercased() ?? ""
+        let format: ExportFormat =
+            accept.contains("application/x-ndjson") ? .ndjson : accept.contains("text/csv") ? .csv : .json
+        let limit = try pageLimit(request, maximum: format == .json ? nil : configuration.maximumExportRows)
+        var query = EventQuery(limit: limit)
         if let type = request.queryValue("type"), !type.isEmpty { query.type = EventType(type) }
         query.messageID = request.queryValue("message_id")
         query.campaignID = request.queryValue("campaign_id")
@@ -103,8 +114,8 @@ extension APIService {
         let next = page.nextSequence.map { cursor(kind: "e", position: String($0)) }
         var headers: HTTPHeaders = [:]
         if let next { headers["X-Next-Cursor"] = next }
-        let accept = request.headers["Accept"]?.lowercased() ?? ""
-        if accept.contains("application/x-ndjson") {
+        switch format {
+        case .ndjson:
             var bytes = [UInt8]()
             for stored in page.events {
                 JSONText.write(Self.eventJSON(stored), into: &bytes)
@@ -112,16 +123,23 @@ extension APIService {
             }
             headers["Content-Type"] = "application/x-ndjson"
             return HTTPResponse(status: 200, headers: headers, body: Data(bytes))
-        }
-        if accept.contains("text/csv") {
+        case .csv:
             headers["Content-Type"] = "text/csv; charset=utf-8"
             return HTTPResponse(status: 200, headers: headers, body: Data(EventCSV.document(page.events).utf8))
+        case .json:
+            headers["Content-Type"] = "application/json"
+            let body: JSONValue = [
+                "events": .array(page.events.map(Self.eventJSON)), "next_cursor": next.map(JSONValue.string) ?? .null,
+            ]
+            return HTTPResponse(status: 200, headers: headers, body: JSONText.data(body))
         }
-        headers["Content-Type"] = "application/json"
-        let body: JSONValue = [
-            "events": .array(page.events.map(Self.eventJSON)), "next_cursor": next.map(JSONValue.string) ?? .null,
-        ]
-        return HTTPResponse(status: 200, headers: headers, body: JSONText.data(body))
+    }
+
+    /// How `GET /v1/events` answers, chosen by `Accept`.
+    enum ExportFormat {
+        case json
+        case ndjson
+        case csv
     }
 
     static func eventJSON(_ stored: StoredEvent) -> JSONValue {

@@ -62,12 +62,12 @@ extension APIService {
     }
 
     /// The `limit` query parameter, defaulted and bounded by the configuration.
-    func pageLimit(_ request: HTTPRequest) throws -> Int {
-        guard let text = request.queryValue("limit") else { return configuration.defaultPageSize }
-        guard let limit = Int(text), limit >= 1, limit <= configuration.maximumPageSize else {
+    func pageLimit(_ request: HTTPRequest, maximum: Int? = nil) throws -> Int {
+        let maximum = maximum ?? configuration.maximumPageSize
+        guard let text = request.queryValue("limit") else { return min(configuration.defaultPageSize, maximum) }
+        guard let limit = Int(text), limit >= 1, limit <= maximum else {
             throw HTTPError(
-                status: 400, code: "invalid_parameter",
-                message: "limit must be an integer from 1 to \(configuration.maximumPageSize)")
+                status: 400, code: "invalid_parameter", message: "limit must be an integer from 1 to \(maximum)")
         }
         return limit
     }

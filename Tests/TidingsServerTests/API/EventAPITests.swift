@@ -212,6 +212,21 @@ import TidingsServer
         #expect(rows[1].contains("\"has,comma \"\"quoted\"\"\""))
     }
 
+    @Test func exportsMayAskForMoreRowsThanJSONPages() async throws {
+        let harness = try await harnessWithInstallation()
+        let json = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("limit", "5000")])
+        #expect(json.status == 400)
+        #expect(json.errorMessage.contains("1 to 1000"))
+        let csv = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("limit", "5000")], headers: [("Accept", "text/csv")])
+        #expect(csv.status == 200)
+        let tooMany = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("limit", "100001")],
+            headers: [("Accept", "application/x-ndjson")])
+        #expect(tooMany.status == 400)
+        #expect(tooMany.errorMessage.contains("1 to 100000"))
+    }
+
     @Test(arguments: [("since", "yesterday"), ("until", "2026-13-45"), ("cursor", "bm9wZQ"), ("limit", "-1")])
     func badQueryParametersAre400(_ name: String, _ value: String) async throws {
         let harness = try await harnessWithInstallation()
