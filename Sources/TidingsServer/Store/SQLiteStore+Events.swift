@@ -79,7 +79,7 @@ extension SQLiteStore {
             SELECT \(Self.eventColumns) FROM events WHERE \(conditions.joined(separator: " AND "))
             ORDER BY seq LIMIT ?\(bindings.count)
             """
-        var events = try database.read { db in try db.query(sql, bindings, row: Self.eventRow) }
+        var events = try reader.read { db in try db.query(sql, bindings, row: Self.eventRow) }
         var next: Int64?
         if events.count > limit {
             events.removeLast(events.count - limit)
@@ -94,24 +94,31 @@ extension SQLiteStore {
             case .campaign(let id): ("campaign_id", id)
             case .message(let id): ("message_id", id)
             }
-        return try database.read { db in
-            var funnel = EventFunnel()
-            let rows = try db.query(
-                """
-                SELECT type, COUNT(*), COUNT(DISTINCT installation_id) FROM events
-                WHERE app_id = ?1 AND \(column) = ?2 GROUP BY type
-                """, [.text(appID), .text(id)]
-            ) { row in (row.text(at: 0), row.int(at: 1), row.int(at: 2)) }
-            for (type, events, installations) in rows {
-                funnel.eventsByType[type] = events
-                funnel.installationsByType[type] = installations
-            }
-            funnel.uniqueInstallations = Int(
-                try db.scalar(
-                    "SELECT COUNT(DISTINCT installation_id) FROM events WHERE app_id = ?1 AND \(column) = ?2",
-                    [.text(appID), .text(id)])?.integerValue ?? 0)
-            return funnel
+        return try reader.read { db in
+            // One read transaction, so the per-type counts and the total see the same snapshot.
+            try db.transaction(immediate: false) { try Self.funnel(db, appID: appID, column: column, id: id) }
         }
+    }
+
+    private static func funnel(_ db: SQLiteConnection, appID: String, column: String, id: String) throws
+        -> EventFunnel
+    {
+        var funnel = EventFunnel()
+        let rows = try db.query(
+            """
+            SELECT type, COUNT(*), COUNT(DISTINCT installation_id) FROM events
+            WHERE app_id = ?1 AND \(column) = ?2 GROUP BY type
+            """, [.text(appID), .text(id)]
+        ) { row in (row.text(at: 0), row.int(at: 1), row.int(at: 2)) }
+        for (type, events, installations) in rows {
+            funnel.eventsByType[type] = events
+            funnel.installationsByType[type] = installations
+        }
+        funnel.uniqueInstallations = Int(
+            try db.scalar(
+                "SELECT COUNT(DISTINCT installation_id) FROM events WHERE app_id = ?1 AND \(column) = ?2",
+                [.text(appID), .text(id)])?.integerValue ?? 0)
+        return funnel
     }
 
     private static func eventRow(_ row: SQLiteStatement) -> StoredEvent {

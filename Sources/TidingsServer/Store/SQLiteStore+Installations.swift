@@ -47,7 +47,7 @@ extension SQLiteStore {
     }
 
     public func installation(appID: String, installationID: String) throws -> Installation? {
-        try database.read { db in try Self.installation(db, appID: appID, installationID: installationID) }
+        try reader.read { db in try Self.installation(db, appID: appID, installationID: installationID) }
     }
 
     public func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws
@@ -93,11 +93,11 @@ extension SQLiteStore {
             SELECT \(columns.joined(separator: ", ")) FROM installations i\(join)
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY i.installation_id LIMIT ?\(bindings.count)
             """
-        return try database.read { db in try db.query(sql, bindings, row: Self.installationRow) }
+        return try reader.read { db in try db.query(sql, bindings, row: Self.installationRow) }
     }
 
     public func existingInstallationIDs(appID: String, among installationIDs: Set<String>) throws -> Set<String> {
-        try database.read { db in
+        try reader.read { db in
             var found = Set<String>()
             for installationID in installationIDs
             where try db.scalar(

@@ -2,7 +2,7 @@ import TidingsSQLite
 
 extension SQLiteStore {
     public func tags(appID: String, userID: String) throws -> [String] {
-        try database.read { db in try Self.tags(db, appID: appID, userID: userID) }
+        try reader.read { db in try Self.tags(db, appID: appID, userID: userID) }
     }
 
     public func replaceTags(appID: String, userID: String, tags: Set<String>, limits: TagLimits) throws -> [String] {

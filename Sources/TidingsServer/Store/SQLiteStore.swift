@@ -15,7 +15,11 @@ public final class SQLiteStore: Store {
     /// The file name inside the data directory.
     public static let fileName = "tidings.sqlite"
 
+    /// Every write, and reads that belong to a write, go through this connection.
     let database: SQLiteDatabase
+    /// Plain reads go through a second connection: in WAL mode it reads the last committed state while
+    /// the writer works, so a long export or a key lookup never waits for a write.
+    let reader: SQLiteDatabase
     private let checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) and migrates the database at `path`.
@@ -32,6 +36,12 @@ public final class SQLiteStore: Store {
             try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 16384)")
         }
         try Self.migrate(database)
+        if path == ":memory:" {
+            reader = database
+        } else {
+            reader = try SQLiteDatabase(path: path)
+            try reader.read { try $0.execute("PRAGMA cache_size = -32768") }
+        }
         checkpointer =
             if let checkpointInterval, path != ":memory:" {
                 try WALCheckpointer(path: path, interval: checkpointInterval)
@@ -71,7 +81,7 @@ public final class SQLiteStore: Store {
     }
 
     public func app(id: String) throws -> AppRecord? {
-        try database.read { db in
+        try reader.read { db in
             try db.query(
                 "SELECT id, name, bundle_id, created_at FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow
             )
@@ -80,7 +90,7 @@ public final class SQLiteStore: Store {
     }
 
     public func app(named name: String) throws -> AppRecord? {
-        try database.read { db in
+        try reader.read { db in
             try db.query(
                 "SELECT id, name, bundle_id, created_at FROM apps WHERE name = ?1", [.text(name)], row: Self.appRow
             ).first
@@ -88,7 +98,7 @@ public final class SQLiteStore: Store {
     }
 
     public func apps() throws -> [AppRecord] {
-        try database.read { db in
+        try reader.read { db in
             try db.query("SELECT id, name, bundle_id, created_at FROM apps ORDER BY created_at, id", row: Self.appRow)
         }
     }
@@ -116,14 +126,14 @@ public final class SQLiteStore: Store {
     }
 
     public func key(hash: [UInt8]) throws -> APIKeyRecord? {
-        try database.read { db in
+        try reader.read { db in
             try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?1", [.blob(hash)], row: Self.keyRow)
                 .first
         }
     }
 
     public func keys(appID: String?) throws -> [APIKeyRecord] {
-        try database.read { db in
+        try reader.read { db in
             if let appID {
                 return try db.query(
                     "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ?1 ORDER BY created_at, id",
