@@ -85,6 +85,8 @@ struct JSONByteParser {
             depth -= 1
             return .object(object)
         }
+        // Events have a dozen or more members; growing from empty would rehash four times.
+        object.reserveCapacity(16)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
