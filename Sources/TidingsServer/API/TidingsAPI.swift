@@ -24,8 +24,16 @@ public final class TidingsAPI: Sendable {
     public let configuration: Configuration
 
     /// Opens (creating if needed) the SQLite store in `dataDirectory`.
-    public convenience init(dataDirectory: URL, logger: Logger) throws {
-        try self.init(store: SQLiteStore(directory: dataDirectory), logger: logger)
+    ///
+    /// - Parameters:
+    ///   - metrics: Where ingest and auth counters go; the server passes its registry's adapter.
+    public convenience init(
+        dataDirectory: URL, logger: Logger, configuration: Configuration = Configuration(),
+        metrics: any APIMetrics = NoAPIMetrics()
+    ) throws {
+        try self.init(
+            store: SQLiteStore(directory: dataDirectory), configuration: configuration, logger: logger,
+            metrics: metrics)
     }
 
     /// The API over `store`, with injected limits, clock and metrics.
