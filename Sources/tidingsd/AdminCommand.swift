@@ -93,9 +93,13 @@ enum AdminCommand {
             let issued = try admin.createKey(app: arguments.option("app")!, kind: kind)
             output.createdKey(issued.record, secret: issued.secret)
         case "keys list":
-            output.keys(try admin.keys(app: arguments.option("app")))
+            output.keys(try admin.keys(app: arguments.option("app")), appNames: try appNames(admin))
         default:
-            output.keys([try admin.revokeKey(id: arguments.positionals[0])])
+            output.keys([try admin.revokeKey(id: arguments.positionals[0])], appNames: try appNames(admin))
         }
+    }
+
+    private static func appNames(_ admin: AppAdministration) throws -> [String: String] {
+        Dictionary(try admin.store.apps().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -29,7 +29,8 @@ struct AdminOutput {
         line("Store it now: it is not shown again.")
     }
 
-    func keys(_ keys: [APIKeyRecord]) {
+    /// Keys as a table (app names from `appNames`) or `{"keys":[...]}`; never the secrets.
+    func keys(_ keys: [APIKeyRecord], appNames: [String: String]) {
         if json {
             write(["keys": .array(keys.map(Self.keyJSON))])
             return
@@ -38,7 +39,7 @@ struct AdminOutput {
             ["ID", "APP", "KIND", "KEY", "CREATED", "REVOKED"],
             keys.map {
                 [
-                    $0.id, $0.appID, $0.kind.rawValue, $0.hint, Self.date($0.createdAt),
+                    $0.id, appNames[$0.appID] ?? $0.appID, $0.kind.rawValue, $0.hint, Self.date($0.createdAt),
                     $0.revokedAt.map(Self.date) ?? "-",
                 ]
             })
