@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
 
         // The canonical model shared by SDK and server: payloads, dialects, events, JSON.
         .target(name: "TidingsModel"),
@@ -43,7 +48,7 @@ let package = Package(
         // The backend: HTTP API, store, providers.
         .target(
             name: "TidingsServer",
-            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD"]
+            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD", "COpenSSL"]
         ),
 
         // Shipped test doubles.

@@ -1,13 +1,105 @@
 import Foundation
+import TidingsModel
+import TidingsServer
 
 /// `tidingsd apps ...` and `tidingsd keys ...`: manage apps and keys directly on the store.
 ///
-/// Stub of the skeleton; the API helper replaces it.
+/// ```
+/// tidingsd apps create NAME --bundle-id ID [--json]
+/// tidingsd apps list [--json]
+/// tidingsd keys create --app APP --kind app|server [--json]   (the key is shown once)
+/// tidingsd keys list [--app APP] [--json]
+/// tidingsd keys revoke KEY_ID [--json]
+/// ```
+/// `APP` is an app id or name. Exit status: 0 done, 1 refused (for example a taken name), 2 usage.
 enum AdminCommand {
     static let names: Set<String> = ["apps", "keys"]
 
+    static let usage = """
+        usage: tidingsd apps create NAME --bundle-id ID [--json]
+               tidingsd apps list [--json]
+               tidingsd keys create --app APP --kind app|server [--json]
+               tidingsd keys list [--app APP] [--json]
+               tidingsd keys revoke KEY_ID [--json]
+        """
+
     static func run(_ arguments: [String], dataDirectory: URL) throws -> Int32 {
-        FileHandle.standardError.write(Data("tidingsd: \(arguments.first ?? "") is not built yet\n".utf8))
-        return 2
+        do {
+            let (command, parsed) = try parse(arguments)
+            let admin = AppAdministration(store: try SQLiteStore(directory: dataDirectory))
+            let output = AdminOutput(json: parsed.flag("json"))
+            try perform(command, parsed, admin: admin, output: output)
+            return 0
+        } catch let error as AdminUsageError {
+            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n\(usage)\n".utf8))
+            return 2
+        } catch let error as StoreError {
+            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
+            return 1
+        } catch let error as AdministrationError {
+            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
+            return 1
+        }
+    }
+
+    private static func parse(_ arguments: [String]) throws -> (String, AdminArguments) {
+        guard arguments.count >= 2, names.contains(arguments[0]) else {
+            throw AdminUsageError("expected 'apps' or 'keys' and a subcommand")
+        }
+        let command = "\(arguments[0]) \(arguments[1])"
+        let rest = Array(arguments.dropFirst(2))
+        let parsed: AdminArguments
+        switch command {
+        case "apps create":
+            parsed = try AdminArguments(rest, options: ["bundle-id"], flags: ["json"])
+            guard parsed.positionals.count == 1, parsed.option("bundle-id") != nil else {
+                throw AdminUsageError("apps create needs one NAME and --bundle-id")
+            }
+        case "apps list":
+            parsed = try AdminArguments(rest, flags: ["json"])
+        case "keys create":
+            parsed = try AdminArguments(rest, options: ["app", "kind"], flags: ["json"])
+            guard parsed.option("app") != nil, let kind = parsed.option("kind"), APIKeyKind(rawValue: kind) != nil
+            else {
+                throw AdminUsageError("keys create needs --app APP and --kind app or --kind server")
+            }
+        case "keys list":
+            parsed = try AdminArguments(rest, options: ["app"], flags: ["json"])
+        case "keys revoke":
+            parsed = try AdminArguments(rest, flags: ["json"])
+            guard parsed.positionals.count == 1 else { throw AdminUsageError("keys revoke needs one KEY_ID") }
+        default:
+            throw AdminUsageError("unknown command '\(command)'")
+        }
+        if command != "apps create" && command != "keys revoke" && !parsed.positionals.isEmpty {
+            throw AdminUsageError("unexpected argument '\(parsed.positionals[0])'")
+        }
+        return (command, parsed)
+    }
+
+    private static func perform(
+        _ command: String, _ arguments: AdminArguments, admin: AppAdministration, output: AdminOutput
+    )
+        throws
+    {
+        switch command {
+        case "apps create":
+            let app = try admin.createApp(name: arguments.positionals[0], bundleID: arguments.option("bundle-id")!)
+            output.apps([app], created: true)
+        case "apps list":
+            output.apps(try admin.store.apps(), created: false)
+        case "keys create":
+            let kind = APIKeyKind(rawValue: arguments.option("kind")!)!
+            let issued = try admin.createKey(app: arguments.option("app")!, kind: kind)
+            output.createdKey(issued.record, secret: issued.secret)
+        case "keys list":
+            output.keys(try admin.keys(app: arguments.option("app")), appNames: try appNames(admin))
+        default:
+            output.keys([try admin.revokeKey(id: arguments.positionals[0])], appNames: try appNames(admin))
+        }
+    }
+
+    private static func appNames(_ admin: AppAdministration) throws -> [String: String] {
+        Dictionary(try admin.store.apps().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 }

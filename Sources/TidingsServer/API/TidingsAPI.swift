@@ -3,12 +3,48 @@ import TidingsModel
 
 /// The Tidings HTTP API over a store: the route table of every `/v1` endpoint.
 ///
-/// Stub of the skeleton; the API helper replaces it. The server runs `router.handler`.
+/// ```swift
+/// let api = try TidingsAPI(dataDirectory: directory, logger: logger)
+/// let response = try await api.router.handler(request)
+/// ```
+///
+/// Callers authenticate with `Authorization: Bearer <key>`. An app key (`tdg_app_…`, public, embedded in
+/// apps) may register installations, read or unregister their tokens, post events, and read or change the
+/// tags of the user bound to the calling installation, which it names in `X-Tidings-Installation`. A server
+/// key (`tdg_srv_…`, secret) may do all of that for any user and read installations, events and statistics.
+/// Every request sees only the data of its key's app. Handlers call the synchronous ``Store`` directly:
+/// store calls are short and bounded.
 public final class TidingsAPI: Sendable {
-    public let router: Router
+    /// The header in which an app key names the installation it speaks for.
+    public static let installationHeader = "X-Tidings-Installation"
 
-    /// Opens (creating if needed) the store in `dataDirectory`.
-    public init(dataDirectory: URL, logger: Logger) throws {
-        router = Router()
+    /// Every route; the server runs `router.handler`.
+    public let router: Router
+    public let store: any Store
+    public let configuration: Configuration
+
+    /// Opens (creating if needed) the SQLite store in `dataDirectory`.
+    ///
+    /// - Parameters:
+    ///   - metrics: Where ingest and auth counters go; the server passes its registry's adapter.
+    public convenience init(
+        dataDirectory: URL, logger: Logger, configuration: Configuration = Configuration(),
+        metrics: any APIMetrics = NoAPIMetrics()
+    ) throws {
+        try self.init(
+            store: SQLiteStore(directory: dataDirectory), configuration: configuration, logger: logger,
+            metrics: metrics)
+    }
+
+    /// The API over `store`, with injected limits, clock and metrics.
+    public init(
+        store: any Store, configuration: Configuration = Configuration(), clock: any TidingsClock = SystemClock(),
+        logger: Logger, metrics: any APIMetrics = NoAPIMetrics()
+    ) {
+        self.store = store
+        self.configuration = configuration
+        let service = APIService(
+            store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics)
+        router = Router(routes: service.routes())
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import TidingsModel
+
+extension APIService {
+    /// Who may call an endpoint.
+    enum Access {
+        /// App and server keys.
+        case anyKey
+        /// Server keys only.
+        case serverKey
+    }
+
+    /// The caller of `request`, checked against `access`.
+    ///
+    /// The presented key is hashed, looked up by its digest (an attacker cannot steer a digest, so the
+    /// index lookup reveals nothing), and the stored digest compared in constant time. Keys never reach logs.
+    /// - Throws: 401 for a missing, malformed, unknown or revoked key; 403 for a key without the right.
+    func authenticate(_ request: HTTPRequest, _ access: Access) throws -> APICaller {
+        guard let authorization = request.headers["Authorization"] else {
+            throw refuse(401, "unauthorized", "send your key as 'Authorization: Bearer <key>'")
+        }
+        let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw refuse(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
+        }
+        let secret = String(parts[1])
+        guard let claimedKind = APIKeySecret.kind(of: secret) else {
+            throw refuse(401, "invalid_key", "the key is not a Tidings key (tdg_app_… or tdg_srv_…)")
+        }
+        let digest = SHA256Digest.hash(secret)
+        guard let key = try lookUpKey(digest: digest), SHA256Digest.constantTimeEquals(key.hash, digest),
+            key.kind == claimedKind
+        else {
+            throw refuse(401, "invalid_key", "the key is not known")
+        }
+        if key.isRevoked {
+            throw refuse(401, "revoked_key", "the key was revoked")
+        }
+        if access == .serverKey && key.kind != .server {
+            throw refuse(403, "forbidden", "this endpoint needs a server key; app keys may not read data")
+        }
+        var installationID: String?
+        if let header = request.headers[TidingsAPI.installationHeader], !header.isEmpty {
+            installationID = header
+        }
+        return APICaller(appID: key.appID, key: key, installationID: installationID)
+    }
+
+    private func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {
+        let lifetime = configuration.keyCacheSeconds
+        let date = clock.now
+        if lifetime > 0, let cached = keyCache.withLock({ $0[digest] }), cached.expires > date {
+            return cached.key
+        }
+        guard let key = try store.key(hash: digest) else { return nil }
+        if lifetime > 0 {
+            keyCache.withLock { cache in
+                // Bounded: only real keys are cached, and a flood of them only costs a refill.
+                if cache.count >= 10_000 { cache.removeAll() }
+                cache[digest] = (key, date.addingTimeInterval(lifetime))
+            }
+        }
+        return key
+    }
+
+    private func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPError {
+        metrics.authenticationFailed(status: status)
+        return HTTPError(status: status, code: code, message: message)
+    }
+
+    /// Refuses an app key that does not speak for an installation of `userID`.
+    func requireUserAccess(_ caller: APICaller, userID: String) throws {
+        guard caller.kind == .app else { return }
+        guard let installationID = caller.installationID else {
+            throw refuse(
+                403, "forbidden",
+                "app keys must name the calling installation in \(TidingsAPI.installationHeader) to use user tags")
+        }
+        let installation = try store.installation(appID: caller.appID, installationID: installationID)
+        guard let installation, installation.userID == userID else {
+            throw refuse(403, "forbidden", "the calling installation is not logged in as this user")
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import TidingsModel
+
+extension APIService {
+    /// `POST /v1/events`: stores a batch and answers one receipt per event, keyed by event id.
+    ///
+    /// The batch is refused whole (413) beyond the count or byte limit; otherwise each event is judged
+    /// alone: rejected when invalid or when its installation is not the calling app's, duplicate when its
+    /// id was stored before (with no time window), accepted otherwise. The accepted events of a batch are
+    /// inserted in one transaction.
+    func postEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticate(request, .anyKey)
+        let limits = configuration.eventLimits
+        let body = try jsonObject(request, maximumBytes: limits.maximumBatchBytes)
+        guard let elements = body["events"]?.arrayValue else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "events must be an array of event objects")
+        }
+        if elements.count > limits.maximumBatchEvents {
+            throw HTTPError(
+                status: 413, code: "too_many_events",
+                message: "the batch has \(elements.count) events; the limit is \(limits.maximumBatchEvents) per request"
+            )
+        }
+        let now = self.now
+        var receipts = [EventReceipt?](repeating: nil, count: elements.count)
+        var candidates: [(index: Int, event: TidingsEvent)] = []
+        candidates.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            do {
+                let event = try TidingsEvent(json: element)
+                try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(element))
+                candidates.append((index, event))
+            } catch {
+                receipts[index] = EventReceipt(
+                    eventID: Self.readableEventID(element), status: .rejected,
+                    error: WireError(code: error.code.rawValue, message: error.message))
+            }
+        }
+        let known = try store.existingInstallationIDs(
+            appID: caller.appID, among: Set(candidates.map(\.event.installationID)))
+        var accepted: [(index: Int, event: TidingsEvent)] = []
+        accepted.reserveCapacity(candidates.count)
+        for candidate in candidates {
+            if known.contains(candidate.event.installationID) {
+                accepted.append(candidate)
+            } else {
+                receipts[candidate.index] = EventReceipt(
+                    eventID: candidate.event.eventID.lowercasedString, status: .rejected,
+                    error: WireError(
+                        code: "unknown_installation",
+                        message: "installation \(candidate.event.installationID) is not registered with this app"))
+            }
+        }
+        let inserted = try store.insertEvents(appID: caller.appID, events: accepted.map(\.event), receivedAt: now)
+        var counts = (accepted: 0, duplicate: 0)
+        for (candidate, isNew) in zip(accepted, inserted) {
+            receipts[candidate.index] = EventReceipt(
+                eventID: candidate.event.eventID.lowercasedString, status: isNew ? .accepted : .duplicate)
+            if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
+        }
+        let rejected = elements.count - counts.accepted - counts.duplicate
+        metrics.eventsIngested(accepted: counts.accepted, duplicate: counts.duplicate, rejected: rejected)
+        logger.debug(
+            "events ingested",
+            metadata: [
+                "app": caller.appID, "accepted": String(counts.accepted), "duplicate": String(counts.duplicate),
+                "rejected": String(rejected), "request_id": request.requestID,
+            ])
+        return json(["receipts": .array(receipts.compactMap { $0.map(Self.receiptJSON) })])
+    }
+
+    /// The id to put on a receipt for an event that could not be read: lower-cased when it is a UUID.
+    private static func readableEventID(_ element: JSONValue) -> String? {
+        guard let raw = element["event_id"]?.stringValue else { return nil }
+        return UUID(uuidString: raw).map { $0.lowercasedString } ?? raw
+    }
+
+    private static func receiptJSON(_ receipt: EventReceipt) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "event_id": receipt.eventID.map(JSONValue.string) ?? .null, "status": .string(receipt.status.rawValue),
+        ]
+        if let error = receipt.error {
+            object["error"] = ["code": .string(error.code), "message": .string(error.message)]
+        }
+        return .object(object)
+    }
+
+    /// `GET /v1/events?type=&message_id=&campaign_id=&since=&until=&cursor=&limit=`, for server keys.
+    ///
+    /// JSON pages by default (`limit` up to 1,000); `Accept: application/x-ndjson` or `text/csv` exports
+    /// as lines (`limit` up to 100,000), with the next cursor in `X-Next-Cursor`.
+    /// - Note: The export body is built whole in memory; switch to the server's streaming body once it
+    ///   offers one, so exports need no limit.
+    func getEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticate(request, .serverKey)
+        let accept = request.headers["Accept"]?.lowercased() ?? ""
+        let format: ExportFormat =
+            accept.contains("application/x-ndjson") ? .ndjson : accept.contains("text/csv") ? .csv : .json
+        let limit = try pageLimit(request, maximum: format == .json ? nil : configuration.maximumExportRows)
+        var query = EventQuery(limit: limit)
+        if let type = request.queryValue("type"), !type.isEmpty { query.type = EventType(type) }
+        query.messageID = request.queryValue("message_id")
+        query.campaignID = request.queryValue("campaign_id")
+        query.since = try timestamp(request, "since")
+        query.until = try timestamp(request, "until")
+        if let position = try position(request, kind: "e") {
+            guard let sequence = Int64(position) else {
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+            }
+            query.afterSequence = sequence
+        }
+        let page = try store.events(appID: caller.appID, query: query)
+        let next = page.nextSequence.map { cursor(kind: "e", position: String($0)) }
+        var headers: HTTPHeaders = [:]
+        if let next { headers["X-Next-Cursor"] = next }
+        switch format {
+        case .ndjson:
+            var bytes = [UInt8]()
+            for stored in page.events {
+                JSONText.write(Self.eventJSON(stored), into: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            headers["Content-Type"] = "application/x-ndjson"
+            return HTTPResponse(status: 200, headers: headers, body: Data(bytes))
+        case .csv:
+            headers["Content-Type"] = "text/csv; charset=utf-8"
+            return HTTPResponse(status: 200, headers: headers, body: Data(EventCSV.document(page.events).utf8))
+        case .json:
+            headers["Content-Type"] = "application/json"
+            let body: JSONValue = [
+                "events": .array(page.events.map(Self.eventJSON)), "next_cursor": next.map(JSONValue.string) ?? .null,
+            ]
+            return HTTPResponse(status: 200, headers: headers, body: JSONText.data(body))
+        }
+    }
+
+    /// How `GET /v1/events` answers, chosen by `Accept`.
+    enum ExportFormat {
+        case json
+        case ndjson
+        case csv
+    }
+
+    static func eventJSON(_ stored: StoredEvent) -> JSONValue {
+        guard case .object(var object) = stored.event.json else { return stored.event.json }
+        object["received_at"] = .integer(stored.receivedAt)
+        return .object(object)
+    }
+
+    /// A time query parameter: integer milliseconds since 1970 or an ISO 8601 date-time.
+    private func timestamp(_ request: HTTPRequest, _ name: String) throws -> Int64? {
+        guard let text = request.queryValue(name), !text.isEmpty else { return nil }
+        if let milliseconds = Int64(text) { return milliseconds }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
+        throw HTTPError(
+            status: 400, code: "invalid_parameter",
+            message: "\(name) must be milliseconds since 1970 or an ISO 8601 date-time such as 2026-11-29T12:00:00Z")
+    }
+}

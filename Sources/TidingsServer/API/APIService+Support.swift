@@ -1,0 +1,108 @@
+import Foundation
+import TidingsModel
+
+extension APIService {
+    /// The request body as a JSON object, within `maximumBytes`.
+    /// - Throws: 413 `payload_too_large`, 400 `invalid_json`, or 400 `invalid_field` when it is not an object.
+    func jsonObject(_ request: HTTPRequest, maximumBytes: Int) throws -> [String: JSONValue] {
+        if request.body.count > maximumBytes {
+            throw HTTPError(
+                status: 413, code: "payload_too_large",
+                message: "the body is \(request.body.count) bytes; the limit is \(maximumBytes) bytes")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONText.parse(request.body)
+        } catch {
+            throw HTTPError(status: 400, code: "invalid_json", message: error.message)
+        }
+        guard let object = value.objectValue else {
+            throw HTTPError(status: 400, code: "invalid_json", message: "the body must be a JSON object")
+        }
+        return object
+    }
+
+    /// A JSON answer.
+    func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json"], body: JSONText.data(value))
+    }
+
+    /// The path parameter `name`, which the router always binds for its routes.
+    func parameter(_ request: HTTPRequest, _ name: String) throws -> String {
+        guard let value = request.pathParameters[name], !value.isEmpty else {
+            throw HTTPError(status: 400, code: "invalid_parameter", message: "\(name) is missing")
+        }
+        return value
+    }
+
+    /// An identifier from the path: 1–128 characters of `[A-Za-z0-9_.:@+-]`.
+    func identifier(_ request: HTTPRequest, _ name: String) throws -> String {
+        let value = try parameter(request, name)
+        guard Self.isIdentifier(value) else {
+            throw HTTPError(
+                status: 400, code: "invalid_parameter",
+                message: "\(name) must be 1 to 128 characters of letters, digits and _.:@+-")
+        }
+        return value
+    }
+
+    static func isIdentifier(_ value: String) -> Bool {
+        let bytes = value.utf8
+        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"),
+                UInt8(ascii: "@"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+    }
+
+    /// The `limit` query parameter, defaulted and bounded by the configuration.
+    func pageLimit(_ request: HTTPRequest, maximum: Int? = nil) throws -> Int {
+        let maximum = maximum ?? configuration.maximumPageSize
+        guard let text = request.queryValue("limit") else { return min(configuration.defaultPageSize, maximum) }
+        guard let limit = Int(text), limit >= 1, limit <= maximum else {
+            throw HTTPError(
+                status: 400, code: "invalid_parameter", message: "limit must be an integer from 1 to \(maximum)")
+        }
+        return limit
+    }
+
+    /// An opaque cursor for `position` of list `kind`.
+    func cursor(kind: String, position: String) -> String {
+        APIKeySecret.base64URL(Array("\(kind):\(position)".utf8))
+    }
+
+    /// The position inside the `cursor` query parameter of list `kind`, or nil when there is none.
+    func position(_ request: HTTPRequest, kind: String) throws -> String? {
+        guard let text = request.queryValue("cursor"), !text.isEmpty else { return nil }
+        guard let data = APIKeySecret.decodeBase64URL(text), let decoded = String(data: data, encoding: .utf8),
+            decoded.hasPrefix(kind + ":")
+        else {
+            throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+        }
+        return String(decoded.dropFirst(kind.count + 1))
+    }
+
+    /// A store refusal as the HTTP error a client sees.
+    func httpError(_ error: StoreError) -> HTTPError {
+        switch error.code {
+        case .notFound: HTTPError(status: 404, code: "not_found", message: error.message)
+        case .limitExceeded: HTTPError(status: 422, code: "limit_exceeded", message: error.message)
+        default: HTTPError(status: 409, code: error.code.rawValue, message: error.message)
+        }
+    }
+
+    /// Runs a store call, turning its refusals into HTTP errors.
+    func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw httpError(error)
+        }
+    }
+}

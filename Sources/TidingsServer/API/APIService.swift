@@ -1,0 +1,47 @@
+import Foundation
+import TidingsModel
+
+/// The handlers behind ``TidingsAPI``'s routes, with what they share.
+final class APIService: Sendable {
+    let store: any Store
+    let configuration: TidingsAPI.Configuration
+    let clock: any TidingsClock
+    let logger: Logger
+    let metrics: any APIMetrics
+    let keyCache = LockedBox<[[UInt8]: (key: APIKeyRecord, expires: Date)]>([:])
+
+    init(
+        store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
+        metrics: any APIMetrics
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// Milliseconds since 1970 on the injected clock.
+    var now: Int64 { clock.now.millisecondsSince1970 }
+
+    /// The route table: one line per endpoint, documented in docs/openapi.yaml.
+    func routes() -> [HTTPRoute] {
+        [
+            HTTPRoute("PUT", "/v1/installations/{installation_id}") { try await self.putInstallation($0) },
+            HTTPRoute("GET", "/v1/installations/{installation_id}") { try await self.getInstallation($0) },
+            HTTPRoute("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
+                try await self.deleteToken($0)
+            },
+            HTTPRoute("GET", "/v1/installations") { try await self.listInstallations($0) },
+            HTTPRoute("GET", "/v1/users/{user_id}/tags") { try await self.getTags($0) },
+            HTTPRoute("PUT", "/v1/users/{user_id}/tags") { try await self.replaceTags($0) },
+            HTTPRoute("POST", "/v1/users/{user_id}/tags") { try await self.addTags($0) },
+            HTTPRoute("DELETE", "/v1/users/{user_id}/tags") { try await self.removeAllTags($0) },
+            HTTPRoute("DELETE", "/v1/users/{user_id}/tags/{tag}") { try await self.removeTag($0) },
+            HTTPRoute("POST", "/v1/events") { try await self.postEvents($0) },
+            HTTPRoute("GET", "/v1/events") { try await self.getEvents($0) },
+            HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
+            HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
+        ]
+    }
+}

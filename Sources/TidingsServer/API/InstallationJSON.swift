@@ -1,0 +1,161 @@
+import Foundation
+import TidingsModel
+
+/// Reads the body of `PUT /v1/installations/{id}` and writes an installation as JSON.
+///
+/// An absent member leaves the stored field as it is; `null` clears it. Every field is checked before
+/// anything is stored, so a bad body changes nothing.
+enum InstallationJSON {
+    static let environments: Set<String> = ["sandbox", "production"]
+    static let permissions: Set<String> = ["authorized", "provisional", "ephemeral", "denied", "not_determined"]
+
+    /// The update a request body asks for.
+    /// - Throws: 400 `invalid_field` naming the first bad field.
+    static func update(from body: [String: JSONValue]) throws -> InstallationUpdate {
+        var update = InstallationUpdate()
+        update.platform = try text(body, "platform") { isPlatform($0) ? $0.lowercased() : nil }
+        update.apnsToken = try text(body, "apns_token", "64 to 200 hex digits", normalizeAPNsToken)
+        update.voipToken = try text(body, "voip_token", "64 to 200 hex digits", normalizeAPNsToken)
+        update.fcmToken = try text(body, "fcm_token", "1 to 4096 characters without spaces") { token in
+            let bytes = token.utf8
+            return !bytes.isEmpty && bytes.count <= 4096 && !bytes.contains(where: { $0 <= 0x20 }) ? token : nil
+        }
+        update.environment = try text(body, "environment", "sandbox or production") {
+            environments.contains($0) ? $0 : nil
+        }
+        update.userID = try text(body, "user_id", "1 to 256 bytes") { (1...256).contains($0.utf8.count) ? $0 : nil }
+        update.permission = try text(
+            body, "permission", "authorized, provisional, ephemeral, denied or not_determined"
+        ) { permissions.contains($0) ? $0 : nil }
+        update.locale = try text(body, "locale", "a locale such as ja_JP or en-US") { isLocale($0) ? $0 : nil }
+        update.country = try text(body, "country", "a two-letter ISO 3166 code") { country in
+            country.utf8.count == 2 && country.utf8.allSatisfy(isLetter) ? country.uppercased() : nil
+        }
+        update.timezone = try text(body, "timezone", "an IANA time zone such as Asia/Tokyo") {
+            isTimeZone($0) ? $0 : nil
+        }
+        for (field, path) in [
+            ("app_version", \InstallationUpdate.appVersion), ("sdk_version", \.sdkVersion),
+            ("os_version", \.osVersion), ("device_model", \.deviceModel),
+        ] {
+            update[keyPath: path] = try text(body, field, "1 to 64 bytes") {
+                (1...64).contains($0.utf8.count) ? $0 : nil
+            }
+        }
+        switch body["consents"] {
+        case nil: break
+        case .null?:
+            update.consentNotifications = .set(nil)
+            update.consentAds = .set(nil)
+            update.consentNightAds = .set(nil)
+        case .object(let consents)?:
+            update.consentNotifications = try flag(consents, "notifications")
+            update.consentAds = try flag(consents, "ads")
+            update.consentNightAds = try flag(consents, "night_ads")
+        default:
+            throw invalid("consents", "consents must be an object")
+        }
+        return update
+    }
+
+    /// `installation` as its JSON object; absent fields are `null`.
+    static func json(_ installation: Installation) -> JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+        return .object([
+            "installation_id": .string(installation.installationID),
+            "platform": .string(installation.platform),
+            "apns_token": text(installation.apnsToken),
+            "voip_token": text(installation.voipToken),
+            "fcm_token": text(installation.fcmToken),
+            "environment": text(installation.environment),
+            "user_id": text(installation.userID),
+            "consents": .object([
+                "notifications": flag(installation.consents.notifications),
+                "ads": flag(installation.consents.ads),
+                "night_ads": flag(installation.consents.nightAds),
+            ]),
+            "permission": text(installation.permission),
+            "locale": text(installation.locale),
+            "country": text(installation.country),
+            "timezone": text(installation.timezone),
+            "app_version": text(installation.appVersion),
+            "sdk_version": text(installation.sdkVersion),
+            "os_version": text(installation.osVersion),
+            "device_model": text(installation.deviceModel),
+            "created_at": .integer(installation.createdAt),
+            "updated_at": .integer(installation.updatedAt),
+        ])
+    }
+
+    /// An APNs device token as lower-case hex: an even number of hex digits, 64 to 200 of them.
+    static func normalizeAPNsToken(_ token: String) -> String? {
+        let bytes = token.utf8
+        guard bytes.count % 2 == 0, (64...200).contains(bytes.count), bytes.allSatisfy(isHexDigit) else { return nil }
+        return token.lowercased()
+    }
+
+    private static func text(
+        _ body: [String: JSONValue], _ field: String, _ expectation: String = "a short lower-case name",
+        _ normalize: (String) -> String?
+    ) throws -> FieldChange<String> {
+        switch body[field] {
+        case nil: return .keep
+        case .null?: return .set(nil)
+        case .string(let value)?:
+            guard let normalized = normalize(value) else {
+                throw invalid(field, "\(field) must be \(expectation)")
+            }
+            return .set(normalized)
+        default:
+            throw invalid(field, "\(field) must be a string")
+        }
+    }
+
+    private static func flag(_ object: [String: JSONValue], _ field: String) throws -> FieldChange<Bool> {
+        switch object[field] {
+        case nil: return .keep
+        case .null?: return .set(nil)
+        case .bool(let value)?: return .set(value)
+        default: throw invalid("consents.\(field)", "consents.\(field) must be true, false or null")
+        }
+    }
+
+    static func invalid(_ field: String, _ message: String) -> HTTPError {
+        HTTPError(status: 400, code: "invalid_field", message: message)
+    }
+
+    /// Time zones already found valid: `TimeZone(identifier:)` reads the zone file on Linux every time.
+    /// Only valid identifiers are kept, so the set is bounded by the IANA database.
+    private static let knownTimeZones = LockedBox(Set<String>())
+
+    static func isTimeZone(_ identifier: String) -> Bool {
+        guard (1...64).contains(identifier.utf8.count) else { return false }
+        if knownTimeZones.withLock({ $0.contains(identifier) }) { return true }
+        guard TimeZone(identifier: identifier) != nil else { return false }
+        knownTimeZones.withLock { _ = $0.insert(identifier) }
+        return true
+    }
+
+    private static func isPlatform(_ value: String) -> Bool {
+        (1...16).contains(value.utf8.count) && value.utf8.allSatisfy(isLetter)
+    }
+
+    private static func isLocale(_ value: String) -> Bool {
+        (2...35).contains(value.utf8.count)
+            && value.utf8.allSatisfy {
+                isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+}

@@ -1,0 +1,24 @@
+import TidingsModel
+
+extension TidingsAPI {
+    /// The API's limits and defaults.
+    public struct Configuration: Sendable {
+        /// Tag format and counts.
+        public var tagLimits = TagLimits.default
+        /// Event sizes, batch count and bytes.
+        public var eventLimits = EventLimits.default
+        /// Page size when a list request gives no `limit`.
+        public var defaultPageSize = 100
+        /// The largest `limit` a list request may ask for.
+        public var maximumPageSize = 1000
+        /// The largest `limit` of an NDJSON or CSV export of `GET /v1/events` (the body is built in memory).
+        public var maximumExportRows = 100_000
+        /// The largest JSON body of the installation and tag endpoints, in bytes.
+        public var maximumBodyBytes = 64 * 1024
+        /// How long a key lookup is remembered; a revocation takes at most this long to bite.
+        /// Zero looks every key up on every request.
+        public var keyCacheSeconds: Double = 2
+
+        public init() {}
+    }
+}

@@ -1,0 +1,83 @@
+import TidingsModel
+
+/// One app installation on one device, as stored: its push tokens, user, consents and device facts.
+public struct Installation: Sendable, Hashable {
+    /// What the person agreed to; nil when the app has not said.
+    public struct Consents: Sendable, Hashable {
+        public var notifications: Bool?
+        public var ads: Bool?
+        /// Advertising between 21:00 and 08:00 local time (required separately in Japan).
+        public var nightAds: Bool?
+
+        public init(notifications: Bool? = nil, ads: Bool? = nil, nightAds: Bool? = nil) {
+            self.notifications = notifications
+            self.ads = ads
+            self.nightAds = nightAds
+        }
+    }
+
+    public var appID: String
+    public var installationID: String
+    public var platform: String
+    /// Lower-case hex.
+    public var apnsToken: String?
+    /// Lower-case hex.
+    public var voipToken: String?
+    public var fcmToken: String?
+    /// `sandbox` or `production`.
+    public var environment: String?
+    /// Nil when nobody is logged in; the tokens stay (NHN semantics).
+    public var userID: String?
+    public var consents: Consents
+    /// `authorized`, `provisional`, `ephemeral`, `denied` or `not_determined`.
+    public var permission: String?
+    public var locale: String?
+    public var country: String?
+    /// An IANA time zone identifier.
+    public var timezone: String?
+    public var appVersion: String?
+    public var sdkVersion: String?
+    public var osVersion: String?
+    public var deviceModel: String?
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+    /// Milliseconds since 1970.
+    public var updatedAt: Int64
+
+    public init(
+        appID: String, installationID: String, platform: String = "ios", apnsToken: String? = nil,
+        voipToken: String? = nil, fcmToken: String? = nil, environment: String? = nil, userID: String? = nil,
+        consents: Consents = Consents(), permission: String? = nil, locale: String? = nil, country: String? = nil,
+        timezone: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, osVersion: String? = nil,
+        deviceModel: String? = nil, createdAt: Int64, updatedAt: Int64
+    ) {
+        self.appID = appID
+        self.installationID = installationID
+        self.platform = platform
+        self.apnsToken = apnsToken
+        self.voipToken = voipToken
+        self.fcmToken = fcmToken
+        self.environment = environment
+        self.userID = userID
+        self.consents = consents
+        self.permission = permission
+        self.locale = locale
+        self.country = country
+        self.timezone = timezone
+        self.appVersion = appVersion
+        self.sdkVersion = sdkVersion
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The token of `kind`.
+    public func token(_ kind: TokenType) -> String? {
+        switch kind {
+        case .apns: apnsToken
+        case .voip: voipToken
+        case .fcm: fcmToken
+        }
+    }
+}

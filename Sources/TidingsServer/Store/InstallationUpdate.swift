@@ -1,0 +1,61 @@
+/// A change to one field: leave it, or set it (to a value or to nothing).
+///
+/// JSON maps onto it directly: an absent member is ``keep``, `null` is `set(nil)`.
+public enum FieldChange<Value: Sendable & Hashable>: Sendable, Hashable {
+    case keep
+    case set(Value?)
+
+    /// The field's value after the change.
+    public func applied(to current: Value?) -> Value? {
+        switch self {
+        case .keep: current
+        case .set(let value): value
+        }
+    }
+}
+
+/// What one `PUT /v1/installations/{id}` changes; fields left at ``FieldChange/keep`` stay as stored.
+public struct InstallationUpdate: Sendable, Hashable {
+    public var platform: FieldChange<String> = .keep
+    public var apnsToken: FieldChange<String> = .keep
+    public var voipToken: FieldChange<String> = .keep
+    public var fcmToken: FieldChange<String> = .keep
+    public var environment: FieldChange<String> = .keep
+    public var userID: FieldChange<String> = .keep
+    public var consentNotifications: FieldChange<Bool> = .keep
+    public var consentAds: FieldChange<Bool> = .keep
+    public var consentNightAds: FieldChange<Bool> = .keep
+    public var permission: FieldChange<String> = .keep
+    public var locale: FieldChange<String> = .keep
+    public var country: FieldChange<String> = .keep
+    public var timezone: FieldChange<String> = .keep
+    public var appVersion: FieldChange<String> = .keep
+    public var sdkVersion: FieldChange<String> = .keep
+    public var osVersion: FieldChange<String> = .keep
+    public var deviceModel: FieldChange<String> = .keep
+
+    public init() {}
+
+    /// `installation` with every change of this update applied.
+    public func applied(to installation: Installation) -> Installation {
+        var result = installation
+        result.platform = platform.applied(to: installation.platform) ?? "ios"
+        result.apnsToken = apnsToken.applied(to: installation.apnsToken)
+        result.voipToken = voipToken.applied(to: installation.voipToken)
+        result.fcmToken = fcmToken.applied(to: installation.fcmToken)
+        result.environment = environment.applied(to: installation.environment)
+        result.userID = userID.applied(to: installation.userID)
+        result.consents.notifications = consentNotifications.applied(to: installation.consents.notifications)
+        result.consents.ads = consentAds.applied(to: installation.consents.ads)
+        result.consents.nightAds = consentNightAds.applied(to: installation.consents.nightAds)
+        result.permission = permission.applied(to: installation.permission)
+        result.locale = locale.applied(to: installation.locale)
+        result.country = country.applied(to: installation.country)
+        result.timezone = timezone.applied(to: installation.timezone)
+        result.appVersion = appVersion.applied(to: installation.appVersion)
+        result.sdkVersion = sdkVersion.applied(to: installation.sdkVersion)
+        result.osVersion = osVersion.applied(to: installation.osVersion)
+        result.deviceModel = deviceModel.applied(to: installation.deviceModel)
+        return result
+    }
+}

@@ -1,0 +1,149 @@
+import TidingsModel
+import TidingsSQLite
+
+extension SQLiteStore {
+    static let installationColumns = """
+        app_id, installation_id, platform, apns_token, voip_token, fcm_token, environment, user_id, \
+        consent_notifications, consent_ads, consent_night_ads, permission, locale, country, timezone, app_version, \
+        sdk_version, os_version, device_model, created_at, updated_at
+        """
+
+    private static let upsertSQL = """
+        INSERT INTO installations (\(installationColumns))
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+        ON CONFLICT (app_id, installation_id) DO UPDATE SET
+            platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
+            fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
+            consent_notifications = excluded.consent_notifications, consent_ads = excluded.consent_ads,
+            consent_night_ads = excluded.consent_night_ads, permission = excluded.permission,
+            locale = excluded.locale, country = excluded.country, timezone = excluded.timezone,
+            app_version = excluded.app_version, sdk_version = excluded.sdk_version,
+            os_version = excluded.os_version, device_model = excluded.device_model,
+            updated_at = excluded.updated_at
+        """
+
+    public func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64)
+        throws -> (installation: Installation, created: Bool)
+    {
+        try database.write { db in
+            let existing = try Self.installation(db, appID: appID, installationID: installationID)
+            var installation = update.applied(
+                to: existing
+                    ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
+            installation.updatedAt = now
+            for kind in TokenType.allCases {
+                guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
+                // A token belongs to one installation: the device reinstalled the app or changed hands.
+                try db.run(
+                    """
+                    UPDATE installations SET \(kind.rawValue)_token = NULL, updated_at = ?4
+                    WHERE app_id = ?1 AND \(kind.rawValue)_token = ?2 AND installation_id <> ?3
+                    """,
+                    [.text(appID), .text(token), .text(installationID), .integer(now)])
+            }
+            try Self.write(installation, db)
+            return (installation, existing == nil)
+        }
+    }
+
+    public func installation(appID: String, installationID: String) throws -> Installation? {
+        try reader.read { db in try Self.installation(db, appID: appID, installationID: installationID) }
+    }
+
+    public func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws
+        -> Installation?
+    {
+        try database.write { db in
+            guard var installation = try Self.installation(db, appID: appID, installationID: installationID) else {
+                return nil
+            }
+            switch kind {
+            case .apns: installation.apnsToken = nil
+            case .voip: installation.voipToken = nil
+            case .fcm: installation.fcmToken = nil
+            }
+            installation.updatedAt = now
+            try Self.write(installation, db)
+            return installation
+        }
+    }
+
+    public func installations(appID: String, query: InstallationQuery) throws -> [Installation] {
+        var conditions = ["i.app_id = ?1"]
+        var bindings: [SQLiteValue] = [.text(appID)]
+        var join = ""
+        if let userID = query.userID {
+            bindings.append(.text(userID))
+            conditions.append("i.user_id = ?\(bindings.count)")
+        }
+        if let tag = query.tag {
+            bindings.append(.text(tag))
+            join = " JOIN user_tags t ON t.app_id = i.app_id AND t.user_id = i.user_id"
+            conditions.append("t.tag = ?\(bindings.count)")
+        }
+        if let after = query.afterInstallationID {
+            bindings.append(.text(after))
+            conditions.append("i.installation_id > ?\(bindings.count)")
+        }
+        bindings.append(.integer(Int64(max(0, query.limit))))
+        let columns = Self.installationColumns.split(separator: ",").map {
+            "i." + $0.trimmingCharacters(in: .whitespaces)
+        }
+        let sql = """
+            SELECT \(columns.joined(separator: ", ")) FROM installations i\(join)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY i.installation_id LIMIT ?\(bindings.count)
+            """
+        return try reader.read { db in try db.query(sql, bindings, row: Self.installationRow) }
+    }
+
+    public func existingInstallationIDs(appID: String, among installationIDs: Set<String>) throws -> Set<String> {
+        try reader.read { db in
+            var found = Set<String>()
+            for installationID in installationIDs
+            where try db.scalar(
+                "SELECT 1 FROM installations WHERE app_id = ?1 AND installation_id = ?2",
+                [.text(appID), .text(installationID)]) != nil
+            {
+                found.insert(installationID)
+            }
+            return found
+        }
+    }
+
+    static func installation(_ db: SQLiteConnection, appID: String, installationID: String) throws -> Installation? {
+        try db.query(
+            "SELECT \(installationColumns) FROM installations WHERE app_id = ?1 AND installation_id = ?2",
+            [.text(appID), .text(installationID)], row: installationRow
+        ).first
+    }
+
+    private static func write(_ installation: Installation, _ db: SQLiteConnection) throws {
+        try db.run(
+            upsertSQL,
+            [
+                .text(installation.appID), .text(installation.installationID), .text(installation.platform),
+                SQLiteValue(installation.apnsToken), SQLiteValue(installation.voipToken),
+                SQLiteValue(installation.fcmToken), SQLiteValue(installation.environment),
+                SQLiteValue(installation.userID), SQLiteValue(installation.consents.notifications),
+                SQLiteValue(installation.consents.ads), SQLiteValue(installation.consents.nightAds),
+                SQLiteValue(installation.permission), SQLiteValue(installation.locale),
+                SQLiteValue(installation.country), SQLiteValue(installation.timezone),
+                SQLiteValue(installation.appVersion), SQLiteValue(installation.sdkVersion),
+                SQLiteValue(installation.osVersion), SQLiteValue(installation.deviceModel),
+                .integer(installation.createdAt), .integer(installation.updatedAt),
+            ])
+    }
+
+    static func installationRow(_ row: SQLiteStatement) -> Installation {
+        func bool(_ column: Int32) -> Bool? { row.isNull(at: column) ? nil : row.int64(at: column) != 0 }
+        return Installation(
+            appID: row.text(at: 0), installationID: row.text(at: 1), platform: row.text(at: 2),
+            apnsToken: row.optionalText(at: 3), voipToken: row.optionalText(at: 4), fcmToken: row.optionalText(at: 5),
+            environment: row.optionalText(at: 6), userID: row.optionalText(at: 7),
+            consents: Installation.Consents(notifications: bool(8), ads: bool(9), nightAds: bool(10)),
+            permission: row.optionalText(at: 11), locale: row.optionalText(at: 12), country: row.optionalText(at: 13),
+            timezone: row.optionalText(at: 14), appVersion: row.optionalText(at: 15),
+            sdkVersion: row.optionalText(at: 16), osVersion: row.optionalText(at: 17),
+            deviceModel: row.optionalText(at: 18), createdAt: row.int64(at: 19), updatedAt: row.int64(at: 20))
+    }
+}

@@ -1,0 +1,122 @@
+import TidingsSQLite
+
+extension SQLiteStore {
+    /// The schema, one entry per version: entry `n` moves `PRAGMA user_version` from `n` to `n + 1`.
+    ///
+    /// Never edit a released entry; append a new one. The SQL stays within what PostgreSQL also accepts
+    /// (`BLOB` becomes `bytea`, `INTEGER PRIMARY KEY` becomes `bigserial` there).
+    static let migrations: [String] = [
+        """
+        CREATE TABLE apps (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            bundle_id TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            kind TEXT NOT NULL,
+            hash BLOB NOT NULL UNIQUE,
+            hint TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER
+        );
+        CREATE INDEX api_keys_app ON api_keys(app_id);
+        CREATE TABLE installations (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            installation_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            apns_token TEXT,
+            voip_token TEXT,
+            fcm_token TEXT,
+            environment TEXT,
+            user_id TEXT,
+            consent_notifications INTEGER,
+            consent_ads INTEGER,
+            consent_night_ads INTEGER,
+            permission TEXT,
+            locale TEXT,
+            country TEXT,
+            timezone TEXT,
+            app_version TEXT,
+            sdk_version TEXT,
+            os_version TEXT,
+            device_model TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, installation_id)
+        );
+        CREATE UNIQUE INDEX installations_apns_token ON installations(app_id, apns_token)
+            WHERE apns_token IS NOT NULL;
+        CREATE UNIQUE INDEX installations_voip_token ON installations(app_id, voip_token)
+            WHERE voip_token IS NOT NULL;
+        CREATE UNIQUE INDEX installations_fcm_token ON installations(app_id, fcm_token)
+            WHERE fcm_token IS NOT NULL;
+        CREATE INDEX installations_user ON installations(app_id, user_id) WHERE user_id IS NOT NULL;
+        CREATE TABLE user_tags (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            user_id TEXT NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (app_id, user_id, tag)
+        );
+        CREATE INDEX user_tags_tag ON user_tags(app_id, tag, user_id);
+        CREATE TABLE app_tags (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            tag TEXT NOT NULL,
+            users INTEGER NOT NULL,
+            PRIMARY KEY (app_id, tag)
+        );
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY,
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            event_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            occurred_at INTEGER NOT NULL,
+            received_at INTEGER NOT NULL,
+            installation_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            sdk_version TEXT,
+            app_version TEXT,
+            os_version TEXT,
+            device_model TEXT,
+            user_id TEXT,
+            message_id TEXT,
+            campaign_id TEXT,
+            dialect TEXT,
+            source TEXT,
+            app_state TEXT,
+            action_id TEXT,
+            value TEXT,
+            token TEXT,
+            token_type TEXT,
+            environment TEXT,
+            permission TEXT,
+            attributes TEXT
+        );
+        CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id);
+        CREATE INDEX events_campaign ON events(app_id, campaign_id) WHERE campaign_id IS NOT NULL;
+        CREATE INDEX events_message ON events(app_id, message_id) WHERE message_id IS NOT NULL;
+        """
+    ]
+
+    /// Applies every migration newer than the database's `user_version`, each in its own transaction.
+    static func migrate(_ database: SQLiteDatabase) throws {
+        try database.read { connection in
+            let current = Int(try connection.scalar("PRAGMA user_version")?.integerValue ?? 0)
+            guard current <= migrations.count else {
+                throw StoreError(
+                    code: .conflict,
+                    message:
+                        "the database is at schema version \(current), newer than this tidingsd knows (\(migrations.count))"
+                )
+            }
+            for version in current..<migrations.count {
+                try connection.transaction {
+                    try connection.execute(migrations[version])
+                    try connection.execute("PRAGMA user_version = \(version + 1)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import TidingsModel
+import TidingsSQLite
+
+/// The embedded ``Store``: one SQLite file in WAL mode, behind one serialised connection.
+///
+/// ```swift
+/// let store = try SQLiteStore(directory: dataDirectory)
+/// try store.createApp(AppRecord(id: "app_1", name: "demo", bundleID: "com.example.demo", createdAt: now))
+/// ```
+///
+/// Every method runs in one transaction on the connection's lock, so concurrent calls are serialised;
+/// statements are prepared once and cached.
+public final class SQLiteStore: Store {
+    /// The file name inside the data directory.
+    public static let fileName = "tidings.sqlite"
+
+    /// Every write, and reads that belong to a write, go through this connection.
+    let database: SQLiteDatabase
+    /// Plain reads go through a second connection: in WAL mode it reads the last committed state while
+    /// the writer works, so a long export or a key lookup never waits for a write.
+    let reader: SQLiteDatabase
+    private let checkpointer: WALCheckpointer?
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    ///
+    /// - Parameter checkpointInterval: How often a background connection copies the write-ahead log into
+    ///   the database, so that requests never wait for the disk flush a checkpoint ends with; nil leaves
+    ///   checkpoints to SQLite, inside whichever write crosses its threshold.
+    public init(path: String, checkpointInterval: Duration? = .milliseconds(250)) throws {
+        database = try SQLiteDatabase(path: path)
+        try database.read { db in
+            // 64 MiB of page cache instead of 2 MiB, so indexes stay in memory.
+            try db.execute("PRAGMA cache_size = -65536")
+            // The background checkpointer keeps the log short; this threshold (~64 MiB) is only a backstop.
+            try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 16384)")
+        }
+        try Self.migrate(database)
+        if path == ":memory:" {
+            reader = database
+        } else {
+            reader = try SQLiteDatabase(path: path)
+            try reader.read { try $0.execute("PRAGMA cache_size = -32768") }
+        }
+        checkpointer =
+            if let checkpointInterval, path != ":memory:" {
+                try WALCheckpointer(path: path, interval: checkpointInterval)
+            } else {
+                nil
+            }
+    }
+
+    /// Opens (creating the directory and file if needed) `tidings.sqlite` in `directory`.
+    public convenience init(directory: URL, checkpointInterval: Duration? = .milliseconds(250)) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try self.init(
+            path: directory.appendingPathComponent(Self.fileName).path, checkpointInterval: checkpointInterval)
+    }
+
+    /// The schema version the database is at.
+    public var schemaVersion: Int {
+        get throws {
+            try database.read { Int(try $0.scalar("PRAGMA user_version")?.integerValue ?? 0) }
+        }
+    }
+
+    // MARK: Apps
+
+    public func createApp(_ app: AppRecord) throws {
+        try database.write { db in
+            if try db.scalar("SELECT 1 FROM apps WHERE name = ?1", [.text(app.name)]) != nil {
+                throw StoreError(code: .conflict, message: "an app called '\(app.name)' already exists")
+            }
+            if try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(app.id)]) != nil {
+                throw StoreError(code: .conflict, message: "an app with id \(app.id) already exists")
+            }
+            try db.run(
+                "INSERT INTO apps (id, name, bundle_id, created_at) VALUES (?1, ?2, ?3, ?4)",
+                [.text(app.id), .text(app.name), .text(app.bundleID), .integer(app.createdAt)])
+        }
+    }
+
+    public func app(id: String) throws -> AppRecord? {
+        try reader.read { db in
+            try db.query(
+                "SELECT id, name, bundle_id, created_at FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow
+            )
+            .first
+        }
+    }
+
+    public func app(named name: String) throws -> AppRecord? {
+        try reader.read { db in
+            try db.query(
+                "SELECT id, name, bundle_id, created_at FROM apps WHERE name = ?1", [.text(name)], row: Self.appRow
+            ).first
+        }
+    }
+
+    public func apps() throws -> [AppRecord] {
+        try reader.read { db in
+            try db.query("SELECT id, name, bundle_id, created_at FROM apps ORDER BY created_at, id", row: Self.appRow)
+        }
+    }
+
+    private static func appRow(_ row: SQLiteStatement) -> AppRecord {
+        AppRecord(id: row.text(at: 0), name: row.text(at: 1), bundleID: row.text(at: 2), createdAt: row.int64(at: 3))
+    }
+
+    // MARK: Keys
+
+    private static let keyColumns = "id, app_id, kind, hash, hint, created_at, revoked_at"
+
+    public func createKey(_ key: APIKeyRecord) throws {
+        try database.write { db in
+            guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
+                throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
+            }
+            try db.run(
+                "INSERT INTO api_keys (\(Self.keyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                [
+                    .text(key.id), .text(key.appID), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
+                    .integer(key.createdAt), SQLiteValue(key.revokedAt),
+                ])
+        }
+    }
+
+    public func key(hash: [UInt8]) throws -> APIKeyRecord? {
+        try reader.read { db in
+            try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?1", [.blob(hash)], row: Self.keyRow)
+                .first
+        }
+    }
+
+    public func keys(appID: String?) throws -> [APIKeyRecord] {
+        try reader.read { db in
+            if let appID {
+                return try db.query(
+                    "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ?1 ORDER BY created_at, id",
+                    [.text(appID)], row: Self.keyRow)
+            }
+            return try db.query(
+                "SELECT \(Self.keyColumns) FROM api_keys ORDER BY created_at, id", row: Self.keyRow)
+        }
+    }
+
+    @discardableResult
+    public func revokeKey(id: String, at: Int64) throws -> APIKeyRecord {
+        try database.write { db in
+            try db.run(
+                "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", [.text(id), .integer(at)])
+            guard
+                let key = try db.query(
+                    "SELECT \(Self.keyColumns) FROM api_keys WHERE id = ?1", [.text(id)], row: Self.keyRow
+                ).first
+            else {
+                throw StoreError(code: .notFound, message: "there is no key \(id)")
+            }
+            return key
+        }
+    }
+
+    private static func keyRow(_ row: SQLiteStatement) -> APIKeyRecord {
+        APIKeyRecord(
+            id: row.text(at: 0), appID: row.text(at: 1), kind: APIKeyKind(rawValue: row.text(at: 2)) ?? .app,
+            hash: row.blob(at: 3), hint: row.text(at: 4), createdAt: row.int64(at: 5),
+            revokedAt: row.isNull(at: 6) ? nil : row.int64(at: 6))
+    }
+}

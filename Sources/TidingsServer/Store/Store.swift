@@ -1,0 +1,74 @@
+import TidingsModel
+
+/// Everything `tidingsd` keeps: apps, keys, installations, user tags and events.
+///
+/// Methods are synchronous and throwing: a store call is a few short statements, so handlers call it
+/// directly from their task rather than hopping to another executor. Each method is atomic — it either
+/// applies entirely or throws and changes nothing — and safe to call from many tasks at once.
+/// Every read and write of app data is scoped by `appID`: one app never sees another's rows.
+///
+/// Refusals the caller can act on are ``StoreError``; backend failures propagate as the backend's error.
+/// The SQL behind ``SQLiteStore`` sticks to what PostgreSQL also speaks (`ON CONFLICT`, partial indexes),
+/// and the store test suite is written against this protocol so every backend runs it.
+public protocol Store: Sendable {
+    // MARK: Apps
+
+    /// Adds an app. - Throws: ``StoreError/Code/conflict`` when the id or name is taken.
+    func createApp(_ app: AppRecord) throws
+    func app(id: String) throws -> AppRecord?
+    func app(named name: String) throws -> AppRecord?
+    /// Every app, oldest first.
+    func apps() throws -> [AppRecord]
+
+    // MARK: Keys
+
+    /// Adds a key. - Throws: ``StoreError/Code/notFound`` when its app does not exist.
+    func createKey(_ key: APIKeyRecord) throws
+    /// The key whose SHA-256 digest is `hash`, revoked or not.
+    func key(hash: [UInt8]) throws -> APIKeyRecord?
+    /// Every key of `appID`, or of every app when nil, oldest first.
+    func keys(appID: String?) throws -> [APIKeyRecord]
+    /// Marks a key revoked at `at` (a second revocation keeps the first time) and returns it.
+    /// - Throws: ``StoreError/Code/notFound``.
+    @discardableResult
+    func revokeKey(id: String, at: Int64) throws -> APIKeyRecord
+
+    // MARK: Installations
+
+    /// Creates or changes an installation, atomically.
+    ///
+    /// A token set here is taken from any other installation of the app that held it. Setting the user
+    /// to nil keeps the tokens.
+    /// - Returns: The stored installation and whether it was created.
+    func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64) throws
+        -> (installation: Installation, created: Bool)
+    func installation(appID: String, installationID: String) throws -> Installation?
+    /// Clears one token of an installation and returns it; nil when there is no such installation.
+    func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws -> Installation?
+    /// A page of installations (at most `query.limit`), ordered by installation id.
+    func installations(appID: String, query: InstallationQuery) throws -> [Installation]
+    /// Which of `installationIDs` exist in the app.
+    func existingInstallationIDs(appID: String, among installationIDs: Set<String>) throws -> Set<String>
+
+    // MARK: Tags
+
+    /// The user's tags, sorted.
+    func tags(appID: String, userID: String) throws -> [String]
+    /// Replaces the user's tags. - Throws: ``StoreError/Code/limitExceeded`` naming the limit.
+    func replaceTags(appID: String, userID: String, tags: Set<String>, limits: TagLimits) throws -> [String]
+    /// Adds to the user's tags. - Throws: ``StoreError/Code/limitExceeded`` naming the limit.
+    func addTags(appID: String, userID: String, tags: Set<String>, limits: TagLimits) throws -> [String]
+    /// Removes the given tags, or all when nil, and returns what is left.
+    func removeTags(appID: String, userID: String, tags: Set<String>?) throws -> [String]
+
+    // MARK: Events
+
+    /// Inserts events in one transaction, skipping event ids the app already has.
+    /// - Returns: For each event, in order, true when inserted and false when a duplicate (also of an
+    ///   earlier event of the same batch).
+    func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool]
+    /// A page of the app's events, oldest first.
+    func events(appID: String, query: EventQuery) throws -> EventPage
+    /// The counts behind a funnel.
+    func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsServer
+
+@Suite struct EventAPITests {
+    func harnessWithInstallation() async throws -> APIHarness {
+        let harness = try APIHarness()
+        try await harness.register("inst-1")
+        try await harness.register("inst-2")
+        return harness
+    }
+
+    func statuses(_ reply: APIHarness.Reply) -> [String: String] {
+        var result: [String: String] = [:]
+        for receipt in reply.json["receipts"]?.arrayValue ?? [] {
+            result[receipt["event_id"]?.stringValue ?? "?"] = receipt["status"]?.stringValue
+        }
+        return result
+    }
+
+    @Test func aBatchPostedTwiceIsCountedOnceAndTheSecondReceiptsSayDuplicate() async throws {
+        let harness = try await harnessWithInstallation()
+        let ids = (0..<3).map { _ in UUID() }
+        let batch: JSONValue = ["events": .array(ids.map { harness.event("delivery", id: $0) })]
+        let first = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        #expect(first.status == 200)
+        #expect(Set(statuses(first).values) == ["accepted"])
+        #expect(statuses(first).keys.sorted() == ids.map { $0.uuidString.lowercased() }.sorted())
+
+        harness.clock.advance(by: .seconds(86_400 * 20))
+        let second = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        #expect(Set(statuses(second).values) == ["duplicate"])
+
+        let stored = try await harness.call("GET", "/v1/events", key: harness.serverKey)
+        #expect(stored.json["events"]?.arrayValue?.count == 3)
+        let stats = try await harness.call("GET", "/v1/campaigns/c1/stats", key: harness.serverKey)
+        #expect(stats.json["delivered"] == 3)
+        #expect(harness.metrics.counts.withLock { $0 } == .init(accepted: 3, duplicate: 3, rejected: 0, upserts: 2))
+    }
+
+    @Test func theSameIDTwiceInOneBatchIsAcceptedOnceThenDuplicate() async throws {
+        let harness = try await harnessWithInstallation()
+        let id = UUID()
+        let reply = try await harness.call(
+            "POST", "/v1/events", key: harness.appKey,
+            json: ["events": [harness.event("open", id: id), harness.event("open", id: id)]])
+        let receipts = reply.json["receipts"]?.arrayValue ?? []
+        #expect(receipts.map { $0["status"] } == ["accepted", "duplicate"])
+    }
+
+    @Test func invalidEventsAreRejectedAloneWithTheirReason() async throws {
+        let harness = try await harnessWithInstallation()
+        let good = UUID()
+        let noMessage = UUID()
+        let unknownType = UUID()
+        let future = UUID()
+        let huge = UUID()
+        let stranger = UUID()
+        let batch: JSONValue = [
+            "events": [
+                harness.event("open", id: good),
+                harness.event("open", id: noMessage, message: nil),
+                harness.event("teleport", id: unknownType),
+                harness.event("open", id: future, extra: ["occurred_at": .integer(harness.now + 3 * 86_400_000)]),
+                harness.event(
+                    "open", id: huge, extra: ["attributes": ["blob": .string(String(repeating: "x", count: 40_000))]]),
+                harness.event("open", installation: "not-registered", id: stranger),
+                ["event_id": "not-a-uuid", "type": "open"],
+                "not an object",
+                ["event_id": 12, "type": "open", "occurred_at": .integer(harness.now), "installation_id": "inst-1"],
+            ]
+        ]
+        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        #expect(reply.status == 200)
+        let receipts = reply.json["receipts"]?.arrayValue ?? []
+        #expect(receipts.count == 9)
+        func code(_ id: UUID) -> String? {
+            receipts.first { $0["event_id"]?.stringValue == id.uuidString.lowercased() }?["error"]?["code"]?.stringValue
+        }
+        #expect(statuses(reply)[good.uuidString.lowercased()] == "accepted")
+        #expect(code(noMessage) == "missing_field")
+        #expect(code(unknownType) == "unknown_type")
+        #expect(code(future) == "timestamp_out_of_range")
+        #expect(code(huge) == "event_too_large")
+        #expect(code(stranger) == "unknown_installation")
+        #expect(receipts[6]["event_id"] == "not-a-uuid")
+        #expect(receipts[6]["error"]?["code"] == "invalid_value")
+        #expect(receipts[7]["event_id"] == .null)
+        #expect(receipts[7]["error"]?["code"] == "not_an_object")
+        #expect(receipts[8]["error"]?["code"] == "wrong_type")
+        #expect(harness.metrics.counts.withLock { $0.rejected } == 8)
+        let stored = try await harness.call("GET", "/v1/events", key: harness.serverKey)
+        #expect(stored.json["events"]?.arrayValue?.count == 1)
+    }
+
+    @Test func moreThan500EventsIs413NamingTheLimit() async throws {
+        let harness = try await harnessWithInstallation()
+        let batch: JSONValue = ["events": .array((0..<501).map { _ in harness.event("delivery") })]
+        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        #expect(reply.status == 413)
+        #expect(reply.errorCode == "too_many_events")
+        #expect(reply.errorMessage.contains("limit is 500"))
+        #expect(try await harness.call("GET", "/v1/events", key: harness.serverKey).json["events"] == [])
+    }
+
+    @Test func aBodyOverOneMebibyteIs413NamingTheLimit() async throws {
+        let harness = try await harnessWithInstallation()
+        let padding = String(repeating: " ", count: 1024 * 1024)
+        let reply = try await harness.call(
+            "POST", "/v1/events", key: harness.appKey, body: Data("{\"events\": []}\(padding)".utf8))
+        #expect(reply.status == 413)
+        #expect(reply.errorCode == "payload_too_large")
+        #expect(reply.errorMessage.contains("limit is 1048576 bytes"))
+    }
+
+    @Test(arguments: ["{\"events\": [", "", "[]"])
+    func malformedBatchesAre400InvalidJSON(_ body: String) async throws {
+        let harness = try await harnessWithInstallation()
+        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, body: Data(body.utf8))
+        #expect(reply.status == 400)
+        #expect(reply.errorCode == "invalid_json")
+    }
+
+    @Test(arguments: [["events": "x"], ["events": nil], ["batch": []]] as [JSONValue])
+    func aBatchWithoutAnEventsArrayIs400NamingTheField(_ body: JSONValue) async throws {
+        let harness = try await harnessWithInstallation()
+        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: body)
+        #expect(reply.status == 400)
+        #expect(reply.errorCode == "invalid_field")
+        #expect(reply.errorMessage.hasPrefix("events"))
+    }
+
+    @Test func eventsAreQueriedByFiltersAndPagedWithACursor() async throws {
+        let harness = try await harnessWithInstallation()
+        let start = harness.now
+        var events: [JSONValue] = []
+        for index in 0..<6 {
+            events.append(
+                harness.event(
+                    index.isMultiple(of: 2) ? "delivery" : "open", message: "m\(index % 2)",
+                    extra: ["occurred_at": .integer(start - 6000 + Int64(index) * 1000)]))
+        }
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+
+        func count(_ query: [(String, String)]) async throws -> Int? {
+            try await harness.call("GET", "/v1/events", key: harness.serverKey, query: query).json["events"]?
+                .arrayValue?
+                .count
+        }
+        #expect(try await count([("type", "open")]) == 3)
+        #expect(try await count([("message_id", "m0")]) == 3)
+        #expect(try await count([("campaign_id", "c1")]) == 6)
+        #expect(try await count([("campaign_id", "other")]) == 0)
+        #expect(try await count([("since", String(start - 4000)), ("until", String(start - 2000))]) == 2)
+        let iso = ISO8601DateFormatter().string(from: Date(millisecondsSince1970: start - 3000))
+        #expect(try await count([("since", iso)]) == 3)
+
+        var ids: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            var query = [("limit", "4")]
+            if let cursor { query.append(("cursor", cursor)) }
+            let page = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: query)
+            ids += page.json["events"]?.arrayValue?.compactMap { $0["event_id"]?.stringValue } ?? []
+            cursor = page.json["next_cursor"]?.stringValue
+            #expect(page.response.headers["X-Next-Cursor"] == cursor)
+            pages += 1
+        } while cursor != nil
+        #expect(pages == 2)
+        #expect(ids == events.compactMap { $0["event_id"]?.stringValue })
+    }
+
+    @Test func storedEventsKeepTheirFieldsAndGainReceivedAt() async throws {
+        let harness = try await harnessWithInstallation()
+        let event = harness.event(
+            "action",
+            extra: [
+                "dialect": "moengage", "source": "extension", "app_state": "background", "value": "https://e.x/a,b",
+                "attributes": ["nested": ["n": 1]], "user_id": "alice",
+            ])
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [event]])
+        let page = try await harness.call("GET", "/v1/events", key: harness.serverKey)
+        let stored = try #require(page.json["events"]?[0]?.objectValue)
+        var expected = event.objectValue!
+        expected["received_at"] = .integer(harness.now)
+        #expect(stored == expected)
+    }
+
+    @Test func exportsAsNDJSONAndCSV() async throws {
+        let harness = try await harnessWithInstallation()
+        let events: [JSONValue] = [
+            harness.event("delivery", extra: ["value": "has,comma \"quoted\""]), harness.event("open"),
+        ]
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+
+        let ndjson = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, headers: [("Accept", "application/x-ndjson")])
+        #expect(ndjson.response.headers["Content-Type"] == "application/x-ndjson")
+        let lines = String(decoding: ndjson.response.body, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        let firstLine = try JSONDecoder().decode(JSONValue.self, from: Data(lines[0].utf8))
+        #expect(firstLine["event_id"] == events[0]["event_id"])
+
+        let csv = try await harness.call("GET", "/v1/events", key: harness.serverKey, headers: [("Accept", "text/csv")])
+        #expect(csv.response.headers["Content-Type"]?.hasPrefix("text/csv") == true)
+        let text = String(decoding: csv.response.body, as: UTF8.self)
+        let rows = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == 3)
+        #expect(rows[0].hasPrefix("event_id,type,occurred_at,received_at,installation_id"))
+        #expect(rows[1].contains("\"has,comma \"\"quoted\"\"\""))
+    }
+
+    @Test func exportsMayAskForMoreRowsThanJSONPages() async throws {
+        let harness = try await harnessWithInstallation()
+        let json = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("limit", "5000")])
+        #expect(json.status == 400)
+        #expect(json.errorMessage.contains("1 to 1000"))
+        let csv = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("limit", "5000")], headers: [("Accept", "text/csv")])
+        #expect(csv.status == 200)
+        let tooMany = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("limit", "100001")],
+            headers: [("Accept", "application/x-ndjson")])
+        #expect(tooMany.status == 400)
+        #expect(tooMany.errorMessage.contains("1 to 100000"))
+    }
+
+    @Test(arguments: [("since", "yesterday"), ("until", "2026-13-45"), ("cursor", "bm9wZQ"), ("limit", "-1")])
+    func badQueryParametersAre400(_ name: String, _ value: String) async throws {
+        let harness = try await harnessWithInstallation()
+        let reply = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [(name, value)])
+        #expect(reply.status == 400)
+        #expect(reply.errorMessage.contains(name))
+    }
+}
