@@ -45,7 +45,11 @@ enum Daemon {
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
-        let api = try TidingsAPI(dataDirectory: dataDirectory, logger: logger)
+        let storeFile = dataDirectory.appendingPathComponent(SQLiteStore.fileName)
+        let apiMetrics = RegistryAPIMetrics(
+            registry: metrics,
+            storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
+        let api = try TidingsAPI(dataDirectory: dataDirectory, logger: logger, metrics: apiMetrics)
         var router = api.router
         router.addOperationsRoutes(metrics: metrics)
         let handler = HTTPMiddleware.standard(
