@@ -24,7 +24,7 @@ extension EventStore {
         let forgetBefore = now - memoryMilliseconds
         // Purge at most once an hour per process: it is housekeeping, the upsert below is what decides.
         let purge = memory.withLock { memory -> Bool in
-            guard now - memory.lastDeliveryPurge >= 3_600_000 else { return false }
+            if let last = memory.lastDeliveryPurge, now - last < 3_600_000 { return false }
             memory.lastDeliveryPurge = now
             return true
         }

@@ -9,6 +9,11 @@ extension EventStore {
         public struct DropCount: Sendable, Hashable {
             public var total: Int
             public var unreported: Int
+
+            public init(total: Int, unreported: Int) {
+                self.total = total
+                self.unreported = unreported
+            }
         }
 
         public var schemaVersion: Int

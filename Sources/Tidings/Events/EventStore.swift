@@ -35,7 +35,7 @@ public final class EventStore: EventQueue, Sendable {
 
     struct Memory {
         var installationID: String?
-        var lastDeliveryPurge: Int64 = .min
+        var lastDeliveryPurge: Int64?
     }
 
     /// An event validated and serialised, ready to insert.
