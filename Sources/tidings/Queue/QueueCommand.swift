@@ -45,7 +45,7 @@ enum QueueCommand {
         do {
             return try EventStore(path: path, configuration: configuration)
         } catch {
-            throw CommandLineError.failure("queue: \(error.message)")
+            throw CommandLineError.failure("queue: \(error.description)")
         }
     }
 
