@@ -23,6 +23,9 @@ extension EventStore {
         public var limits = EventLimits.default
         /// Commit the events of concurrent callers in one transaction (see ``EventStore`` on group commit).
         public var groupCommit = true
+        /// Copy the write-ahead log into the database on a background queue rather than inside whichever
+        /// enqueue happens to cross SQLite's threshold (which then waits for an `fsync`).
+        public var checkpointInBackground = true
         /// How hard a commit is pushed to the disk.
         public var durability = Durability.crashSafe
         /// How long a writer waits for the other process (app or extension) to release the write lock.

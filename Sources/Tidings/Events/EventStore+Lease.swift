@@ -158,6 +158,7 @@ extension EventStore {
                     .integer(report.occurredAt), .integer(now), .blob(body), .integer(Int64(body.count)),
                 ])
         }
-        logger.info("events dropped, reported", metadata: ["count": "\(total)", "reasons": reasons.joined(separator: ",")])
+        logger.info(
+            "events dropped, reported", metadata: ["count": "\(total)", "reasons": reasons.joined(separator: ",")])
     }
 }

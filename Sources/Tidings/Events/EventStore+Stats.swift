@@ -81,7 +81,8 @@ extension EventStore {
                 oldestOccurredAt: oldest,
                 dropped: dropped,
                 activeLeases: Int(
-                    try integer("SELECT count(DISTINCT lease_id) FROM events WHERE lease_expires_at > ?", [.integer(now)])
+                    try integer(
+                        "SELECT count(DISTINCT lease_id) FROM events WHERE lease_expires_at > ?", [.integer(now)])
                         ?? 0),
                 leasedEvents: Int(
                     try integer("SELECT count(*) FROM events WHERE lease_expires_at > ?", [.integer(now)]) ?? 0),

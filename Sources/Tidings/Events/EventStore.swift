@@ -30,6 +30,7 @@ public final class EventStore: EventQueue, Sendable {
     let clock: any TidingsClock
     let logger: Logger
     private let committer = GroupCommitter<[PendingEvent], [Int64]>()
+    private let checkpointer: WALCheckpointer?
     /// Per-process memory that saves writes: the installation id last written, the last delivery purge.
     let memory = LockedBox(Memory())
 
@@ -75,7 +76,13 @@ public final class EventStore: EventQueue, Sendable {
         options.synchronousFull = configuration.durability == .powerSafe
         options.busyTimeoutMilliseconds = Int32(clamping: Int64(configuration.busyTimeout.seconds * 1000))
         database = try Self.open(path: path, options: options)
+        checkpointer =
+            configuration.checkpointInBackground
+            ? WALCheckpointer(path: path, options: options, interval: 256, logger: logger) : nil
         do {
+            if checkpointer != nil {
+                try database.read { db in try db.execute("PRAGMA wal_autocheckpoint = 0") }
+            }
             try database.write { db in try Self.migrate(db, path: path) }
         } catch let error as EventStoreError {
             throw error
@@ -163,7 +170,9 @@ public final class EventStore: EventQueue, Sendable {
 
     /// Runs `body` in an immediate transaction, with SQLite failures turned into ``EventStoreError``.
     func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try EventStoreError.wrapping(path: path) { try database.write(body) }
+        let result = try EventStoreError.wrapping(path: path) { try database.write(body) }
+        checkpointer?.didCommit()
+        return result
     }
 
     /// Runs `body` on the connection without a transaction of its own.

@@ -93,7 +93,9 @@ enum QueueCommand {
             throw CommandLineError.usage("queue flush: --app-key KEY is required")
         }
         let store = try openStore(arguments)
-        let summary = try await storeCall { try await QueueFlusher.flush(store: store, endpoint: endpoint, appKey: appKey) }
+        let summary = try await storeCall {
+            try await QueueFlusher.flush(store: store, endpoint: endpoint, appKey: appKey)
+        }
         Console.write(summary + "\n")
         return ExitCode.success
     }

@@ -31,8 +31,11 @@ enum QueueStatsText {
     static func renderEvents(_ events: [QueuedEvent]) -> String {
         guard !events.isEmpty else { return "no events\n" }
         let typeWidth = max(4, events.map(\.type.rawValue.count).max() ?? 0)
-        var lines = ["SEQ".padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
-            + "TYPE".padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  OCCURRED_AT               EVENT_ID"]
+        var lines = [
+            "SEQ".padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                + "TYPE".padding(toLength: typeWidth, withPad: " ", startingAt: 0)
+                + "  OCCURRED_AT               EVENT_ID"
+        ]
         for event in events {
             let sequence = String(event.sequence)
             let occurred = Date(millisecondsSince1970: event.occurredAt).ISO8601Format(

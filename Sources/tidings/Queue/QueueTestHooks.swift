@@ -38,7 +38,9 @@ enum QueueTestHooks {
 
     static func verify(_ rawArguments: [String]) throws -> Int32 {
         let arguments = try ArgumentList(rawArguments, options: ["db", "ids"])
-        guard let idsPath = arguments.option("ids") else { throw CommandLineError.usage("queue: --ids FILE is required") }
+        guard let idsPath = arguments.option("ids") else {
+            throw CommandLineError.usage("queue: --ids FILE is required")
+        }
         let expected = try String(contentsOfFile: idsPath, encoding: .utf8).split(separator: "\n")
             .compactMap { UUID(uuidString: String($0)) }
         let store = try QueueCommand.openStore(arguments)

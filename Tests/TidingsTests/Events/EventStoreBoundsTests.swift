@@ -20,7 +20,9 @@ import TidingsModel
         let size = try probe.stats().totalBytes
         let store = try EventStore(
             path: fixture.path + "-bytes",
-            configuration: { var c = EventStore.Configuration(); c.maximumBytes = size * 2 + size / 2; return c }(),
+            configuration: {
+                var c = EventStore.Configuration(); c.maximumBytes = size * 2 + size / 2; return c
+            }(),
             clock: fixture.clock)
         for index in 0..<4 { try store.enqueue(fixture.event(value: "byte cap \(index)")) }
         let stats = try store.stats()
