@@ -23,8 +23,9 @@ extension EventStore {
         public var limits = EventLimits.default
         /// Commit the events of concurrent callers in one transaction (see ``EventStore`` on group commit).
         public var groupCommit = true
-        /// Copy the write-ahead log into the database on a background queue rather than inside whichever
-        /// enqueue happens to cross SQLite's threshold (which then waits for an `fsync`).
+        /// Copy the write-ahead log into the database on a background queue, shortly after writes stop,
+        /// rather than inside whichever enqueue crosses SQLite's threshold (which then waits for an `fsync`).
+        /// SQLite's own checkpoint stays on at a higher threshold, so sustained writing keeps the log bounded.
         public var checkpointInBackground = true
         /// How hard a commit is pushed to the disk.
         public var durability = Durability.crashSafe

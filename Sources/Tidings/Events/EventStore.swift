@@ -30,7 +30,7 @@ public final class EventStore: EventQueue, Sendable {
     let clock: any TidingsClock
     let logger: Logger
     private let committer = GroupCommitter<[PendingEvent], [Int64]>()
-    private let checkpointer: WALCheckpointer?
+    let checkpointer: WALCheckpointer?
     /// Per-process memory that saves writes: the installation id last written, the last delivery purge.
     let memory = LockedBox(Memory())
 
@@ -78,10 +78,12 @@ public final class EventStore: EventQueue, Sendable {
         database = try Self.open(path: path, options: options)
         checkpointer =
             configuration.checkpointInBackground
-            ? WALCheckpointer(path: path, options: options, interval: 256, logger: logger) : nil
+            ? WALCheckpointer(path: path, options: options, delay: .milliseconds(100), logger: logger) : nil
         do {
             if checkpointer != nil {
-                try database.read { db in try db.execute("PRAGMA wal_autocheckpoint = 0") }
+                try database.read { db in
+                    try db.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.safetyNetPages)")
+                }
             }
             try database.write { db in try Self.migrate(db, path: path) }
         } catch let error as EventStoreError {

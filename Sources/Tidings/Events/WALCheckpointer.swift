@@ -4,51 +4,56 @@ import TidingsSQLite
 
 /// Copies the write-ahead log back into the database on a background queue, off the enqueue path.
 ///
-/// SQLite's automatic checkpoint runs inside whichever commit crosses the threshold and waits for an
-/// `fsync` of the database file there, which is what puts milliseconds into an enqueue that normally
-/// takes tens of microseconds. The store turns it off on its writing connection, and this type runs a
-/// passive checkpoint (which never blocks writers) on its own connection instead: once early in each
-/// process, so that short-lived extension processes cannot grow the log without bound, and then every
-/// `interval` commits.
+/// SQLite's automatic checkpoint runs inside whichever commit crosses its threshold and waits for an
+/// `fsync` of the database file there, which puts milliseconds into an enqueue that normally takes tens
+/// of microseconds. With this type the store raises that threshold to ``safetyNetPages`` (so a sustained
+/// stream of writes still keeps the log bounded) and, shortly after the writes of a moment stop, runs a
+/// passive checkpoint on its own connection. A checkpoint that finds the log quiet copies all of it, and
+/// the next commit then reuses the log from its start.
 final class WALCheckpointer: Sendable {
+    /// The automatic checkpoint threshold left on the writing connection, in pages (about 16 MB).
+    static let safetyNetPages = 4_000
+
     private let path: String
     private let options: SQLiteConnection.Options
-    private let interval: Int
+    private let delay: DispatchTimeInterval
     private let logger: Logger
     private let queue = DispatchQueue(label: "tidings.events.checkpoint", qos: .utility)
-    private let state = LockedBox(State())
-    /// Used only on `queue`, apart from `state`, so that counting a commit never waits for a checkpoint.
+    private let pending = DispatchGroup()
+    private let scheduled = LockedBox(false)
+    /// Used only on `queue`, apart from `scheduled`, so that noting a commit never waits for a checkpoint.
     private let connection = LockedBox<SQLiteConnection?>(nil)
 
-    private struct State {
-        // Starts due, so every process checkpoints soon after its first commit.
-        var commitsSinceCheckpoint = Int.max / 2
-        var scheduled = false
-    }
-
-    init(path: String, options: SQLiteConnection.Options, interval: Int, logger: Logger) {
+    init(path: String, options: SQLiteConnection.Options, delay: DispatchTimeInterval, logger: Logger) {
         self.path = path
         self.options = options
-        self.interval = interval
+        self.delay = delay
         self.logger = logger
     }
 
-    /// Counts a commit, and schedules a checkpoint when enough have piled up since the last one.
+    /// Notes a commit: schedules one checkpoint `delay` from now unless one is already waiting.
     func didCommit() {
-        let schedule = state.withLock { state -> Bool in
-            state.commitsSinceCheckpoint += 1
-            guard state.commitsSinceCheckpoint >= interval, !state.scheduled else { return false }
-            state.scheduled = true
-            state.commitsSinceCheckpoint = 0
+        let schedule = scheduled.withLock { scheduled -> Bool in
+            if scheduled { return false }
+            scheduled = true
             return true
         }
         guard schedule else { return }
-        queue.async { self.checkpoint() }
+        pending.enter()
+        queue.asyncAfter(deadline: .now() + delay) {
+            self.checkpoint()
+            self.pending.leave()
+        }
     }
 
-    /// Runs a passive checkpoint now, on the calling thread.
+    /// Waits until every checkpoint scheduled so far has run (for tests and orderly shutdowns).
+    func waitUntilIdle() {
+        pending.wait()
+    }
+
+    /// Runs a passive checkpoint (it never blocks writers) now, on the calling thread.
     func checkpoint() {
-        state.withLock { $0.scheduled = false }
+        scheduled.withLock { $0 = false }
         connection.withLock { connection in
             do {
                 if connection == nil {
@@ -56,7 +61,7 @@ final class WALCheckpointer: Sendable {
                 }
                 try connection?.execute("PRAGMA wal_checkpoint(PASSIVE)")
             } catch {
-                // A failed checkpoint only leaves the log longer; the next one catches up.
+                // A failed checkpoint only leaves the log longer; the next one, or SQLite's own, catches up.
                 logger.debug("event store checkpoint failed", metadata: ["error": "\(error)"])
             }
         }
