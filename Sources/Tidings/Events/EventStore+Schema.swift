@@ -24,6 +24,7 @@ extension EventStore {
                 lease_id TEXT,
                 lease_expires_at INTEGER
             );
+            CREATE INDEX IF NOT EXISTS events_leased ON events(lease_expires_at) WHERE lease_expires_at IS NOT NULL;
             CREATE TABLE IF NOT EXISTS totals(
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 count INTEGER NOT NULL,

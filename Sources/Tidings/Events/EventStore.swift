@@ -20,7 +20,8 @@ import TidingsSQLite
 ///   the counters into one `events_dropped` event (`attributes.count`, `attributes.reason`, and
 ///   `attributes.reasons` per reason), so drops are reported, never silent. That report is never itself
 ///   dropped for the cap, and drops of reports are not counted, so the report cannot feed itself.
-/// - Rows under an unexpired lease are not dropped for the cap: the store may exceed it by one batch.
+/// - Rows under an unexpired lease are neither dropped for the bounds nor counted against them: the store
+///   may exceed its bounds by the batches in flight.
 /// - ``recordDelivery(_:)`` records `delivery` once per message and installation across processes.
 public final class EventStore: EventQueue, Sendable {
     /// Where the store lives.
@@ -222,12 +223,23 @@ public final class EventStore: EventQueue, Sendable {
     }
 
     /// Drops the oldest events (not reports, not leased rows) until the store is within its bounds.
+    ///
+    /// Rows under an unexpired lease are being uploaded: they are neither dropped nor counted against the
+    /// bounds, so the store may exceed them by the batches in flight rather than drop the newest events.
     func enforceBounds(in db: SQLiteConnection, now: Int64) throws {
         let totals = try db.prepare("SELECT count, bytes FROM totals WHERE id = 1")
         guard try totals.step() else { return }
-        let count = totals.int64(at: 0)
-        let bytes = totals.int64(at: 1)
+        var count = totals.int64(at: 0)
+        var bytes = totals.int64(at: 1)
         totals.reset()
+        guard count > Int64(configuration.maximumEvents) || bytes > Int64(configuration.maximumBytes) else { return }
+        let leased = try db.prepare("SELECT count(*), total(size) FROM events WHERE lease_expires_at > ?")
+        try leased.bind(.integer(now), at: 1)
+        if try leased.step() {
+            count -= leased.int64(at: 0)
+            bytes -= Int64(leased.double(at: 1))
+        }
+        leased.reset()
         let excessCount = count - Int64(configuration.maximumEvents)
         let excessBytes = bytes - Int64(configuration.maximumBytes)
         guard excessCount > 0 || excessBytes > 0 else { return }

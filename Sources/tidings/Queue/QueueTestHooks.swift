@@ -4,13 +4,16 @@ import TidingsModel
 
 /// Hidden subcommands the multi-process and kill -9 tests run as child processes; not for people.
 ///
-/// - `_write --db PATH --count N [--burst K] [--installation ID]`: enqueues N events (K per call), and
-///   prints each event id on its own line only after the call that stored it returned.
+/// - `_write --db PATH --count N [--burst K] [--installation ID] [--deliveries]`: enqueues N events (K per
+///   call), and prints each event id on its own line only after the call that stored it returned. With
+///   `--deliveries` it records `delivery` events for messages `msg-0` ... `msg-(N-1)` one by one instead,
+///   and prints the ids of those ``EventStore/recordDelivery(_:)`` stored (it was first).
 /// - `_verify --db PATH --ids FILE`: checks that every id in FILE is stored exactly once and that SQLite's
 ///   integrity check passes; prints one JSON line and exits 1 when anything is wrong.
 enum QueueTestHooks {
     static func write(_ rawArguments: [String]) throws -> Int32 {
-        let arguments = try ArgumentList(rawArguments, options: ["db", "count", "burst", "installation"])
+        let arguments = try ArgumentList(
+            rawArguments, options: ["db", "count", "burst", "installation"], flags: ["deliveries"])
         let count = Int(arguments.option("count") ?? "1000") ?? 1000
         let burst = max(1, Int(arguments.option("burst") ?? "1") ?? 1)
         let installationID = arguments.option("installation") ?? "writer-\(getpid())"
@@ -20,6 +23,17 @@ enum QueueTestHooks {
         configuration.maximumEvents = 100_000_000
         configuration.maximumBytes = Int.max / 2
         let store = try QueueCommand.storeCall { try EventStore(path: path, configuration: configuration) }
+        if arguments.flag("deliveries") {
+            for index in 0..<count {
+                let event = TidingsEvent(
+                    type: .delivery, occurredAt: Date().millisecondsSince1970, installationID: installationID,
+                    messageID: "msg-\(index)", source: .extension, appState: .extension)
+                if try QueueCommand.storeCall({ try store.recordDelivery(event) }) {
+                    FileHandle.standardOutput.write(Data((event.eventID.uuidString.lowercased() + "\n").utf8))
+                }
+            }
+            return ExitCode.success
+        }
         var written = 0
         while written < count {
             let now = Date().millisecondsSince1970

@@ -114,4 +114,21 @@ import TidingsModel
         #expect(first == second)
         #expect(try store.count() == 1)
     }
+
+    @Test func rowsUnderAnActiveLeaseAreNotDroppedForTheCap() throws {
+        let fixture = try EventStoreFixture()
+        let store = try fixture.open { $0.maximumEvents = 2 }
+        let first = [fixture.event(), fixture.event()]
+        try store.enqueue(contentsOf: first)
+        let lease = try #require(try store.lease(maxEvents: 2, maxBytes: 1 << 20))
+        let later = [fixture.event(), fixture.event(), fixture.event()]
+        for event in later { try store.enqueue(event) }
+        // The leased two are being uploaded: they are neither dropped nor counted, so the cap applies to
+        // the others, and the oldest of those made room.
+        let stored = try store.dump().map(\.eventID)
+        #expect(stored == first.map(\.eventID) + later.suffix(2).map(\.eventID))
+        #expect(try store.stats().dropped[DropReason.queueFull]?.total == 1)
+        try store.acknowledge(lease.events.map(\.eventID), lease: lease)
+        #expect(try store.count() == 2)
+    }
 }

@@ -129,9 +129,10 @@ import TidingsModel
         #expect(EventStore.requestBody(for: []) == Array(#"{"events":[]}"#.utf8))
     }
 
-    @Test func groupCommitKeepsEveryConcurrentEventExactlyOnce() async throws {
+    @Test(arguments: [true, false])
+    func concurrentEnqueuesKeepEveryEventExactlyOnce(groupCommit: Bool) async throws {
         let fixture = try EventStoreFixture()
-        let store = try fixture.open { $0.groupCommit = true }
+        let store = try fixture.open { $0.groupCommit = groupCommit }
         let perTask = 200
         let ids = try await withThrowingTaskGroup(of: [UUID].self) { group in
             for _ in 0..<4 {
@@ -150,5 +151,22 @@ import TidingsModel
         let stored = try store.dump().map(\.eventID)
         #expect(stored.count == 4 * perTask)
         #expect(Set(stored) == Set(ids))
+    }
+
+    @Test func statsReportLeasesAgeAndTypes() throws {
+        let fixture = try EventStoreFixture()
+        let store = try fixture.open()
+        try store.enqueue(contentsOf: [fixture.event(), fixture.event(.dismiss), fixture.event()])
+        fixture.clock.advance(by: .seconds(90))
+        _ = try #require(try store.lease(maxEvents: 2, maxBytes: 1 << 20))
+        let stats = try store.stats()
+        #expect(stats.eventCount == 3)
+        #expect(stats.countsByType == ["open": 2, "dismiss": 1])
+        #expect(stats.oldestAgeMilliseconds == 90_000)
+        #expect(stats.activeLeases == 1)
+        #expect(stats.leasedEvents == 2)
+        #expect(stats.totalBytes == (try store.dump().reduce(0) { $0 + $1.body.count }))
+        #expect(try store.dump(limit: 2).count == 2)
+        #expect(stats.json["event_count"] == .integer(3))
     }
 }

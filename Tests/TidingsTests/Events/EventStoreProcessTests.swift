@@ -6,13 +6,15 @@ import Tidings
 /// hidden `queue _write` subcommand is the child process.
 @Suite struct EventStoreProcessTests {
     /// Starts a writer whose standard output (one event id per stored event) goes to `output`.
-    private func startWriter(db: String, count: Int, burst: Int, output: URL) throws -> Process {
+    private func startWriter(db: String, count: Int, burst: Int, output: URL, extra: [String] = []) throws
+        -> Process
+    {
         let binary = TidingsBinary.url
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the tidings CLI first")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["queue", "_write", "--db", db, "--count", "\(count)", "--burst", "\(burst)"]
+        process.arguments = ["queue", "_write", "--db", db, "--count", "\(count)", "--burst", "\(burst)"] + extra
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -40,6 +42,26 @@ import Tidings
         #expect(stored.count == 4_000)
         #expect(Set(stored) == Set(printed))
         #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func twoProcessesSeeingTheSameMessagesRecordEachDeliveryOnce() throws {
+        let fixture = try EventStoreFixture()
+        _ = try fixture.open()  // created up front, so both children race on the deliveries alone
+        let outputs = (0..<2).map { fixture.directory.appendingPathComponent("delivery-\($0).txt") }
+        let writers = try outputs.map {
+            try startWriter(
+                db: fixture.path, count: 1_000, burst: 1, output: $0,
+                extra: ["--deliveries", "--installation", "inst-shared"])
+        }
+        for writer in writers { writer.waitUntilExit() }
+        #expect(writers.map(\.terminationStatus) == [0, 0])
+        let recorded = try outputs.flatMap { try printedIDs($0) }
+        #expect(recorded.count == 1_000)
+        let store = try fixture.open()
+        let stats = try store.stats()
+        #expect(stats.countsByType == ["delivery": 1_000])
+        #expect(stats.rememberedDeliveries == 1_000)
+        #expect(Set(try store.dump().map(\.eventID)) == Set(recorded))
     }
 
     @Test func killedWritersLoseNoEventTheyReportedStored() throws {
