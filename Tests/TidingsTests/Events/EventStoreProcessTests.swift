@@ -72,7 +72,19 @@ import Tidings
             let output = fixture.directory.appendingPathComponent("kill-\(round).txt")
             let writer = try startWriter(
                 db: fixture.path, count: 1_000_000, burst: round % 3 == 0 ? 20 : 1, output: output)
-            usleep(UInt32.random(in: 5_000...250_000, using: &generator))
+            if round.isMultiple(of: 2) {
+                // Anywhere, including while the store opens or migrates.
+                usleep(UInt32.random(in: 5_000...250_000, using: &generator))
+            } else {
+                // Mid-enqueue for sure, however slowly a loaded machine starts the child.
+                let deadline = Date().addingTimeInterval(10)
+                while (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0 == 0,
+                    Date() < deadline
+                {
+                    usleep(1_000)
+                }
+                usleep(UInt32.random(in: 0...50_000, using: &generator))
+            }
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
             #expect(writer.terminationReason == .uncaughtSignal)
