@@ -81,13 +81,13 @@ extension EventStore {
 
     /// Ends `lease` without deleting anything; its rows are leasable again at once.
     public func release(_ lease: EventLease) throws {
-        let leaseID = SQLiteValue.text(lease.id.uuidString.lowercased())
-        try write { db in
-            for event in lease.events {
-                try db.run(
-                    "UPDATE events SET lease_id = NULL, lease_expires_at = NULL WHERE event_id = ? AND lease_id = ?",
-                    [.text(event.eventID.uuidString.lowercased()), leaseID])
-            }
+        _ = try write { db in
+            // `lease_expires_at IS NOT NULL` walks the small index of leased rows, not the whole table.
+            try db.run(
+                """
+                UPDATE events SET lease_id = NULL, lease_expires_at = NULL
+                WHERE lease_expires_at IS NOT NULL AND lease_id = ?
+                """, [.text(lease.id.uuidString.lowercased())])
         }
     }
 

@@ -63,6 +63,19 @@ import TidingsModel
         #expect(again.id != lease.id)
     }
 
+    @Test func releasingOneLeaseLeavesAnotherInPlace() throws {
+        let fixture = try EventStoreFixture()
+        let store = try fixture.open()
+        try store.enqueue(contentsOf: (0..<4).map { _ in fixture.event() })
+        let first = try #require(try store.lease(maxEvents: 2, maxBytes: 1 << 20))
+        let second = try #require(try store.lease(maxEvents: 2, maxBytes: 1 << 20))
+        try store.release(first)
+        let again = try #require(try store.lease(maxEvents: 10, maxBytes: 1 << 20))
+        #expect(again.events.map(\.eventID) == first.events.map(\.eventID))
+        #expect(try store.stats().activeLeases == 2)
+        _ = second
+    }
+
     @Test func anExpiredLeaseHandsItsRowsOutAgain() throws {
         let fixture = try EventStoreFixture()
         let store = try fixture.open { $0.leaseDuration = .seconds(60) }
