@@ -23,6 +23,8 @@ import TidingsSQLite
 /// - Rows under an unexpired lease are neither dropped for the bounds nor counted against them: the store
 ///   may exceed its bounds by the batches in flight.
 /// - ``recordDelivery(_:)`` records `delivery` once per message and installation across processes.
+/// - Calls are synchronous: an enqueue blocks its thread for the commit (tens of microseconds, up to the
+///   busy timeout while the other process holds the write lock), so keep it off a thread that must not wait.
 public final class EventStore: EventQueue, Sendable {
     /// Where the store lives.
     public let path: String
