@@ -87,7 +87,13 @@ import Testing
     func badCommandLinesAreUsageErrors(arguments: [String]) throws {
         let result = try TidingsExecutable.run(arguments)
         #expect(result.status == 2)
-        #expect(!result.standardError.isEmpty)
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func helpIsUsageOnStandardOutput() throws {
+        let result = try TidingsExecutable.run(["queue", "--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("JSON Lines"))
     }
 
     @Test func flushIsNotBuiltYet() throws {

@@ -18,7 +18,9 @@ enum QueueCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let subcommand = arguments.first else { throw CommandLineError.usage(usage) }
+        guard let subcommand = arguments.first else {
+            throw CommandLineError.usage("queue: missing subcommand (stats, dump, flush); run 'tidings queue --help'")
+        }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
         case "stats": return try stats(rest)
