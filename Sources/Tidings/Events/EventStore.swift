@@ -81,12 +81,14 @@ public final class EventStore: EventQueue, Sendable {
         database = try Self.open(path: path, options: options)
         checkpointer =
             configuration.checkpointInBackground
-            ? WALCheckpointer(path: path, options: options, delay: .milliseconds(100), logger: logger) : nil
+            ? WALCheckpointer(database: database, delay: .milliseconds(100), logger: logger) : nil
         do {
-            if checkpointer != nil {
-                try database.read { db in
+            try database.read { db in
+                if checkpointer != nil {
                     try db.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.safetyNetPages)")
                 }
+                // A log that grew in a burst is cut back when it starts over, so it does not keep the disk.
+                try db.execute("PRAGMA journal_size_limit = \(4 * 1024 * 1024)")
             }
             try database.write { db in try Self.migrate(db, path: path) }
         } catch let error as EventStoreError {

@@ -45,7 +45,8 @@ public struct EventStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Classifies an SQLite failure (by its primary result code) into a store error.
     init(_ error: SQLiteError, path: String) {
         let code: Code =
-            switch error.primaryCode {
+            // SQLITE_IOERR_SHORT_READ (522): the file is shorter than its own header says, i.e. cut off.
+            switch error.code == 522 ? 11 : error.primaryCode {
             case 5, 6: .busy
             case 11: .corrupt
             case 13: .diskFull
