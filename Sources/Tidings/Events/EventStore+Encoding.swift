@@ -18,6 +18,9 @@ extension EventStore {
         return try TidingsEvent(json: json)
     }
 
+    /// The bytes of the request body around the events: `{"events":[` and `]}`.
+    static let requestEnvelopeBytes = 13
+
     /// The body of `POST /v1/events` for `events`: `{"events":[...]}`, built from the stored bytes.
     public static func requestBody(for events: [QueuedEvent]) -> [UInt8] {
         let prefix = Array(#"{"events":["#.utf8)

@@ -108,9 +108,14 @@ import TidingsModel
         let one = try #require(try store.lease(maxEvents: 5, maxBytes: 10))
         #expect(one.events.count == 1)
         let size = one.events[0].body.count
-        let two = try #require(try store.lease(maxEvents: 5, maxBytes: 2 * size + 1))
+        // Two bodies, one comma and the envelope: exactly what the request body will be.
+        let twoBodies = 2 * size + 1 + 13
+        let two = try #require(try store.lease(maxEvents: 5, maxBytes: twoBodies))
         #expect(two.events.count == 2)
+        #expect(EventStore.requestBody(for: two.events).count == twoBodies)
         #expect(two.events.map(\.sequence) == two.events.map(\.sequence).sorted())
+        let short = try #require(try store.lease(maxEvents: 5, maxBytes: twoBodies - 1))
+        #expect(short.events.count == 1)
     }
 
     @Test func leaseRejectsANonPositiveCount() throws {
