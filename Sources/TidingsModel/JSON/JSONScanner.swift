@@ -18,6 +18,11 @@ struct JSONScanner {
     private var index = 0
     private var depth = 0
     private var scratch: [UInt8] = []
+    /// Members of the objects being read, innermost last; an object is built once its size is known, so its
+    /// dictionary is allocated once instead of rehashing as it grows.
+    private var members: [(key: String, value: JSONValue)] = []
+    /// Elements of the arrays being read, innermost last, for the same reason.
+    private var elements: [JSONValue] = []
 
     init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int) {
         self.bytes = bytes
@@ -102,14 +107,14 @@ struct JSONScanner {
     private mutating func parseObject() throws(Failure) -> JSONValue {
         try enterContainer()
         index += 1
-        var object: [String: JSONValue] = [:]
         skipWhitespace()
         guard index < count else { throw endOfInput("expected a string key or '}'") }
         if bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return .object([:])
         }
+        let base = members.count
         var expectation = "expected a string key or '}'"
         while true {
             guard index < count else { throw endOfInput("expected a string key") }
@@ -121,7 +126,7 @@ struct JSONScanner {
             guard bytes[index] == UInt8(ascii: ":") else { throw unexpected("expected ':'") }
             index += 1
             let value = try parseValue()
-            object[key] = value
+            members.append((key, value))
             skipWhitespace()
             guard index < count else { throw endOfInput("expected ',' or '}'") }
             let separator = bytes[index]
@@ -132,7 +137,7 @@ struct JSONScanner {
             } else if separator == UInt8(ascii: "}") {
                 index += 1
                 depth -= 1
-                return .object(object)
+                return .object(takeObject(from: base))
             } else {
                 throw unexpected("expected ',' or '}'")
             }
@@ -142,16 +147,17 @@ struct JSONScanner {
     private mutating func parseArray() throws(Failure) -> JSONValue {
         try enterContainer()
         index += 1
-        var array: [JSONValue] = []
         skipWhitespace()
         guard index < count else { throw endOfInput("expected a value or ']'") }
         if bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(array)
+            return .array([])
         }
+        let base = elements.count
         while true {
-            array.append(try parseValue())
+            let element = try parseValue()
+            elements.append(element)
             skipWhitespace()
             guard index < count else { throw endOfInput("expected ',' or ']'") }
             let separator = bytes[index]
@@ -160,11 +166,24 @@ struct JSONScanner {
             } else if separator == UInt8(ascii: "]") {
                 index += 1
                 depth -= 1
+                let array = Array(elements[base...])
+                elements.removeSubrange(base...)
                 return .array(array)
             } else {
                 throw unexpected("expected ',' or ']'")
             }
         }
+    }
+
+    /// Builds the object whose members start at `members[base]` and pops them; a later duplicate key wins.
+    private mutating func takeObject(from base: Int) -> [String: JSONValue] {
+        var object = [String: JSONValue](minimumCapacity: members.count - base)
+        for position in base..<members.count {
+            let member = members[position]
+            object[member.key] = member.value
+        }
+        members.removeSubrange(base...)
+        return object
     }
 
     @inline(__always)
@@ -182,6 +201,7 @@ struct JSONScanner {
     /// Reads a string whose opening quote has been consumed, and the closing quote.
     private mutating func parseString() throws(Failure) -> String {
         let start = index
+        skipPlainASCII()
         while index < count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -203,6 +223,25 @@ struct JSONScanner {
             }
         }
         throw endOfInput("expected '\"' to close the string")
+    }
+
+    /// Skips eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII.
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        while index &+ 8 <= count {
+            let word = UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self)
+            // A byte of `x` is zero exactly when `(x - 1) & ~x` has its high bit set (no false positives
+            // once bytes with the high bit already set are excluded, which `word & highBits` does).
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                | word
+            guard special & highBits == 0 else { return }
+            index &+= 8
+        }
     }
 
     /// Continues `parseString` at the first backslash, unescaping into `scratch`.
