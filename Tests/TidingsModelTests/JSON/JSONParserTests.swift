@@ -208,6 +208,29 @@ struct InvalidDocument: Sendable, CustomTestStringConvertible {
         #expect(error?.offset == JSONParser.Options.depthCeiling)
     }
 
+    @Test func deepestAllowedNestingFitsA512KiBThreadStack() {
+        // iOS gives secondary threads 512 KiB; the depth ceiling must fit there even in a debug build.
+        let depth = JSONParser.Options.depthCeiling
+        let text = String(repeating: "[{\"k\":", count: depth / 2) + "1" + String(repeating: "}]", count: depth / 2)
+        let parsed = LockedBox<JSONValue?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            // Parse, write, re-parse, compare and free the deepest value, all on the small stack.
+            let options = JSONParser.Options(maximumDepth: depth)
+            if let value = try? JSONValue.parse(text, options: options),
+                let written = try? value.serialized(sortedKeys: true, prettyPrinted: true),
+                let again = try? JSONValue.parse(written, options: options), again == value
+            {
+                parsed.withLock { $0 = value }
+            }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        #expect(parsed.withLock { $0 } != nil)
+    }
+
     @Test func inputSizeLimitNamesTheLimit() throws {
         let options = JSONParser.Options(maximumInputSize: 8)
         #expect(try JSONValue.parse("[1,2,3]", options: options) == [1, 2, 3])
