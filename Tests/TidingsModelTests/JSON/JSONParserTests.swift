@@ -97,6 +97,16 @@ struct InvalidDocument: Sendable, CustomTestStringConvertible {
         InvalidDocument("{a:1}", .unexpectedCharacter, offset: 1),
         InvalidDocument("{'a':1}", .unexpectedCharacter, offset: 1),
         InvalidDocument("[1 2]", .unexpectedCharacter, offset: 3),
+        InvalidDocument("[1,,2]", .unexpectedCharacter, offset: 3),
+        InvalidDocument("[,1]", .unexpectedCharacter, offset: 1),
+        InvalidDocument("]", .unexpectedCharacter, offset: 0),
+        InvalidDocument("[}", .unexpectedCharacter, offset: 1),
+        InvalidDocument("{\"a\":1 \"b\":2}", .unexpectedCharacter, offset: 7),
+        InvalidDocument("{\"a\":1]", .unexpectedCharacter, offset: 6),
+        InvalidDocument("[1}", .unexpectedCharacter, offset: 2),
+        InvalidDocument("{\"a\"}", .unexpectedCharacter, offset: 4),
+        InvalidDocument("{1:2}", .unexpectedCharacter, offset: 1),
+        InvalidDocument("[\"a\" // comment\n]", .unexpectedCharacter, offset: 5),
         InvalidDocument("tru", .unexpectedEnd, offset: 3),
         InvalidDocument("trUe", .unexpectedCharacter, offset: 2),
         InvalidDocument("nul", .unexpectedEnd, offset: 3),
@@ -276,6 +286,15 @@ struct InvalidDocument: Sendable, CustomTestStringConvertible {
 
     @Test func duplicateKeysKeepTheLastValue() throws {
         #expect(try JSONValue.parse(#"{"k":1,"other":0,"k":{"x":2}}"#) == ["k": ["x": 2], "other": 0])
+    }
+
+    @Test func dataSlicesAreReadFromTheirOwnStart() throws {
+        let data = Data("xx[1,{\"a\":2}]yy".utf8)
+        let slice = data[(data.startIndex + 2)..<(data.endIndex - 2)]
+        #expect(try JSONValue.parse(slice) == [1, ["a": 2]])
+        let error = #expect(throws: JSONParseError.self) { try JSONValue.parse(data[(data.startIndex + 2)...]) }
+        #expect(error?.code == .trailingData)
+        #expect(error?.offset == 11)
     }
 
     @Test func parserStructIsReusable() throws {
