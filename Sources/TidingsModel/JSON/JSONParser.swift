@@ -29,9 +29,10 @@ import Foundation
 public struct JSONParser: Sendable {
     /// Limits and leniencies.
     public struct Options: Sendable, Hashable {
-        /// The highest `maximumDepth` honoured; larger values are clamped to it so that the recursive descent
-        /// stays well inside a 512 KiB thread stack.
-        public static let depthCeiling = 512
+        /// The highest `maximumDepth` honoured; larger values are clamped to it. The parser itself keeps its
+        /// nesting on the heap, but writing, comparing and freeing a `JSONValue` recurse, and at this depth
+        /// they still fit a 512 KiB thread stack (an iOS secondary thread) even in a debug build.
+        public static let depthCeiling = 256
 
         /// How many arrays and objects may be nested; a top-level `[]` is depth 1. Clamped to `depthCeiling`.
         public var maximumDepth: Int

@@ -1,4 +1,5 @@
-/// The recursive-descent engine behind `JSONParser`: one pass over borrowed bytes, no per-character `String`.
+/// The engine behind `JSONParser`: one pass over borrowed bytes, no per-character `String`, and no recursion
+/// (open arrays and objects are kept in a heap stack, so the call stack does not grow with nesting).
 ///
 /// Strings without escapes are validated in place and decoded once from their byte range; strings with
 /// escapes are unescaped into a reused scratch buffer. Errors carry only a byte offset; `JSONParser` turns it
@@ -16,8 +17,12 @@ struct JSONScanner {
     private let count: Int
     private let maximumDepth: Int
     private var index = 0
-    private var depth = 0
     private var scratch: [UInt8] = []
+    /// Members of the objects being read, innermost last; an object is built once its size is known, so its
+    /// dictionary is allocated once instead of rehashing as it grows.
+    private var members: [(key: String, value: JSONValue)] = []
+    /// Elements of the arrays being read, innermost last, for the same reason.
+    private var elements: [JSONValue] = []
 
     init(bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int) {
         self.bytes = bytes
@@ -48,18 +53,96 @@ struct JSONScanner {
 
     // MARK: - Values
 
+    /// An array or object being read. Nesting lives in `frames`, not on the call stack, so deep input cannot
+    /// overflow the stack however the depth limit is set.
+    private struct Frame {
+        var isObject: Bool
+        /// Where this container's members (or elements) start in `members` (or `elements`).
+        var base: Int
+        /// The key whose value is being read, for objects.
+        var key: String
+    }
+
     private mutating func parseValue() throws(Failure) -> JSONValue {
-        skipWhitespace()
-        guard index < count else { throw endOfInput("expected a value") }
-        let byte = bytes[index]
-        switch byte {
+        var frames: [Frame] = []
+        var value: JSONValue
+        readValue: while true {
+            skipWhitespace()
+            guard index < count else { throw endOfInput("expected a value") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                try enterContainer(depth: frames.count)
+                index += 1
+                skipWhitespace()
+                guard index < count else { throw endOfInput("expected a string key or '}'") }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    value = .object([:])
+                } else {
+                    let key = try parseKey(expectation: "expected a string key or '}'")
+                    frames.append(Frame(isObject: true, base: members.count, key: key))
+                    continue readValue
+                }
+            case UInt8(ascii: "["):
+                try enterContainer(depth: frames.count)
+                index += 1
+                skipWhitespace()
+                guard index < count else { throw endOfInput("expected a value or ']'") }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    value = .array([])
+                } else {
+                    frames.append(Frame(isObject: false, base: elements.count, key: ""))
+                    continue readValue
+                }
+            default:
+                value = try parseScalar()
+            }
+
+            // A value is complete: add it to the open containers, closing each one that ends here.
+            while !frames.isEmpty {
+                let top = frames.count - 1
+                skipWhitespace()
+                if frames[top].isObject {
+                    members.append((frames[top].key, value))
+                    guard index < count else { throw endOfInput("expected ',' or '}'") }
+                    let separator = bytes[index]
+                    if separator == UInt8(ascii: ",") {
+                        index += 1
+                        skipWhitespace()
+                        frames[top].key = try parseKey(expectation: "expected a string key")
+                        continue readValue
+                    }
+                    guard separator == UInt8(ascii: "}") else { throw unexpected("expected ',' or '}'") }
+                    index += 1
+                    value = .object(takeObject(from: frames[top].base))
+                } else {
+                    elements.append(value)
+                    guard index < count else { throw endOfInput("expected ',' or ']'") }
+                    let separator = bytes[index]
+                    if separator == UInt8(ascii: ",") {
+                        index += 1
+                        continue readValue
+                    }
+                    guard separator == UInt8(ascii: "]") else { throw unexpected("expected ',' or ']'") }
+                    index += 1
+                    let base = frames[top].base
+                    value = .array(Array(elements[base...]))
+                    elements.removeSubrange(base...)
+                }
+                frames.removeLast()
+            }
+            return value
+        }
+    }
+
+    /// Reads a string, a string key, a number or a literal starting at `index`.
+    @inline(__always)
+    private mutating func parseScalar() throws(Failure) -> JSONValue {
+        switch bytes[index] {
         case UInt8(ascii: "\""):
             index += 1
             return .string(try parseString())
-        case UInt8(ascii: "{"):
-            return try parseObject()
-        case UInt8(ascii: "["):
-            return try parseArray()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try parseNumber()
         case UInt8(ascii: "t"):
@@ -74,6 +157,20 @@ struct JSONScanner {
         default:
             throw unexpected("expected a value")
         }
+    }
+
+    /// Reads `"key"` and the `:` after it; `index` is at the opening quote's expected position.
+    @inline(__always)
+    private mutating func parseKey(expectation: String) throws(Failure) -> String {
+        guard index < count else { throw endOfInput("expected a string key") }
+        guard bytes[index] == UInt8(ascii: "\"") else { throw unexpected(expectation) }
+        index += 1
+        let key = try parseString()
+        skipWhitespace()
+        guard index < count else { throw endOfInput("expected ':'") }
+        guard bytes[index] == UInt8(ascii: ":") else { throw unexpected("expected ':'") }
+        index += 1
+        return key
     }
 
     /// Matches `true`, `false` or `null`, packed big-endian into `word`, byte by byte so the error points at
@@ -99,82 +196,24 @@ struct JSONScanner {
         }
     }
 
-    private mutating func parseObject() throws(Failure) -> JSONValue {
-        try enterContainer()
-        index += 1
-        var object: [String: JSONValue] = [:]
-        skipWhitespace()
-        guard index < count else { throw endOfInput("expected a string key or '}'") }
-        if bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(object)
+    /// Builds the object whose members start at `members[base]` and pops them; a later duplicate key wins.
+    private mutating func takeObject(from base: Int) -> [String: JSONValue] {
+        var object = [String: JSONValue](minimumCapacity: members.count - base)
+        for position in base..<members.count {
+            let member = members[position]
+            object[member.key] = member.value
         }
-        var expectation = "expected a string key or '}'"
-        while true {
-            guard index < count else { throw endOfInput("expected a string key") }
-            guard bytes[index] == UInt8(ascii: "\"") else { throw unexpected(expectation) }
-            index += 1
-            let key = try parseString()
-            skipWhitespace()
-            guard index < count else { throw endOfInput("expected ':'") }
-            guard bytes[index] == UInt8(ascii: ":") else { throw unexpected("expected ':'") }
-            index += 1
-            let value = try parseValue()
-            object[key] = value
-            skipWhitespace()
-            guard index < count else { throw endOfInput("expected ',' or '}'") }
-            let separator = bytes[index]
-            if separator == UInt8(ascii: ",") {
-                index += 1
-                skipWhitespace()
-                expectation = "expected a string key"
-            } else if separator == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return .object(object)
-            } else {
-                throw unexpected("expected ',' or '}'")
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(Failure) -> JSONValue {
-        try enterContainer()
-        index += 1
-        var array: [JSONValue] = []
-        skipWhitespace()
-        guard index < count else { throw endOfInput("expected a value or ']'") }
-        if bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(array)
-        }
-        while true {
-            array.append(try parseValue())
-            skipWhitespace()
-            guard index < count else { throw endOfInput("expected ',' or ']'") }
-            let separator = bytes[index]
-            if separator == UInt8(ascii: ",") {
-                index += 1
-            } else if separator == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return .array(array)
-            } else {
-                throw unexpected("expected ',' or ']'")
-            }
-        }
+        members.removeSubrange(base...)
+        return object
     }
 
     @inline(__always)
-    private mutating func enterContainer() throws(Failure) {
+    private func enterContainer(depth: Int) throws(Failure) {
         guard depth < maximumDepth else {
             throw Failure(
                 code: .tooDeep, offset: index,
                 detail: "arrays and objects nest deeper than the limit of \(maximumDepth)")
         }
-        depth += 1
     }
 
     // MARK: - Strings
@@ -182,6 +221,7 @@ struct JSONScanner {
     /// Reads a string whose opening quote has been consumed, and the closing quote.
     private mutating func parseString() throws(Failure) -> String {
         let start = index
+        skipPlainASCII()
         while index < count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -203,6 +243,25 @@ struct JSONScanner {
             }
         }
         throw endOfInput("expected '\"' to close the string")
+    }
+
+    /// Skips eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII.
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        while index &+ 8 <= count {
+            let word = UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self)
+            // A byte of `x` is zero exactly when `(x - 1) & ~x` has its high bit set (no false positives
+            // once bytes with the high bit already set are excluded, which `word & highBits` does).
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                | word
+            guard special & highBits == 0 else { return }
+            index &+= 8
+        }
     }
 
     /// Continues `parseString` at the first backslash, unescaping into `scratch`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes a `JSONValue` as UTF-8 JSON text: compact by default, optionally with sorted keys or indentation.
 ///
 /// ```
@@ -135,9 +137,9 @@ struct JSONEmitter {
             return
         }
         if options.sortedKeys {
-            let keys = object.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (position, key) in keys.enumerated() {
-                try writeMember(key, object[key] ?? .null, first: position == 0, level: level)
+            let members = object.sorted { Self.utf8Precedes($0.key, $1.key) }
+            for (position, member) in members.enumerated() {
+                try writeMember(member.key, member.value, first: position == 0, level: level)
             }
         } else {
             var first = true
@@ -243,6 +245,22 @@ struct JSONEmitter {
             runStart = index
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
+    }
+
+    /// Whether `left` sorts before `right` by UTF-8 bytes, which is Unicode code point order.
+    private static func utf8Precedes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                let common = min(leftBytes.count, rightBytes.count)
+                if common > 0, let leftBase = leftBytes.baseAddress, let rightBase = rightBytes.baseAddress {
+                    let order = memcmp(leftBase, rightBase, common)
+                    if order != 0 { return order < 0 }
+                }
+                return leftBytes.count < rightBytes.count
+            }
+        }
     }
 
     /// `.key` for identifier-like keys, `["key"]` (JSON-escaped) for the rest.

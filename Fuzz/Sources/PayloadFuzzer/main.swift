@@ -1,0 +1,56 @@
+// libFuzzer entry point for everything that decodes push payload bytes.
+//
+// SwiftPM links executables with `--defsym main=PayloadFuzzer_main`, so libFuzzer's own `main` never runs;
+// this file hands control to libFuzzer's driver instead.
+import Foundation
+import TidingsModel
+
+/// Checks one input; traps (so libFuzzer reports a crash) when an invariant breaks.
+func checkPayloadBytes(_ bytes: UnsafeRawBufferPointer) {
+    // Parsing must never crash; an error is a fine answer for arbitrary bytes.
+    let value: JSONValue
+    do {
+        value = try JSONParser().parse(bytes)
+    } catch {
+        guard (0...bytes.count).contains(error.offset), error.line >= 1, error.column >= 1 else {
+            fatalError("error position out of range: \(error) for \(bytes.count) bytes")
+        }
+        return
+    }
+
+    // Whatever parses must serialize, and the output must parse back to an equal value.
+    for options in [JSONWriter.Options(sortedKeys: true), JSONWriter.Options(prettyPrinted: true)] {
+        let written: [UInt8]
+        do {
+            written = try JSONWriter(options: options).serialize(value)
+        } catch {
+            fatalError("a parsed value failed to serialize: \(error)")
+        }
+        let reparsed: JSONValue
+        do {
+            reparsed = try JSONValue.parse(written)
+        } catch {
+            fatalError("serialized output failed to parse: \(error)\n\(String(decoding: written, as: UTF8.self))")
+        }
+        guard reparsed == value else {
+            fatalError("round trip changed the value:\n\(String(decoding: written, as: UTF8.self))")
+        }
+    }
+
+    // PushPayload.decode(...) goes here: the lead adds the payload decoder and its invariants.
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+var argumentCount = CommandLine.argc
+var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(
+    runFuzzerDriver(&argumentCount, &arguments) { data, size in
+        checkPayloadBytes(UnsafeRawBufferPointer(start: data, count: size))
+        return 0
+    })
