@@ -52,7 +52,7 @@ enum EventsBench {
             var lease: EventLease?
             let sample = timed {
                 lease = try! burst.lease(maxEvents: 500, maxBytes: 1 << 20)!
-                let body = EventStore.requestBody(for: lease!.events)
+                let body = EventBatchBody.make(lease!.events)
                 precondition(lease!.events.count == 500 && body.count > 500 * 100)
             }
             try! burst.release(lease!)

@@ -5,8 +5,8 @@ import TidingsSQLite
 extension EventStore {
     /// Leases up to `maxEvents` of the oldest unleased events, within `maxBytes` (at least one event).
     ///
-    /// The bytes are counted as ``requestBody(for:)`` will send them, envelope and commas included, so a
-    /// batch of more than one event never makes a request body larger than `maxBytes`.
+    /// The budget counts the events' own bytes, as ``EventQueue`` says; the uploader leaves room for the
+    /// request envelope (``EventBatchBody/overhead(eventCount:)``).
     /// Rows whose lease expired (a crashed or stalled uploader, in any process) are leasable again. Before
     /// choosing rows, pending drop counters become one `events_dropped` event (see ``EventStore``).
     /// - Returns: nil when nothing is leasable.
@@ -28,12 +28,11 @@ extension EventStore {
             try select.bind(.integer(now), at: 1)
             try select.bind(.integer(Int64(maxEvents)), at: 2)
             var events: [QueuedEvent] = []
-            var bytes = Self.requestEnvelopeBytes
+            var bytes = 0
             while try select.step() {
                 let body = select.blob(at: 4)
-                let added = body.count + (events.isEmpty ? 0 : 1)
-                if !events.isEmpty, bytes + added > maxBytes { break }
-                bytes += added
+                if !events.isEmpty, bytes + body.count > maxBytes { break }
+                bytes += body.count
                 events.append(
                     QueuedEvent(
                         sequence: select.int64(at: 0), eventID: UUID(uuidString: select.text(at: 1)) ?? UUID(),

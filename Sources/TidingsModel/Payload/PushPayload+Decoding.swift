@@ -63,9 +63,11 @@ extension PushPayload {
     public static func decode(_ bytes: [UInt8]) throws(PayloadDecodingError) -> PushPayload {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            value = try JSONValue.parse(bytes)
         } catch {
-            throw PayloadDecodingError(code: .malformedJSON, message: "not JSON: \(error)")
+            throw PayloadDecodingError(
+                code: error.code == .emptyInput ? .empty : .malformedJSON, message: error.message,
+                byteOffset: error.offset)
         }
         return try PushPayload(json: value)
     }

@@ -5,8 +5,8 @@ extension APIService {
     /// `POST /v1/events`: stores a batch and answers one receipt per event, keyed by event id.
     ///
     /// The batch is refused whole (413) beyond the count or byte limit; otherwise each event is judged
-    /// alone: rejected when invalid or when its installation is not the calling app's, duplicate when its
-    /// id was stored before (with no time window), accepted otherwise. The accepted events of a batch are
+    /// alone: rejected when invalid, duplicate when its id was stored before in this app (with no time
+    /// window), accepted otherwise. The accepted events of a batch are
     /// inserted in one transaction.
     func postEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
@@ -36,21 +36,10 @@ extension APIService {
                     error: WireError(code: error.code.rawValue, message: error.message))
             }
         }
-        let known = try store.existingInstallationIDs(
-            appID: caller.appID, among: Set(candidates.map(\.event.installationID)))
-        var accepted: [(index: Int, event: TidingsEvent)] = []
-        accepted.reserveCapacity(candidates.count)
-        for candidate in candidates {
-            if known.contains(candidate.event.installationID) {
-                accepted.append(candidate)
-            } else {
-                receipts[candidate.index] = EventReceipt(
-                    eventID: candidate.event.eventID.lowercasedString, status: .rejected,
-                    error: WireError(
-                        code: "unknown_installation",
-                        message: "installation \(candidate.event.installationID) is not registered with this app"))
-            }
-        }
+        // Events are kept even when their installation has not registered yet: the SDK's registration and
+        // its event upload are separate durable queues, and a first launch offline may flush events first.
+        // Everything is scoped to the calling app, so another app's key only ever writes its own data.
+        let accepted = candidates
         let inserted = try store.insertEvents(appID: caller.appID, events: accepted.map(\.event), receivedAt: now)
         var counts = (accepted: 0, duplicate: 0)
         for (candidate, isNew) in zip(accepted, inserted) {

@@ -3,9 +3,8 @@ import TidingsModel
 
 /// The one place the server turns JSON bytes into ``JSONValue`` and back.
 ///
-/// Reading goes through our ``JSONByteParser``; the shared ``JSONValue`` parser can replace it in
-/// ``parse(_:)`` without touching any caller. Writing is our own: compact, keys sorted, so answers
-/// are byte-for-byte stable.
+/// Reading and writing go through the shared parser and writer of `TidingsModel`. Writing is compact
+/// with sorted keys, so answers are byte-for-byte stable.
 enum JSONText {
     /// Why bytes are not JSON.
     struct SyntaxError: Error, Sendable {
@@ -15,82 +14,40 @@ enum JSONText {
     /// Parses one JSON document (any top-level value).
     static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
         do {
-            return try data.withUnsafeBytes { raw in
-                try JSONByteParser.parse(raw.bindMemory(to: UInt8.self))
-            }
-        } catch let error as SyntaxError {
-            throw error
+            return try JSONValue.parse(data)
         } catch {
-            throw SyntaxError(message: "the body is not valid JSON")
+            throw SyntaxError(message: "the body is not valid JSON: \(error.message)")
         }
     }
 
     /// `value` as compact JSON text with sorted keys.
     static func string(_ value: JSONValue) -> String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(256)
-        write(value, into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: bytes(value), as: UTF8.self)
     }
 
     /// `value` as compact JSON bytes with sorted keys.
     static func data(_ value: JSONValue) -> Data {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(256)
-        write(value, into: &bytes)
-        return Data(bytes)
+        Data(bytes(value))
     }
 
     /// Appends `value` as compact JSON with sorted keys.
     static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
-        switch value {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let integer): bytes.append(contentsOf: String(integer).utf8)
-        case .double(let double):
-            if double.isFinite {
-                bytes.append(contentsOf: "\(double)".utf8)
-            } else {
-                bytes.append(contentsOf: "null".utf8)
-            }
-        case .string(let string): writeString(string, into: &bytes)
-        case .array(let array):
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in array.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted().enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                writeString(key, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                write(object[key]!, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
+        bytes.append(contentsOf: Self.bytes(value))
     }
 
-    private static func writeString(_ string: String, into bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
+    /// A computed figure (a rate over zero deliveries) may be NaN; JSON has no such number, so it is `null`.
+    private static func bytes(_ value: JSONValue) -> [UInt8] {
+        if let bytes = try? value.serialized(sortedKeys: true) { return bytes }
+        return (try? finite(value).serialized(sortedKeys: true)) ?? Array("null".utf8)
+    }
+
+    private static func finite(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .double(let double) where !double.isFinite: .null
+        case .array(let array): .array(array.map(finite))
+        case .object(let object): .object(object.mapValues(finite))
+        default: value
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The length of `value` written compactly, computed without writing it.

@@ -96,20 +96,6 @@ extension SQLiteStore {
         return try reader.read { db in try db.query(sql, bindings, row: Self.installationRow) }
     }
 
-    public func existingInstallationIDs(appID: String, among installationIDs: Set<String>) throws -> Set<String> {
-        try reader.read { db in
-            var found = Set<String>()
-            for installationID in installationIDs
-            where try db.scalar(
-                "SELECT 1 FROM installations WHERE app_id = ?1 AND installation_id = ?2",
-                [.text(appID), .text(installationID)]) != nil
-            {
-                found.insert(installationID)
-            }
-            return found
-        }
-    }
-
     static func installation(_ db: SQLiteConnection, appID: String, installationID: String) throws -> Installation? {
         try db.query(
             "SELECT \(installationColumns) FROM installations WHERE app_id = ?1 AND installation_id = ?2",

@@ -47,8 +47,6 @@ public protocol Store: Sendable {
     func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws -> Installation?
     /// A page of installations (at most `query.limit`), ordered by installation id.
     func installations(appID: String, query: InstallationQuery) throws -> [Installation]
-    /// Which of `installationIDs` exist in the app.
-    func existingInstallationIDs(appID: String, among installationIDs: Set<String>) throws -> Set<String>
 
     // MARK: Tags
 

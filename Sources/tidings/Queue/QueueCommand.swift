@@ -11,7 +11,7 @@ enum QueueCommand {
           stats --db PATH [--json]       counts per type, bytes, oldest age, drops by reason, leases
           dump --db PATH [--json]        the waiting events in order; --json prints one event JSON
                                          object per line (JSON Lines), exactly the bytes that are uploaded
-          flush --db PATH --endpoint URL --app-key KEY
+          flush --db PATH --endpoint URL --app-key KEY [--json]
                                          upload the waiting events to tidingsd
 
         The store must exist: inspecting never creates one.
@@ -83,7 +83,7 @@ enum QueueCommand {
     }
 
     static func flush(_ rawArguments: [String]) async throws -> Int32 {
-        let arguments = try ArgumentList(rawArguments, options: ["db", "endpoint", "app-key"])
+        let arguments = try ArgumentList(rawArguments, options: ["db", "endpoint", "app-key"], flags: ["json"])
         try noPositionals(arguments)
         guard let endpointText = arguments.option("endpoint") else {
             throw CommandLineError.usage("queue flush: --endpoint URL is required")
@@ -95,11 +95,14 @@ enum QueueCommand {
             throw CommandLineError.usage("queue flush: --app-key KEY is required")
         }
         let store = try openStore(arguments)
-        let summary = try await storeCall {
-            try await QueueFlusher.flush(store: store, endpoint: endpoint, appKey: appKey)
+        let summary = await QueueFlusher.flush(store: store, endpoint: endpoint, appKey: appKey)
+        if arguments.flag("json") {
+            Console.write(String(decoding: try summary.json.serialized(sortedKeys: true), as: UTF8.self) + "\n")
+        } else {
+            Console.write(QueueFlusher.describe(summary) + "\n")
         }
-        Console.write(summary + "\n")
-        return ExitCode.success
+        // Anything left behind (an error, or a server that asked to wait) is a failed flush for a script.
+        return summary.error == nil && summary.nextRetryAt == nil ? ExitCode.success : ExitCode.failure
     }
 
     static func noPositionals(_ arguments: ArgumentList) throws {

@@ -87,13 +87,16 @@ import TidingsServer
         #expect(stillThere.json["apns_token"] == .string(APIHarness.token(1)))
     }
 
-    @Test func anotherAppsKeyCannotPostEventsForThisAppsInstallations() async throws {
+    @Test func anotherAppsKeyCannotPostEventsIntoThisApp() async throws {
         let harness = try APIHarness()
         try await harness.register("inst-1")
         let reply = try await harness.call(
             "POST", "/v1/events", key: harness.otherAppKey, json: ["events": [harness.event("open")]])
-        #expect(reply.json["receipts"]?[0]?["status"] == "rejected")
-        #expect(reply.json["receipts"]?[0]?["error"]?["code"] == "unknown_installation")
+        #expect(reply.json["receipts"]?[0]?["status"] == "accepted")
+        let mine = try await harness.call("GET", "/v1/events", key: harness.serverKey)
+        #expect(mine.json["events"]?.arrayValue?.isEmpty == true)
+        let theirs = try await harness.call("GET", "/v1/events", key: harness.otherServerKey)
+        #expect(theirs.json["events"]?.arrayValue?.count == 1)
     }
 
     @Test func keyLookupsAreCachedForTheConfiguredTimeSoRevocationBitesAfterIt() async throws {

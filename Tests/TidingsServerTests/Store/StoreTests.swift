@@ -154,7 +154,6 @@ import TidingsServer
             try store.installations(appID: "app_a", query: .init(tag: "vip")).map(\.installationID) == ["i3", "i4"])
         let page = try store.installations(appID: "app_a", query: .init(afterInstallationID: "i1", limit: 2))
         #expect(page.map(\.installationID) == ["i2", "i3"])
-        #expect(try store.existingInstallationIDs(appID: "app_a", among: ["i0", "b0", "zz"]) == ["i0"])
     }
 
     // MARK: Tags

@@ -108,11 +108,11 @@ import TidingsModel
         let one = try #require(try store.lease(maxEvents: 5, maxBytes: 10))
         #expect(one.events.count == 1)
         let size = one.events[0].body.count
-        // Two bodies, one comma and the envelope: exactly what the request body will be.
-        let twoBodies = 2 * size + 1 + 13
+        // The budget counts the events' own bytes; the envelope is the uploader's to allow for.
+        let twoBodies = 2 * size
         let two = try #require(try store.lease(maxEvents: 5, maxBytes: twoBodies))
         #expect(two.events.count == 2)
-        #expect(EventStore.requestBody(for: two.events).count == twoBodies)
+        #expect(EventBatchBody.make(two.events).count == twoBodies + EventBatchBody.overhead(eventCount: 2))
         #expect(two.events.map(\.sequence) == two.events.map(\.sequence).sorted())
         let short = try #require(try store.lease(maxEvents: 5, maxBytes: twoBodies - 1))
         #expect(short.events.count == 1)
@@ -141,10 +141,10 @@ import TidingsModel
         let events = [fixture.event(), fixture.event(.dismiss)]
         try store.enqueue(contentsOf: events)
         let lease = try #require(try store.lease(maxEvents: 10, maxBytes: 1 << 20))
-        let body = EventStore.requestBody(for: lease.events)
+        let body = EventBatchBody.make(lease.events)
         let batch = try JSONDecoder().decode(EventBatch.self, from: Data(body))
         #expect(batch.events == events)
-        #expect(EventStore.requestBody(for: []) == Array(#"{"events":[]}"#.utf8))
+        #expect(EventBatchBody.make([]) == Array(#"{"events":[]}"#.utf8))
     }
 
     @Test(arguments: [true, false])

@@ -95,7 +95,7 @@ public enum LenientValue {
         guard let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
         else { return nil }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
+        guard let value = try? JSONValue.parse(text) else { return nil }
         switch value {
         case .object, .array: return value
         default: return nil
