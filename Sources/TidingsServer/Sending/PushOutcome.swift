@@ -1,0 +1,35 @@
+import Foundation
+
+/// What a provider made of one push: the input of fan-out's bookkeeping and token hygiene.
+public struct PushOutcome: Sendable, Hashable {
+    /// What to do next, decided by the provider from the status and reason.
+    public enum Disposition: Sendable, Hashable {
+        /// Accepted by APNs/FCM.
+        case sent
+        /// The token is gone (APNs 410 Unregistered/ExpiredToken, FCM UNREGISTERED): deactivate it unless
+        /// it was registered again after `since` (APNs' timestamp), when known.
+        case tokenInvalid(since: Date?)
+        /// The token belongs to the other environment or another topic (APNs 400 BadDeviceToken,
+        /// DeviceTokenNotForTopic): mark the mismatch, do not delete the token everywhere.
+        case tokenMismatch
+        /// Try again later (429, 5xx, transport errors), no sooner than `retryAfter` when given.
+        case retry(after: Duration?)
+        /// Never retry (a malformed request, a payload too large, a bad topic...).
+        case failed
+    }
+
+    public var disposition: Disposition
+    /// The HTTP status, or nil when no response arrived.
+    public var status: Int?
+    /// Apple's or Google's reason string (`BadDeviceToken`, `UNREGISTERED`...), or a transport error code.
+    public var reason: String?
+    /// The `apns-id` the provider answered with.
+    public var apnsID: UUID?
+
+    public init(disposition: Disposition, status: Int? = nil, reason: String? = nil, apnsID: UUID? = nil) {
+        self.disposition = disposition
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+    }
+}
