@@ -37,7 +37,41 @@ func checkPayloadBytes(_ bytes: UnsafeRawBufferPointer) {
         }
     }
 
-    // PushPayload.decode(...) goes here: the lead adds the payload decoder and its invariants.
+    checkPayload(value, bytes: Array(bytes))
+}
+
+/// Every JSON object decodes; the native encoding is a fixed point; the linter and report never crash.
+func checkPayload(_ value: JSONValue, bytes: [UInt8]) {
+    guard value.objectValue != nil else {
+        do {
+            _ = try PushPayload(json: value)
+            fatalError("a non-object decoded as a payload")
+        } catch {
+            return
+        }
+    }
+    let payload: PushPayload
+    do {
+        payload = try PushPayload(json: value)
+    } catch {
+        fatalError("an object failed to decode: \(error)")
+    }
+    _ = payload.kind
+    let native = payload.nativeJSON
+    do {
+        let again = try PushPayload(json: native)
+        guard again.nativeJSON == native else {
+            fatalError("native encoding is not stable for \(String(decoding: bytes, as: UTF8.self))")
+        }
+    } catch {
+        fatalError("the native encoding failed to decode: \(error)")
+    }
+    do {
+        let report = try PayloadReport.analyze(bytes, now: Date(timeIntervalSince1970: 1_800_000_000))
+        _ = report.json
+    } catch {
+        fatalError("a decodable object failed analysis: \(error)")
+    }
 }
 
 @_silgen_name("LLVMFuzzerRunDriver")
