@@ -88,7 +88,8 @@ extension NotificationHandler {
             let text = userText ?? ""
             let attributes: [String: JSONValue]? =
                 configuration.sendsReplyTextToAnalytics ? ["text": .string(text)] : nil
-            let reply = event(.reply, payload: payload, appState: appState, actionID: identifier, attributes: attributes)
+            let reply = event(
+                .reply, payload: payload, appState: appState, actionID: identifier, attributes: attributes)
             return ResponseDecision(isOurs: true, events: [reply], route: .reply(buttonID: identifier, text: text))
         case .dismiss:
             return ResponseDecision(isOurs: true, events: [actionEvent], route: .none)

@@ -84,8 +84,7 @@ public struct NotificationHandler: Sendable {
     // MARK: Coupons
 
     /// The app copied a coupon after the prompt: the `coupon_copy` event to record, nil when not ours.
-    public func couponCopied(code: String, payload json: JSONValue, appState: AppState = .foreground) -> TidingsEvent?
-    {
+    public func couponCopied(code: String, payload json: JSONValue, appState: AppState = .foreground) -> TidingsEvent? {
         let (ours, payload) = ownership(of: json)
         guard ours, let payload else { return nil }
         return event(.couponCopy, payload: payload, appState: appState, value: code)

@@ -28,7 +28,8 @@ public final class Inbox: Sendable {
 
     /// Opens the inbox in `database`, creating its table when missing.
     public init(
-        database: SQLiteDatabase, clock: any TidingsClock = SystemClock(), configuration: Configuration = Configuration()
+        database: SQLiteDatabase, clock: any TidingsClock = SystemClock(),
+        configuration: Configuration = Configuration()
     ) throws(InboxError) {
         self.database = database
         self.clock = clock

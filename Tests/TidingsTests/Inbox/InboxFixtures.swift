@@ -1,0 +1,22 @@
+import Foundation
+import Tidings
+import TidingsSQLite
+
+/// A temporary database file per test, removed with its WAL files.
+final class TemporaryDatabase {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID()).sqlite").path
+
+    func open() throws -> SQLiteDatabase { try SQLiteDatabase(path: path) }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+enum InboxFixtures {
+    static func payload(_ id: String?, title: String = "T", expiresAt: Date? = nil) -> PushPayload {
+        PushPayload(
+            messageID: id, alert: PushAlert(title: title, body: "body of \(id ?? "-")"),
+            defaultAction: .deepLink(url: "myapp://m/\(id ?? "")"), inbox: InboxPolicy(expiresAt: expiresAt))
+    }
+}
