@@ -28,6 +28,11 @@ extension NotificationHandler {
         public var handledDialects: Set<PushDialect> = Set(PushDialect.allCases)
         /// Where time comes from.
         public var clock: any TidingsClock = SystemClock()
+        /// Receives rejected deep links at `info`; disabled unless the app passes its own.
+        public var logger = Logger.disabled(label: "tidings.handling")
+        /// Longer `value`s and reply texts are cut (at a character boundary) so the event still passes
+        /// validation at enqueue instead of being lost.
+        public var maximumFieldBytes = EventLimits.default.maximumFieldBytes
         /// Where event ids come from.
         public var makeEventID: @Sendable () -> UUID = { UUID() }
 

@@ -13,6 +13,9 @@ extension NotificationHandler {
     /// | reply button | `.reply` with the text | `reply` (text only when allowed) |
     /// | dismiss | `.none` | `dismiss` |
     ///
+    /// A payload without a message id (a plain APNs push) is routed but records no events: notification
+    /// events must name their message.
+    ///
     /// A payload `coupon` next to another body action becomes `.coupon(then:)` that action: copy first,
     /// then navigate. Button ids the payload does not list are the app's own (`.custom`).
     ///
@@ -27,15 +30,19 @@ extension NotificationHandler {
         guard ours, let payload = decoded, !payload.isInternal else {
             return ResponseDecision(isOurs: ours, events: [], route: .none)
         }
+        var decision: ResponseDecision
         switch actionIdentifier {
         case Self.dismissActionIdentifier:
-            return ResponseDecision(
+            decision = ResponseDecision(
                 isOurs: true, events: [event(.dismiss, payload: payload, appState: appState)], route: .none)
         case Self.defaultActionIdentifier:
-            return defaultTap(payload, appState: appState)
+            decision = defaultTap(payload, appState: appState)
         default:
-            return buttonTap(actionIdentifier, userText: userText, payload: payload, appState: appState)
+            decision = buttonTap(actionIdentifier, userText: userText, payload: payload, appState: appState)
         }
+        // Events that cannot name their message would fail validation at enqueue; route anyway.
+        if !Self.isAttributable(payload) { decision.events = [] }
+        return decision
     }
 
     private func defaultTap(_ payload: PushPayload, appState: AppState) -> ResponseDecision {
@@ -87,7 +94,7 @@ extension NotificationHandler {
         case .reply:
             let text = userText ?? ""
             let attributes: [String: JSONValue]? =
-                configuration.sendsReplyTextToAnalytics ? ["text": .string(text)] : nil
+                configuration.sendsReplyTextToAnalytics ? ["text": .string(truncated(text))] : nil
             let reply = event(
                 .reply, payload: payload, appState: appState, actionID: identifier, attributes: attributes)
             return ResponseDecision(isOurs: true, events: [reply], route: .reply(buttonID: identifier, text: text))
@@ -100,7 +107,10 @@ extension NotificationHandler {
 
     /// `.deepLink` when the allow-list takes `url`, else `.openApp` with the reason.
     private func deepLinkRoute(_ url: String) -> RoutedAction {
-        if let reason = configuration.deepLinks.rejectionReason(url) { return .openApp(reason: reason) }
+        if let reason = configuration.deepLinks.rejectionReason(url) {
+            configuration.logger.info("deep link not opened: \(reason)")
+            return .openApp(reason: reason)
+        }
         return .deepLink(url: url)
     }
 }

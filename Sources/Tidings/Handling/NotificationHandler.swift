@@ -50,7 +50,7 @@ public struct NotificationHandler: Sendable {
             return IncomingDecision(isOurs: true, presentation: [], deliveryCandidate: nil, payload: payload)
         }
         let presentation = configuration.presentationOverride?(payload) ?? configuration.foregroundPresentation
-        let delivery = event(.delivery, payload: payload, appState: appState)
+        let delivery = Self.isAttributable(payload) ? event(.delivery, payload: payload, appState: appState) : nil
         return IncomingDecision(isOurs: true, presentation: presentation, deliveryCandidate: delivery, payload: payload)
     }
 
@@ -64,6 +64,9 @@ public struct NotificationHandler: Sendable {
         let isInternal = payload?.isInternal ?? false
         guard ours, let payload, !isInternal else {
             return BackgroundDecision(isOurs: ours, shouldAppWork: !isInternal, events: [], deliveryCandidate: nil)
+        }
+        guard Self.isAttributable(payload) else {
+            return BackgroundDecision(isOurs: true, shouldAppWork: true, events: [], deliveryCandidate: nil)
         }
         let silent = event(.silentReceived, payload: payload, appState: appState)
         let delivery =
@@ -86,11 +89,16 @@ public struct NotificationHandler: Sendable {
     /// The app copied a coupon after the prompt: the `coupon_copy` event to record, nil when not ours.
     public func couponCopied(code: String, payload json: JSONValue, appState: AppState = .foreground) -> TidingsEvent? {
         let (ours, payload) = ownership(of: json)
-        guard ours, let payload else { return nil }
+        guard ours, let payload, Self.isAttributable(payload) else { return nil }
         return event(.couponCopy, payload: payload, appState: appState, value: code)
     }
 
     // MARK: Events
+
+    /// Whether events about `payload` can name their message, as every notification event must.
+    static func isAttributable(_ payload: PushPayload) -> Bool {
+        !(payload.messageID?.isEmpty ?? true)
+    }
 
     /// An event about `payload`, stamped with the configured installation and versions.
     func event(
@@ -103,6 +111,22 @@ public struct NotificationHandler: Sendable {
             sdkVersion: configuration.sdkVersion, appVersion: configuration.appVersion,
             osVersion: configuration.osVersion, deviceModel: configuration.deviceModel, userID: configuration.userID,
             messageID: payload.messageID, campaignID: payload.campaignID, dialect: payload.dialect.rawValue,
-            source: .app, appState: appState, actionID: actionID, value: value, attributes: attributes)
+            source: .app, appState: appState, actionID: actionID, value: value.map(truncated),
+            attributes: attributes)
+    }
+
+    /// `text` cut to ``Configuration/maximumFieldBytes`` UTF-8 bytes without splitting a character.
+    func truncated(_ text: String) -> String {
+        let limit = max(0, configuration.maximumFieldBytes)
+        guard text.utf8.count > limit else { return text }
+        var result = ""
+        var bytes = 0
+        for character in text {
+            let size = character.utf8.count
+            if bytes + size > limit { break }
+            result.append(character)
+            bytes += size
+        }
+        return result
     }
 }
