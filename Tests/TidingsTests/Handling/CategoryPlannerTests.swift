@@ -26,6 +26,12 @@ import Tidings
         #expect(!plan.changed)
     }
 
+    @Test func buttonsWinOverAPayloadCategory() {
+        let plan = planner.plan(for: PushPayload(category: "chat", buttons: buttons), existing: [])
+        #expect(plan.categoryID.hasPrefix("tidings.b."))
+        #expect(plan.categories.map(\.id) == [plan.categoryID])
+    }
+
     @Test func buttonCategoryIDIsDeterministicAndMapsTheActions() throws {
         let first = planner.plan(for: PushPayload(messageID: "a", buttons: buttons), existing: [])
         let second = planner.plan(for: PushPayload(messageID: "b", buttons: buttons), existing: [])

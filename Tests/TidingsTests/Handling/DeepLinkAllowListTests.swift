@@ -15,6 +15,7 @@ import Tidings
     @Test(arguments: [
         "", "orders/42", "http://example.com/", "https://example.com.evil.test/", "https://shop.example/",
         "https://evilshop.example/", "javascript:alert(1)", "file:///etc/passwd", "https:///nohost", "other://x",
+        "https://example.com@evil.test/", "https://evil.test/?next=https://example.com/",
     ])
     func rejects(url: String) {
         #expect(!list.allows(url))

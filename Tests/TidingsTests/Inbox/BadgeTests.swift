@@ -44,7 +44,7 @@ import Tidings
     }
 
     @Test func counterIncrementsFromTheSharedValue() throws {
-        let file = TemporaryDatabase()
+        let file = InboxTestDatabase()
         let counter = try BadgeCounter(database: try file.open())
         #expect(try counter.current() == 0)
         #expect(try counter.apply(.increment(1)) == .set(1))
@@ -58,7 +58,7 @@ import Tidings
     }
 
     @Test func launchClearWhenConfiguredResetsTheCounter() throws {
-        let file = TemporaryDatabase()
+        let file = InboxTestDatabase()
         let counter = try BadgeCounter(database: try file.open(), policy: BadgePolicy(clearsOnLaunch: true))
         _ = try counter.apply(.increment(3))
         #expect(try counter.launch() == .set(0))
@@ -69,8 +69,21 @@ import Tidings
         #expect(try keeping.current() == 3)
     }
 
+    @Test func badgeFollowsTheInboxSharingOneDatabase() throws {
+        let file = InboxTestDatabase()
+        let database = try file.open()
+        let inbox = try Inbox(database: database)
+        let counter = try BadgeCounter(database: database, policy: BadgePolicy(followsInboxUnreadCount: true))
+        try inbox.add(InboxFixtures.payload("m1"))
+        try inbox.add(InboxFixtures.payload("m2"))
+        #expect(try counter.apply(.increment(1), inboxUnread: try inbox.unreadCount()) == .set(2))
+        try inbox.markAllRead()
+        #expect(try counter.launch(inboxUnread: try inbox.unreadCount()) == .set(0))
+        #expect(try counter.current() == 0)
+    }
+
     @Test func incrementsFromTwoConnectionsAreNeverLost() async throws {
-        let file = TemporaryDatabase()
+        let file = InboxTestDatabase()
         let app = try BadgeCounter(database: try file.open())
         let serviceExtension = try BadgeCounter(database: try file.open())
         await withTaskGroup(of: Void.self) { group in

@@ -3,7 +3,7 @@ import Tidings
 import TidingsSQLite
 
 /// A temporary database file per test, removed with its WAL files.
-final class TemporaryDatabase {
+final class InboxTestDatabase {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("inbox-\(UUID()).sqlite").path
 
     func open() throws -> SQLiteDatabase { try SQLiteDatabase(path: path) }

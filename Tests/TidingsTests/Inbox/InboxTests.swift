@@ -5,7 +5,7 @@ import TidingsSQLite
 import TidingsTesting
 
 @Suite struct InboxTests {
-    let file = TemporaryDatabase()
+    let file = InboxTestDatabase()
     let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
 
     func inbox(capacity: Int = 200) throws -> Inbox {
