@@ -4,7 +4,7 @@ import TidingsSQLite
 /// The app's message inbox, in the shared container so the extension and the app can both write it.
 ///
 /// Entries are keyed by message id (adding one twice keeps the first, with its read flag), listed newest
-/// first with expired entries hidden, and capped: beyond ``Configuration/capacity`` the oldest are dropped.
+/// first with expired entries hidden (``purgeExpired()`` deletes them; call it on app start), and capped: beyond ``Configuration/capacity`` the oldest are dropped.
 /// Every write is an immediate transaction on a WAL database, so another process's writer waits for the
 /// lock (up to the connection's busy timeout) instead of failing half-way.
 ///
@@ -93,7 +93,7 @@ public final class Inbox: Sendable {
     /// Entries not yet expired, newest first; at most `limit` when given.
     public func list(limit: Int? = nil) throws(InboxError) -> [InboxEntry] {
         let now = clock.now.millisecondsSince1970
-        return try perform { db in
+        return try performRead { db in
             try db.query(
                 """
                 SELECT id, title, subtitle, body, received_at, expires_at, is_read, dialect, payload
@@ -103,10 +103,22 @@ public final class Inbox: Sendable {
         }
     }
 
+    /// One entry by message id, expired or not; nil when there is none.
+    public func entry(id: String) throws(InboxError) -> InboxEntry? {
+        try performRead { db in
+            try db.query(
+                """
+                SELECT id, title, subtitle, body, received_at, expires_at, is_read, dialect, payload
+                FROM tidings_inbox WHERE id = ?
+                """, [.text(id)], row: Self.entry
+            ).first
+        }
+    }
+
     /// Unread entries not yet expired.
     public func unreadCount() throws(InboxError) -> Int {
         let now = clock.now.millisecondsSince1970
-        return try perform { db in
+        return try performRead { db in
             let value = try db.scalar(
                 "SELECT COUNT(*) FROM tidings_inbox WHERE is_read = 0 AND (expires_at IS NULL OR expires_at > ?)",
                 [.integer(now)])
@@ -141,7 +153,7 @@ public final class Inbox: Sendable {
 
     /// Every stored entry, expired or not.
     public func count() throws(InboxError) -> Int {
-        try perform { db in Int(try db.scalar("SELECT COUNT(*) FROM tidings_inbox")?.integerValue ?? 0) }
+        try performRead { db in Int(try db.scalar("SELECT COUNT(*) FROM tidings_inbox")?.integerValue ?? 0) }
     }
 
     private static func entry(_ row: SQLiteStatement) throws -> InboxEntry {
@@ -158,6 +170,17 @@ public final class Inbox: Sendable {
             receivedAt: Date(millisecondsSince1970: row.int64(at: 4)),
             expiresAt: row.isNull(at: 5) ? nil : Date(millisecondsSince1970: row.int64(at: 5)),
             isRead: row.int(at: 6) != 0, payload: payload)
+    }
+
+    /// Runs one read statement without taking the write lock (a single statement reads one snapshot).
+    private func performRead<Result>(_ body: (SQLiteConnection) throws -> Result) throws(InboxError) -> Result {
+        do {
+            return try database.read(body)
+        } catch let error as InboxError {
+            throw error
+        } catch {
+            throw InboxError(code: .storage, message: "inbox database: \(error)")
+        }
     }
 
     /// Runs `body` in an immediate transaction, with every failure as an ``InboxError``.

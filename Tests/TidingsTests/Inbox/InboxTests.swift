@@ -39,6 +39,13 @@ import TidingsTesting
         #expect(entries.first?.title == "T")
     }
 
+    @Test func entryByID() throws {
+        let inbox = try inbox()
+        try inbox.add(InboxFixtures.payload("m1", expiresAt: clock.now.addingTimeInterval(5)))
+        #expect(try inbox.entry(id: "m1")?.expiresAt == clock.now.addingTimeInterval(5))
+        #expect(try inbox.entry(id: "nope") == nil)
+    }
+
     @Test func payloadWithoutMessageIDIsRejected() throws {
         let inbox = try inbox()
         #expect(throws: InboxError(code: .missingMessageID, message: "an inbox entry needs the payload's message id")) {
