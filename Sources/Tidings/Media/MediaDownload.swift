@@ -1,0 +1,222 @@
+import Foundation
+import TidingsModel
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One streamed download: URLSession delegate callbacks append each chunk to a file and enforce the cap,
+/// the status and the redirect rules, so the body is never held in memory.
+///
+/// Every outcome — completion, a broken rule, cancellation, the deadline — goes through ``finish(_:)``,
+/// which runs once: it cancels the task, closes the file, removes it on failure and resumes the caller.
+final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: all mutable state is in `state`, guarded by its lock; the rest is immutable.
+
+    /// What a finished download leaves behind.
+    struct Finished: Sendable {
+        var partURL: URL
+        var byteCount: Int64
+        var head: [UInt8]
+        var contentType: String?
+        var finalURL: URL?
+    }
+
+    private struct State {
+        var file: FileHandle?
+        var received: Int64 = 0
+        var head: [UInt8] = []
+        var contentType: String?
+        var finalURL: URL?
+        var redirects = 0
+        var task: URLSessionTask?
+        var continuation: CheckedContinuation<Result<Finished, MediaFetchError>, Never>?
+        var outcome: Result<Finished, MediaFetchError>?
+    }
+
+    private let kind: PushMedia.Kind
+    private let policy: MediaPolicy
+    private let partURL: URL
+    private let state = LockedBox(State())
+
+    init(kind: PushMedia.Kind, policy: MediaPolicy, partURL: URL) {
+        self.kind = kind
+        self.policy = policy
+        self.partURL = partURL
+    }
+
+    private var limit: Int { policy.maximumBytes(for: kind) }
+
+    /// Starts `request` on `session` (whose delegate is this object) and waits for the outcome.
+    func run(_ request: URLRequest, on session: URLSession) async -> Result<Finished, MediaFetchError> {
+        await withCheckedContinuation { continuation in
+            let task = session.dataTask(with: request)
+            let finished = state.withLock { state -> Result<Finished, MediaFetchError>? in
+                if let outcome = state.outcome { return outcome }
+                state.continuation = continuation
+                state.task = task
+                return nil
+            }
+            if let finished {
+                continuation.resume(returning: finished)
+                return
+            }
+            task.resume()
+        }
+    }
+
+    /// Ends the download with `error` unless it has already ended (deadline, cancellation).
+    func fail(_ error: MediaFetchError) {
+        finish(.failure(error))
+    }
+
+    private func finish(_ outcome: Result<Finished, MediaFetchError>) {
+        let ended = state.withLock {
+            state -> (CheckedContinuation<Result<Finished, MediaFetchError>, Never>?, URLSessionTask?, FileHandle?)? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            let ended = (state.continuation, state.task, state.file)
+            state.continuation = nil
+            state.file = nil
+            return ended
+        }
+        guard let (continuation, task, file) = ended else { return }
+        if case .failure = outcome { task?.cancel() }
+        try? file?.close()
+        if case .failure = outcome { try? FileManager.default.removeItem(at: partURL) }
+        continuation?.resume(returning: outcome)
+    }
+
+    // MARK: URLSession delegate
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let count = state.withLock { state in
+            state.redirects += 1
+            return state.redirects
+        }
+        guard let target = request.url, target.host != nil else {
+            fail(MediaFetchError(code: .invalidURL, message: "a redirect leads to an unusable URL"))
+            return completionHandler(nil)
+        }
+        guard count <= policy.maximumRedirects else {
+            fail(
+                MediaFetchError(
+                    code: .tooManyRedirects,
+                    message: "more than \(policy.maximumRedirects) redirects; the limit is \(policy.maximumRedirects)"))
+            return completionHandler(nil)
+        }
+        guard policy.permitsScheme(of: target) else {
+            let code: MediaFetchError.Code = target.scheme?.lowercased() == "http" ? .insecureRedirect : .invalidURL
+            fail(
+                MediaFetchError(
+                    code: code,
+                    message:
+                        "a redirect leads to \(target.scheme ?? "no scheme"):// (\(target.host ?? "")), which the policy refuses"
+                ))
+            return completionHandler(nil)
+        }
+        completionHandler(request)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let http = response as? HTTPURLResponse else {
+            fail(MediaFetchError(code: .transport, message: "the response is not HTTP"))
+            return completionHandler(.cancel)
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            fail(
+                MediaFetchError(
+                    code: .httpStatus, message: "the server answered \(http.statusCode)", status: http.statusCode))
+            return completionHandler(.cancel)
+        }
+        let declared = http.expectedContentLength
+        if declared > Int64(limit) {
+            fail(.tooLarge(kind, limit: limit, measured: "is \(declared) bytes (Content-Length)"))
+            return completionHandler(.cancel)
+        }
+        guard FileManager.default.createFile(atPath: partURL.path, contents: nil),
+            let file = FileHandle(forWritingAtPath: partURL.path)
+        else {
+            fail(MediaFetchError(code: .transport, message: "cannot create \(partURL.lastPathComponent)"))
+            return completionHandler(.cancel)
+        }
+        let open = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return false }
+            state.file = file
+            state.contentType = http.value(forHTTPHeaderField: "Content-Type")
+            state.finalURL = http.url
+            return true
+        }
+        guard open else {
+            try? file.close()
+            try? FileManager.default.removeItem(at: partURL)
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let limit = self.limit
+        let verdict = state.withLock { state -> (FileHandle?, Int64) in
+            guard state.outcome == nil, let file = state.file else { return (nil, 0) }
+            state.received += Int64(data.count)
+            if state.received > Int64(limit) { return (nil, state.received) }
+            if state.head.count < MediaFormat.sniffLength {
+                state.head.append(contentsOf: data.prefix(MediaFormat.sniffLength - state.head.count))
+            }
+            return (file, state.received)
+        }
+        guard let file = verdict.0 else {
+            if verdict.1 > Int64(limit) {
+                fail(.tooLarge(kind, limit: limit, measured: "passed \(verdict.1) bytes while downloading"))
+            }
+            return
+        }
+        do {
+            // Writes happen on the session's serial delegate queue, so chunks land in order.
+            try file.write(contentsOf: data)
+        } catch {
+            fail(MediaFetchError(code: .transport, message: "cannot write the media file: \(error)"))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            fail(Self.mediaError(for: error))
+            return
+        }
+        let result = state.withLock { state -> Finished? in
+            guard state.outcome == nil else { return nil }
+            return Finished(
+                partURL: partURL, byteCount: state.received, head: state.head, contentType: state.contentType,
+                finalURL: state.finalURL)
+        }
+        guard let result else { return }
+        if state.withLock({ $0.file }) == nil {
+            fail(MediaFetchError(code: .transport, message: "the download ended without a response"))
+            return
+        }
+        finish(.success(result))
+    }
+
+    /// The error for what URLSession reports: its timeout is ours, anything else is a transport failure.
+    static func mediaError(for error: any Error) -> MediaFetchError {
+        if let urlError = error as? URLError {
+            switch urlError.code {
+            case .timedOut:
+                return MediaFetchError(code: .timeout, message: "the server sent nothing within the request timeout")
+            case .cancelled:
+                return MediaFetchError(code: .cancelled, message: "the download was cancelled")
+            default:
+                return MediaFetchError(code: .transport, message: urlError.localizedDescription)
+            }
+        }
+        return MediaFetchError(code: .transport, message: "\(error)")
+    }
+}
