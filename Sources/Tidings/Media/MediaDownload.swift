@@ -29,6 +29,9 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
         var contentType: String?
         var finalURL: URL?
         var redirects = 0
+        /// A redirect refused: reported with the response that follows, because cancelling a task while
+        /// FoundationNetworking (Linux) waits for the redirect decision crashes it.
+        var refusedRedirect: MediaFetchError?
         var task: URLSessionTask?
         var continuation: CheckedContinuation<Result<Finished, MediaFetchError>, Never>?
         var outcome: Result<Finished, MediaFetchError>?
@@ -97,34 +100,39 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
             state.redirects += 1
             return state.redirects
         }
-        guard let target = request.url, target.host != nil else {
-            fail(MediaFetchError(code: .invalidURL, message: "a redirect leads to an unusable URL"))
-            return completionHandler(nil)
-        }
-        guard count <= policy.maximumRedirects else {
-            fail(
-                MediaFetchError(
+        let refusal: MediaFetchError?
+        if let target = request.url, target.host != nil {
+            if count > policy.maximumRedirects {
+                refusal = MediaFetchError(
                     code: .tooManyRedirects,
-                    message: "more than \(policy.maximumRedirects) redirects; the limit is \(policy.maximumRedirects)"))
-            return completionHandler(nil)
-        }
-        guard policy.permitsScheme(of: target) else {
-            let code: MediaFetchError.Code = target.scheme?.lowercased() == "http" ? .insecureRedirect : .invalidURL
-            fail(
-                MediaFetchError(
-                    code: code,
+                    message: "more than \(policy.maximumRedirects) redirects; the limit is \(policy.maximumRedirects)")
+            } else if !policy.permitsScheme(of: target) {
+                let insecure = target.scheme?.lowercased() == "http"
+                refusal = MediaFetchError(
+                    code: insecure ? .insecureRedirect : .invalidURL,
                     message:
-                        "a redirect leads to \(target.scheme ?? "no scheme"):// (\(target.host ?? "")), which the policy refuses"
-                ))
-            return completionHandler(nil)
+                        "a redirect leads to \(target.scheme ?? "no scheme")://\(target.host ?? ""), which the policy refuses"
+                )
+            } else {
+                refusal = nil
+            }
+        } else {
+            refusal = MediaFetchError(code: .invalidURL, message: "a redirect leads to an unusable URL")
         }
-        completionHandler(request)
+        guard let refusal else { return completionHandler(request) }
+        // Not followed: the redirect response itself arrives next and is cancelled there.
+        state.withLock { $0.refusedRedirect = refusal }
+        completionHandler(nil)
     }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        if let refusal = state.withLock({ $0.refusedRedirect }) {
+            fail(refusal)
+            return completionHandler(.cancel)
+        }
         guard let http = response as? HTTPURLResponse else {
             fail(MediaFetchError(code: .transport, message: "the response is not HTTP"))
             return completionHandler(.cancel)
@@ -187,6 +195,10 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let refusal = state.withLock({ $0.refusedRedirect }) {
+            fail(refusal)
+            return
+        }
         if let error {
             fail(Self.mediaError(for: error))
             return
