@@ -171,27 +171,25 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let limit = self.limit
-        let verdict = state.withLock { state -> (FileHandle?, Int64) in
-            guard state.outcome == nil, let file = state.file else { return (nil, 0) }
+        // The write happens under the lock so that `finish` (deadline, cancellation) never closes the
+        // file in the middle of it; chunks arrive on the session's serial queue, so they land in order.
+        let failure = state.withLock { state -> MediaFetchError? in
+            guard state.outcome == nil, let file = state.file else { return nil }
             state.received += Int64(data.count)
-            if state.received > Int64(limit) { return (nil, state.received) }
+            if state.received > Int64(limit) {
+                return .tooLarge(kind, limit: limit, measured: "passed \(state.received) bytes while downloading")
+            }
             if state.head.count < MediaFormat.sniffLength {
                 state.head.append(contentsOf: data.prefix(MediaFormat.sniffLength - state.head.count))
             }
-            return (file, state.received)
-        }
-        guard let file = verdict.0 else {
-            if verdict.1 > Int64(limit) {
-                fail(.tooLarge(kind, limit: limit, measured: "passed \(verdict.1) bytes while downloading"))
+            do {
+                try file.write(contentsOf: data)
+                return nil
+            } catch {
+                return MediaFetchError(code: .transport, message: "cannot write the media file: \(error)")
             }
-            return
         }
-        do {
-            // Writes happen on the session's serial delegate queue, so chunks land in order.
-            try file.write(contentsOf: data)
-        } catch {
-            fail(MediaFetchError(code: .transport, message: "cannot write the media file: \(error)"))
-        }
+        if let failure { fail(failure) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
