@@ -85,7 +85,7 @@ struct MediaFetcherTests {
             await server.waitForStreamsToStop()
             #expect(server.openStreams == 0)
             // Only what socket buffers absorbed before the client hung up, far from the 60 MB declared.
-            #expect(server.streamedBytes < 8 * 1_048_576)
+            #expect(server.streamedBytes < 16 * 1_048_576)
             #expect(MediaFixtures.contents(of: directory).isEmpty)
         }
     }
@@ -95,14 +95,16 @@ struct MediaFetcherTests {
             var policy = Self.policy(directory)
             policy.maximumImageBytes = 256 * 1024
             let fetcher = MediaFetcher(policy: policy)
-            let media = PushMedia(source: .remote(url: server.url("/chunked-4mb")), kind: .image)
+            let media = PushMedia(source: .remote(url: server.url("/chunked-32mb")), kind: .image)
             let error = await Self.failure(fetcher, media)
             #expect(error?.code == .tooLarge)
             #expect(error?.message.hasPrefix("image passed ") == true)
             #expect(error?.message.hasSuffix("bytes while downloading; the limit is 262144 bytes") == true)
             #expect(MediaFixtures.contents(of: directory).isEmpty)
             await server.waitForStreamsToStop()
-            #expect(server.streamedBytes < 4 * 1_048_576)
+            #expect(server.openStreams == 0)
+            // The client hung up: the producer stopped long before the end (buffers hold a few MB at most).
+            #expect(server.streamedBytes < 16 * 1_048_576)
         }
     }
 

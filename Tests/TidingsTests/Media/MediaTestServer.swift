@@ -75,9 +75,9 @@ final class MediaTestServer: Sendable {
         case "/declared-60mb":
             // Content-Length says 60 MB; the body would follow in 64 KB pieces if the client kept reading.
             return streamed(total: 60 * 1_048_576, declare: true, delay: nil, counters: counters)
-        case "/chunked-4mb":
+        case "/chunked-32mb":
             // No Content-Length: only counting while streaming can stop this one.
-            return streamed(total: 4 * 1_048_576, declare: false, delay: nil, counters: counters)
+            return streamed(total: 32 * 1_048_576, declare: false, delay: nil, counters: counters)
         case "/slow":
             // A picture that trickles: one small piece every 100 ms, 10 s in all.
             return streamed(
