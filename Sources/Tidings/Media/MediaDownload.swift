@@ -198,7 +198,7 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
             return
         }
         if let error {
-            fail(Self.mediaError(for: error))
+            fail(Self.mediaError(for: error, requestTimeout: policy.requestTimeout))
             return
         }
         let result = state.withLock { state -> Finished? in
@@ -216,11 +216,13 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// The error for what URLSession reports: its timeout is ours, anything else is a transport failure.
-    static func mediaError(for error: any Error) -> MediaFetchError {
+    static func mediaError(for error: any Error, requestTimeout: Duration) -> MediaFetchError {
         if let urlError = error as? URLError {
             switch urlError.code {
             case .timedOut:
-                return MediaFetchError(code: .timeout, message: "the server sent nothing within the request timeout")
+                return MediaFetchError(
+                    code: .timeout, message: "the server stalled past the request timeout (\(requestTimeout.seconds) s)"
+                )
             case .cancelled:
                 return MediaFetchError(code: .cancelled, message: "the download was cancelled")
             default:

@@ -123,6 +123,23 @@ struct MediaFetcherTests {
         }
     }
 
+    @Test func aServerThatStallsHitsTheRequestTimeoutBeforeTheDeadline() async throws {
+        try await Self.withServer { server, directory in
+            var policy = Self.policy(directory)
+            policy.requestTimeout = .seconds(1)
+            let fetcher = MediaFetcher(policy: policy)
+            let started = ContinuousClock.now
+            let error = await Self.failure(
+                fetcher, PushMedia(source: .remote(url: server.url("/stall")), kind: .image),
+                deadline: .now + .seconds(15))
+            #expect(error?.code == .timeout)
+            #expect(error?.message == "the server stalled past the request timeout (1.0 s)")
+            // Sanity bound only: the deadline is 15 s away.
+            #expect(ContinuousClock.now - started < .seconds(12))
+            #expect(MediaFixtures.contents(of: directory).isEmpty)
+        }
+    }
+
     @Test func cancellingTheTaskCancelsTheDownload() async throws {
         try await Self.withServer { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))

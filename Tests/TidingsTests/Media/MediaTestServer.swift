@@ -29,7 +29,7 @@ final class MediaTestServer: Sendable {
         let counters = self.counters
         let box = LockedBox(0)
         server = HTTPServer(
-            configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2),
+            configuration: .init(host: "127.0.0.1", port: 0, threadCount: 2, shutdownGracePeriod: .milliseconds(500)),
             handler: { request in
                 counters.withLock { $0.requests.append(request.path) }
                 return Self.respond(to: request, port: box.withLock { $0 }, counters: counters)
@@ -82,6 +82,12 @@ final class MediaTestServer: Sendable {
             // A picture that trickles: one small piece every 100 ms, 10 s in all.
             return streamed(
                 total: 100 * 1024, declare: false, delay: .milliseconds(100), piece: 1024, counters: counters)
+        case "/stall":
+            // The first piece, then silence for 20 s.
+            return HTTPResponse(status: 200, headers: ["Content-Type": "image/png"]) { writer in
+                try await writer.write(MediaFixtures.png)
+                try await Task.sleep(for: .seconds(20))
+            }
         default:
             if request.path.hasPrefix("/generated/"), let size = Int(request.path.dropFirst("/generated/".count)) {
                 return streamed(total: size, declare: true, delay: nil, counters: counters)
