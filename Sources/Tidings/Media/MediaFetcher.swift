@@ -25,6 +25,11 @@ import TidingsModel
 /// magic bytes first, then `Content-Type`, then the extensions (see ``MediaFormat/sniff(_:)``). On any
 /// failure — including the deadline and task cancellation — the partial file is removed.
 ///
+/// The declared kind against the content: the same kind passes; image and GIF adapt to what arrived
+/// (both are pictures to iOS, with the same cap); any other disagreement, such as a video declared and
+/// a PNG received, fails with `type_mismatch`. Content no format matches fails with `unknown_type`.
+/// Redirects are followed up to ``MediaPolicy/maximumRedirects``, each checked against the HTTPS rule.
+///
 /// - Important: iOS gives the extension about 30 s in all; the default deadline, 25 s, leaves time
 ///   to deliver the text-only content when the media fails.
 public struct MediaFetcher: Sendable {
