@@ -6,7 +6,8 @@ public struct HTTPResponse: Sendable {
     public enum Content: Sendable {
         /// A body known in full; sent with `Content-Length`.
         case bytes(Data)
-        /// A body written piece by piece (NDJSON or CSV exports); sent chunked, with back-pressure.
+        /// A body written piece by piece (NDJSON or CSV exports); sent chunked, with back-pressure, unless
+        /// the headers declare a `Content-Length` (the producer must then write exactly that many bytes).
         case stream(HTTPBodyStream)
     }
 

@@ -210,7 +210,9 @@ enum MicroHTTPDDaemon {
                     MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
             }
         case .stream(let stream):
-            mhdResponse = StreamPump.makeResponse(stream: stream, state: state, server: server)
+            // A producer that knows its length may declare it (large downloads, media): sent as is.
+            let declared = response.headers["Content-Length"].flatMap { UInt64($0) }
+            mhdResponse = StreamPump.makeResponse(stream: stream, length: declared, state: state, server: server)
         }
         guard let mhdResponse else { return MHD_Result.NO }
         defer { MHD_destroy_response(mhdResponse) }

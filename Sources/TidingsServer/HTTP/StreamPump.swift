@@ -29,12 +29,17 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     }
 
     /// An MHD response reading from a new pump, and the task that runs `stream` into it.
-    static func makeResponse(stream: HTTPBodyStream, state: ConnectionState, server: HTTPServer) -> OpaquePointer? {
+    ///
+    /// With a `length`, MHD sends `Content-Length` instead of chunked encoding (and closes the
+    /// connection if the producer ends short of it).
+    static func makeResponse(
+        stream: HTTPBodyStream, length: UInt64? = nil, state: ConnectionState, server: HTTPServer
+    ) -> OpaquePointer? {
         let pump = StreamPump(state: state, server: server)
         let context = Unmanaged.passRetained(pump).toOpaque()
         guard
             let response = MHD_create_response_from_callback(
-                UInt64.max, blockSize, contentReader, context, contentFreed)
+                length ?? UInt64.max, blockSize, contentReader, context, contentFreed)
         else {
             Unmanaged<StreamPump>.fromOpaque(context).release()
             return nil
