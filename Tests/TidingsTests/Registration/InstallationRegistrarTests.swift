@@ -61,7 +61,9 @@ import TidingsTesting
         await registrar.sync()
         let second = try fixture.body(1)
         #expect(second["apns_token"]?.stringValue == RegistrationFixture.hex(0x02))
-        #expect(!String(decoding: fixture.transport.requests[1].body, as: UTF8.self).contains(RegistrationFixture.hex(0x01)))
+        #expect(
+            !String(decoding: fixture.transport.requests[1].body, as: UTF8.self).contains(RegistrationFixture.hex(0x01))
+        )
     }
 
     @Test func forcedOrDueRefreshResendsAnUnchangedState() async throws {
@@ -186,6 +188,48 @@ import TidingsTesting
             return
         }
         #expect(fixture.transport.requestCount == 2)
+    }
+
+    @Test func backoffSurvivesARestart() async throws {
+        let fixture = RegistrationFixture([
+            RegistrationFixture.error(429, "rate_limited", "slow down", headers: ["Retry-After": "300"]),
+            RegistrationFixture.echo,
+        ])
+        defer { fixture.removeFiles() }
+        guard case .deferred(let retryAt, _) = await (try fixture.registrar()).sync() else {
+            Issue.record("a 429 was not deferred")
+            return
+        }
+        let relaunched = try fixture.registrar()
+        guard case .deferred(let stillAt, _) = await relaunched.sync() else {
+            Issue.record("a relaunched registrar ignored the backoff")
+            return
+        }
+        #expect(stillAt == retryAt)
+        #expect(fixture.transport.requestCount == 1)
+        fixture.clock.advance(by: .seconds(300))
+        guard case .sent = await relaunched.sync() else {
+            Issue.record("the relaunched registrar did not send after the backoff")
+            return
+        }
+    }
+
+    @Test func concurrentSyncsSendOnce() async throws {
+        let slowEcho = ScriptedTransport.Step.handle { request in
+            // Suspends mid-request so a second sync arrives while the first is in flight.
+            for _ in 0..<10 { await Task.yield() }
+            return RegistrationFixture.echoResponse(request)
+        }
+        let fixture = RegistrationFixture([slowEcho, slowEcho])
+        defer { fixture.removeFiles() }
+        let registrar = try fixture.registrar()
+        try await registrar.login(userID: "user-1")
+        async let first = registrar.sync()
+        async let second = registrar.sync()
+        let results: [SyncResult] = await [first, second]
+        #expect(fixture.transport.requestCount == 1)
+        #expect(fixture.transport.maximumConcurrentRequests == 1)
+        #expect(results.contains(.unchanged))
     }
 
     @Test func syncUntilSettledSleepsOnTheClockThroughBackoff() async throws {

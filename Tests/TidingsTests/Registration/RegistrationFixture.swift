@@ -58,7 +58,10 @@ struct RegistrationFixture {
     }
 
     /// A 200 answer echoing the body of a `PUT` with an installation id, as the server does.
-    static let echo: ScriptedTransport.Step = .handle { request in
+    static let echo: ScriptedTransport.Step = .handle { request in echoResponse(request) }
+
+    /// The answer of ``echo``.
+    static func echoResponse(_ request: TransportRequest) -> TransportResponse {
         var json = (try? JSONValue.parse(request.body))?.objectValue ?? [:]
         json["installation_id"] = .string(installationID.uuidString.lowercased())
         json["created_at"] = 1_800_000_000_000
