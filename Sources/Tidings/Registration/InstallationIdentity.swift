@@ -23,8 +23,7 @@ public struct InstallationIdentity: Sendable, Hashable {
 
     /// The id stored in `directory`, creating and storing one from `makeID` when there is none.
     ///
-    /// Creation uses an exclusive create, so when the app and its extension race on first launch, one id wins
-    /// and both read it.
+    /// When the app and its extension race on first launch, one id wins and both read it.
     /// - Throws: ``RegistrationError/storage(_:)`` when the directory cannot be written or the file holds
     ///   something other than a UUID.
     public static func loadOrCreate(
@@ -38,13 +37,21 @@ public struct InstallationIdentity: Sendable, Hashable {
             throw .storage("cannot create \(directory.path): \(error)")
         }
         let identity = InstallationIdentity(installationID: makeID())
+        // Written whole to a private file, then hard-linked into place: the link either appears complete or
+        // fails because another process linked its id first, so nobody ever reads a half-written id.
+        let draft = directory.appendingPathComponent(".\(fileName)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: draft) }
         do {
-            try Data(identity.installationID.utf8).write(to: file, options: [.withoutOverwriting])
+            try Data(identity.installationID.utf8).write(to: draft)
+        } catch {
+            throw .storage("cannot write \(draft.path): \(error)")
+        }
+        do {
+            try FileManager.default.linkItem(at: draft, to: file)
             return identity
         } catch {
-            // Another process created it first: its id wins.
             if let existing = try read(file) { return existing }
-            throw .storage("cannot write \(file.path): \(error)")
+            throw .storage("cannot create \(file.path): \(error)")
         }
     }
 

@@ -24,6 +24,9 @@ import TidingsModel
 /// Transient failures (5xx, 429, 408, no response) back off with ``RetryPolicy`` (full jitter, `Retry-After`
 /// honoured); the backoff is persisted too. A refused key (401, 403) stops syncing until ``resume()``.
 /// A state the server refuses (400, 422) is not re-sent until it changes.
+///
+/// One registrar per app, in the app process: extensions read ``InstallationIdentity`` from the shared
+/// container but leave registration to the app, so one process writes the registration record.
 public actor InstallationRegistrar {
     public nonisolated let configuration: Configuration
     /// This installation's id, shared with the app's extensions.
