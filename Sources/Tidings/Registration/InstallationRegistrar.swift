@@ -1,0 +1,354 @@
+import Foundation
+import TidingsModel
+
+/// Keeps the server's view of this installation right: tokens, user, consents, permission and device facts.
+///
+/// ```swift
+/// let registrar = try InstallationRegistrar(
+///     configuration: .init(endpoint: url, appKey: key, containerDirectory: appGroupURL))
+/// await registrar.setPermission(.authorized)
+/// try await registrar.setAPNsToken(deviceToken)      // from didRegisterForRemoteNotificationsWithDeviceToken
+/// try await registrar.login(userID: "user-42")
+/// let result = await registrar.sync()                // .sent, .unchanged, .deferred or .failed
+/// ```
+///
+/// Every change is written to the shared container at once, so a change made offline survives a restart and
+/// goes out with a later ``sync(force:)``. A sync sends the whole state (absent fields as `null`) only when its
+/// fingerprint differs from the last one the server accepted, or when a refresh is due or forced.
+///
+/// - Important: without notification permission (``NotificationPermission/denied`` or
+///   ``NotificationPermission/notDetermined``, or none set yet) the APNs and FCM tokens are not sent unless
+///   ``Configuration/alwaysAllowTokenRegistration`` is on; the installation is still registered so the server
+///   knows its consents and user. The VoIP token is always sent: PushKit needs no notification permission.
+///
+/// Transient failures (5xx, 429, 408, no response) back off with ``RetryPolicy`` (full jitter, `Retry-After`
+/// honoured); the backoff is persisted too. A refused key (401, 403) stops syncing until ``resume()``.
+/// A state the server refuses (400, 422) is not re-sent until it changes.
+///
+/// One registrar per app, in the app process: extensions read ``InstallationIdentity`` from the shared
+/// container but leave registration to the app, so one process writes the registration record.
+public actor InstallationRegistrar {
+    public nonisolated let configuration: Configuration
+    /// This installation's id, shared with the app's extensions.
+    public nonisolated let identity: InstallationIdentity
+    nonisolated let transport: any HTTPTransport
+    private let clock: any TidingsClock
+    private var random: SendableRandomSource
+    private let policy: RetryPolicy
+    private let logger: Logger
+    private var record: RegistrationRecord
+    /// Set by 401/403: no request until ``resume()``.
+    private var halt: RegistrationError?
+    /// The body the server refused and why: not re-sent until the state changes.
+    private var refused: (fingerprint: String, error: RegistrationError)?
+    /// The transient failure behind the running backoff, for ``SyncResult/deferred(retryAt:reason:)``.
+    private var lastTransientError: RegistrationError?
+    /// The sync in progress; concurrent callers wait for it instead of sending twice.
+    private var running: Task<SyncResult, Never>?
+
+    /// Opens the registrar over the files in `configuration.containerDirectory`.
+    ///
+    /// A registration record that cannot be read is logged and replaced by an empty one: the app sets its
+    /// tokens and user again on launch, so nothing is lost for long.
+    /// - Parameters:
+    ///   - transport: the HTTP seam; URLSession by default.
+    ///   - clock: drives backoff and the refresh interval.
+    ///   - random: the jitter source; pass a seeded generator in tests.
+    ///   - identity: the installation id; read or created in the container when nil.
+    /// - Throws: ``RegistrationError/storage(_:)`` when the installation id cannot be read or created.
+    public init(
+        configuration: Configuration, transport: any HTTPTransport = URLSessionTransport(),
+        clock: any TidingsClock = SystemClock(),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        identity: InstallationIdentity? = nil
+    ) throws(RegistrationError) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.random = SendableRandomSource(random)
+        self.policy = configuration.retryPolicy
+        self.logger = configuration.logger
+        if let identity {
+            self.identity = identity
+        } else {
+            self.identity = try InstallationIdentity.loadOrCreate(in: configuration.containerDirectory)
+        }
+        do {
+            record = try RegistrationRecord.load(from: configuration.containerDirectory)
+        } catch {
+            configuration.logger.warning("starting registration afresh", metadata: ["error": error.description])
+            record = RegistrationRecord()
+        }
+    }
+
+    // MARK: - The desired state
+
+    /// The state the registrar wants the server to have.
+    public var desiredState: InstallationState { record.desired }
+
+    /// The logged-in user, or nil.
+    public var userID: String? { record.desired.userID }
+
+    /// Whether the APNs and FCM tokens go out: permission allows alerts, or registration is always allowed.
+    public var sendsAlertTokens: Bool {
+        configuration.alwaysAllowTokenRegistration || (record.desired.permission?.allowsAlerts ?? false)
+    }
+
+    /// Sets the APNs device token from the bytes Apple hands the app; the previous token is no longer sent.
+    /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
+    public func setAPNsToken(_ bytes: some Sequence<UInt8> & Sendable) throws(RegistrationError) {
+        let token = try DeviceToken.apns(bytes)
+        change { $0.apnsToken = token }
+    }
+
+    /// Sets the PushKit VoIP token.
+    /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
+    public func setVoIPToken(_ bytes: some Sequence<UInt8> & Sendable) throws(RegistrationError) {
+        let token = try DeviceToken.voip(bytes)
+        change { $0.voipToken = token }
+    }
+
+    /// Sets the FCM registration token (apps that also use Firebase Messaging).
+    /// - Throws: ``RegistrationError/invalidToken(_:)`` for an empty or malformed token.
+    public func setFCMToken(_ token: String) throws(RegistrationError) {
+        let token = try DeviceToken.fcm(token)
+        change { $0.fcmToken = token }
+    }
+
+    /// Records the notification permission the person gave (`UNAuthorizationStatus`).
+    public func setPermission(_ permission: NotificationPermission) {
+        change { $0.permission = permission }
+    }
+
+    /// Records what the person agreed to receive.
+    public func setConsents(_ consents: InstallationState.Consents) {
+        change { $0.consents = consents }
+    }
+
+    /// Sets the APNs environment of the tokens (the app's `aps-environment` entitlement).
+    public func setEnvironment(_ environment: APNsEnvironment) {
+        change { $0.environment = environment }
+    }
+
+    /// Binds the installation to `userID`; tags then belong to that user.
+    /// - Throws: ``RegistrationError/invalidUserID(_:)`` unless the id is 1…256 bytes.
+    public func login(userID: String) throws(RegistrationError) {
+        guard (1...256).contains(userID.utf8.count) else {
+            throw .invalidUserID("a user id must be 1 to 256 bytes; this one has \(userID.utf8.count)")
+        }
+        change { $0.userID = userID }
+    }
+
+    /// Unbinds the user. The tokens stay registered, so the device still gets pushes sent to everyone.
+    public func logout() {
+        change { $0.userID = nil }
+    }
+
+    /// Changes any other field: locale, country, time zone, versions, device model.
+    ///
+    /// The server checks these (for example a time zone must be an IANA name); a value it refuses makes the
+    /// next sync fail with ``RegistrationError/rejected(status:serverCode:message:)`` until it is changed.
+    public func update(_ body: @Sendable (inout InstallationState) -> Void) {
+        change(body)
+    }
+
+    private func change(_ body: (inout InstallationState) -> Void) {
+        var state = record.desired
+        body(&state)
+        guard state != record.desired else { return }
+        record.desired = state
+        persist()
+    }
+
+    private func persist() {
+        do {
+            try record.save(to: configuration.containerDirectory)
+        } catch {
+            // The state still goes out from memory; only a restart before the next success would lose it.
+            logger.warning("registration record not saved", metadata: ["error": error.description])
+        }
+    }
+
+    /// The body a sync sends now.
+    var currentBody: JSONValue { record.desired.requestBody(includingAlertTokens: sendsAlertTokens) }
+
+    // MARK: - Syncing
+
+    /// Sends the desired state if the server does not have it yet.
+    ///
+    /// - Parameter force: send even if nothing changed (a periodic refresh the app chooses); backoff and a
+    ///   stopped registrar still apply.
+    /// - Returns: what happened; nothing is thrown, failures are in the result.
+    @discardableResult
+    public func sync(force: Bool = false) async -> SyncResult {
+        while let running {
+            _ = await running.value
+        }
+        let task = Task { await self.performSync(force: force) }
+        running = task
+        return await task.value
+    }
+
+    /// Syncs, sleeping on the clock through backoff, until the result is not deferred or `maximumAttempts`
+    /// requests were made. Returns the last result; stops early (deferred) when the task is cancelled.
+    @discardableResult
+    public func syncUntilSettled(maximumAttempts: Int = 10) async -> SyncResult {
+        var attempts = 0
+        while true {
+            let result = await sync()
+            attempts += 1
+            guard case .deferred(let retryAt, _) = result, attempts < maximumAttempts else { return result }
+            let wait = retryAt.timeIntervalSince(clock.now)
+            if wait > 0 {
+                do {
+                    try await clock.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up))))
+                } catch {
+                    return result
+                }
+            }
+        }
+    }
+
+    /// Lets a registrar stopped by a refused key (401/403) send again, for example after a key change.
+    public func resume() {
+        halt = nil
+    }
+
+    private func performSync(force: Bool) async -> SyncResult {
+        defer { running = nil }
+        if let halt { return .failed(halt) }
+        let now = clock.now.millisecondsSince1970
+        let body = currentBody
+        let fingerprint = InstallationState.fingerprint(of: body)
+        let changed = fingerprint != record.acknowledgedFingerprint
+        guard changed || force || refreshDue(now: now) else { return .unchanged }
+        if let refused, refused.fingerprint == fingerprint, !force { return .failed(refused.error) }
+        if let notBefore = record.notBefore, notBefore > now {
+            let reason = lastTransientError ?? .transport(.connectionFailed("backing off after an earlier failure"))
+            return .deferred(retryAt: Date(millisecondsSince1970: notBefore), reason: reason)
+        }
+        let bytes = (try? body.serialized(sortedKeys: true)) ?? []
+        let request = configuration.request(
+            "PUT", ["v1", "installations", identity.installationID], installationID: identity.installationID,
+            body: bytes)
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            return backOff(.transportFailure(error.code), error: .transport(error))
+        }
+        let answeredAt = clock.now.millisecondsSince1970
+        if response.isSuccess {
+            record.acknowledgedFingerprint = fingerprint
+            record.acknowledgedAt = answeredAt
+            record.consecutiveFailures = 0
+            record.notBefore = nil
+            refused = nil
+            lastTransientError = nil
+            persist()
+            logger.debug("installation registered", metadata: ["status": String(response.status)])
+            let installation =
+                (try? RegisteredInstallation(body: response.body))
+                ?? RegisteredInstallation(
+                    installationID: identity.installationID, state: InstallationState(json: body))
+            return .sent(installation)
+        }
+        let error = RegistrationError.from(response)
+        switch response.status {
+        case 401, 403:
+            halt = error
+            logger.warning("registration stopped: the key was refused", metadata: ["error": error.description])
+            return .failed(error)
+        case 408, 429:
+            break
+        case 400..<500:
+            refused = (fingerprint, error)
+            logger.warning("the server refused the installation", metadata: ["error": error.description])
+            return .failed(error)
+        default:
+            break
+        }
+        let retryAfter = RetryAfter.parse(response.header("Retry-After"), now: answeredAt)
+        return backOff(.status(response.status, retryAfter: retryAfter), error: error)
+    }
+
+    private func refreshDue(now: Int64) -> Bool {
+        guard let interval = configuration.refreshInterval, let acknowledgedAt = record.acknowledgedAt else {
+            return false
+        }
+        return now - acknowledgedAt >= interval.milliseconds
+    }
+
+    private func backOff(_ outcome: UploadOutcome, error: RegistrationError) -> SyncResult {
+        let now = clock.now.millisecondsSince1970
+        let state = RetryState(
+            consecutiveFailures: record.consecutiveFailures, batchLimit: 1, notBefore: record.notBefore)
+        let decision = policy.decide(after: outcome, batchSize: 1, state: state, now: now, random: &random)
+        let retryAt: Int64
+        if case .retryLater(let at) = decision.action {
+            retryAt = at
+        } else {
+            // The policy answers every transient outcome with retryLater; anything else waits one base step.
+            retryAt = now + policy.baseDelayMilliseconds
+        }
+        record.consecutiveFailures = decision.state.consecutiveFailures
+        record.notBefore = retryAt > now ? retryAt : nil
+        lastTransientError = error
+        persist()
+        logger.info(
+            "installation not registered yet",
+            metadata: ["error": error.description, "retry_in_ms": String(retryAt - now)])
+        return .deferred(retryAt: Date(millisecondsSince1970: retryAt), reason: error)
+    }
+
+    // MARK: - Reading and unregistering
+
+    /// The server's view of this installation.
+    /// - Throws: ``RegistrationError/notFound(message:)`` before the first successful sync, or the error of
+    ///   the request.
+    public func fetchInstallation() async throws(RegistrationError) -> RegisteredInstallation {
+        let request = configuration.request(
+            "GET", ["v1", "installations", identity.installationID], installationID: identity.installationID)
+        let response = try await send(request)
+        return try RegisteredInstallation(body: response.body)
+    }
+
+    /// Removes the token of `type` from the server (`DELETE …/tokens/{type}`) and stops sending it.
+    ///
+    /// The token is dropped from the desired state first, so if the request fails the next sync clears it
+    /// on the server anyway (it sends `null`). Setting a token again registers it again.
+    /// - Returns: the server's installation afterwards, or nil when the server did not know it.
+    /// - Throws: the request's error; the local state is already changed.
+    @discardableResult
+    public func unregister(_ type: TokenType) async throws(RegistrationError) -> RegisteredInstallation? {
+        let bodyBefore = currentBody
+        change { $0.setToken(nil, for: type) }
+        let request = configuration.request(
+            "DELETE", ["v1", "installations", identity.installationID, "tokens", type.rawValue],
+            installationID: identity.installationID)
+        let response: TransportResponse
+        do {
+            response = try await send(request)
+        } catch .notFound {
+            return nil
+        }
+        // The server now holds what it held minus the token: if that was our state, it is our state again.
+        if record.acknowledgedFingerprint == InstallationState.fingerprint(of: bodyBefore) {
+            record.acknowledgedFingerprint = InstallationState.fingerprint(of: currentBody)
+            persist()
+        }
+        return try RegisteredInstallation(body: response.body)
+    }
+
+    /// Sends `request` once; a non-2xx answer becomes its typed error.
+    func send(_ request: TransportRequest) async throws(RegistrationError) -> TransportResponse {
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw .transport(error)
+        }
+        guard response.isSuccess else { throw RegistrationError.from(response) }
+        return response
+    }
+}
