@@ -56,7 +56,7 @@ let package = Package(
 
         .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer"]),
         .executableTarget(name: "tidingsd", dependencies: ["TidingsServer"]),
-        .executableTarget(name: "tidings-bench", dependencies: ["Tidings", "TidingsServer"]),
+        .executableTarget(name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer"]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),

@@ -3,8 +3,19 @@ import Foundation
 // `tidings-bench [SUITE...]`: prints figures for BENCHMARKS.md. Run from a release build:
 //     swift run -c release tidings-bench payload
 let suites: [(name: String, run: () throws -> Void)] = [
-    ("payload", PayloadBench.run)
+    ("payload", PayloadBench.run),
+    ("json", printJSONBench),
+    ("events", EventsBench.run),
+    ("media", MediaBench.run),
 ]
+
+/// The JSON figures, one per line, sorted by name.
+func printJSONBench() {
+    let figures = JSONBench.run()
+    for name in figures.keys.sorted() {
+        Measure.report(name, figures[name]!, name.hasPrefix("size.") ? "B" : "ns")
+    }
+}
 
 let requested = Array(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("-h") {
