@@ -1,0 +1,32 @@
+/// How a message is delivered: shown, silent, or a PushKit call.
+public enum MessageKind: String, Sendable, Hashable, CaseIterable {
+    /// Shown to the person; sent to the APNs token with push type `alert`.
+    case alert
+    /// No alert, `content-available: 1`, priority 5, push type `background`.
+    case background
+    /// A PushKit VoIP push, sent to the VoIP token; its payload may be 5120 bytes.
+    case voip
+
+    /// The largest payload APNs accepts for this kind, in bytes.
+    public var payloadLimit: Int { self == .voip ? 5120 : 4096 }
+
+    /// The token a message of this kind goes to.
+    public var tokenType: TokenTypeChoice { self == .voip ? .voip : .device }
+
+    /// Which token of an installation a message needs.
+    public enum TokenTypeChoice: Sendable, Hashable {
+        /// The APNs device token (or, failing that, the FCM token).
+        case device
+        /// The PushKit token.
+        case voip
+    }
+
+    /// APNs `apns-push-type`.
+    public var pushType: OutgoingPush.PushType {
+        switch self {
+        case .alert: .alert
+        case .background: .background
+        case .voip: .voip
+        }
+    }
+}
