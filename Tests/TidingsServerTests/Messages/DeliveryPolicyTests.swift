@@ -43,8 +43,9 @@ import TidingsServer
         #expect(reason(installation(notifications: false)) == "no_consent")
         #expect(reason(installation(notifications: nil)) == "no_consent")
         #expect(reason(installation(notifications: nil), policy: .init(requireNotificationConsent: false)) == nil)
-        #expect(reason(installation(notifications: false), policy: .init(requireNotificationConsent: false))
-            == "no_consent")
+        #expect(
+            reason(installation(notifications: false), policy: .init(requireNotificationConsent: false))
+                == "no_consent")
         #expect(reason(installation()) == nil)
     }
 

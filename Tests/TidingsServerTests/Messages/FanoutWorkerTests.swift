@@ -18,8 +18,11 @@ import TidingsTesting
         let messageID = try await queue(fixture, count: 2)
         fixture.provider.script(
             token: APIHarness.token(1),
-            [PushOutcome(disposition: .tokenInvalid(since: fixture.clock.now.addingTimeInterval(1)), status: 410,
-                reason: "Unregistered")])
+            [
+                PushOutcome(
+                    disposition: .tokenInvalid(since: fixture.clock.now.addingTimeInterval(1)), status: 410,
+                    reason: "Unregistered")
+            ])
         try await fixture.worker().drain()
         let gone = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-1"))
         #expect(gone.apnsToken == nil)
@@ -80,7 +83,8 @@ import TidingsTesting
         let fixture = try MessageFixture()
         let messageID = try await queue(fixture, count: 2)
         fixture.provider.script(
-            token: APIHarness.token(1), [PushOutcome(disposition: .tokenMismatch, status: 400, reason: "BadDeviceToken")])
+            token: APIHarness.token(1),
+            [PushOutcome(disposition: .tokenMismatch, status: 400, reason: "BadDeviceToken")])
         fixture.provider.script(token: APIHarness.token(2), [PushOutcome(disposition: .failed, status: 400)])
         try await fixture.worker().drain()
         let status = try await fixture.status(messageID)

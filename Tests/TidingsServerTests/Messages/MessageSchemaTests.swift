@@ -27,7 +27,8 @@ import TidingsServer
         #expect(try upgraded.messageCounts(messageID: "m1").queued == 1)
         #expect(throws: StoreError.self) {
             try upgraded.createMessage(
-                MessageRecord(id: "m1", appID: "app_1", kind: .alert, topic: "t", payload: [], priority: 10, createdAt: 1),
+                MessageRecord(
+                    id: "m1", appID: "app_1", kind: .alert, topic: "t", payload: [], priority: 10, createdAt: 1),
                 deliveries: [])
         }
     }

@@ -33,14 +33,26 @@ import TidingsTesting
         (["target": ["all": true], "content": ["body": "b"], "kind": "loud"], "invalid_field", "kind"),
         (["target": ["all": true], "content": ["body": "b"], "priority": 7], "invalid_field", "priority"),
         (["target": ["all": true], "content": ["body": "b"], "ttl": -1], "invalid_field", "ttl"),
-        (["target": ["all": true], "content": ["body": "b"], "ttl": 60, "expiration": 1_800_000_600], "invalid_field", "ttl"),
+        (
+            ["target": ["all": true], "content": ["body": "b"], "ttl": 60, "expiration": 1_800_000_600],
+            "invalid_field", "ttl"
+        ),
         (["target": ["all": true], "content": ["body": "b"], "expiration": 1_000], "invalid_field", "expiration"),
         (
-            ["target": ["all": true], "content": ["body": "b"], "collapse_id": .string(String(repeating: "c", count: 65))],
+            [
+                "target": ["all": true], "content": ["body": "b"],
+                "collapse_id": .string(String(repeating: "c", count: 65)),
+            ],
             "invalid_field", "65 bytes"
         ),
-        (["target": ["all": true], "content": ["body": "b"], "campaign_id": "has space"], "invalid_field", "campaign_id"),
-        (["target": ["all": true], "content": ["body": "b"], "environment": "staging"], "invalid_field", "environment"),
+        (
+            ["target": ["all": true], "content": ["body": "b"], "campaign_id": "has space"], "invalid_field",
+            "campaign_id"
+        ),
+        (
+            ["target": ["all": true], "content": ["body": "b"], "environment": "staging"], "invalid_field",
+            "environment"
+        ),
         (["target": ["all": true], "content": ["body": "b"], "message_type": "spam"], "invalid_field", "message_type"),
         (["target": ["all": true], "content": ["body": "b"], "color": "red"], "invalid_field", "color"),
         (["target": ["all": true], "content": ["body": 1]], "invalid_field", "content.body"),
@@ -64,8 +76,9 @@ import TidingsTesting
         #expect(reply.status == 400)
         #expect(reply.errorCode == "payload_too_large")
         #expect(reply.errorMessage.contains("the limit is 4096 bytes"))
-        #expect(try fixture.store.claimDeliveries(worker: "w", limit: 10, now: fixture.harness.now, leaseUntil: 1)
-            .isEmpty)
+        #expect(
+            try fixture.store.claimDeliveries(worker: "w", limit: 10, now: fixture.harness.now, leaseUntil: 1)
+                .isEmpty)
     }
 
     @Test func resolvesEveryTargetKind() async throws {
