@@ -154,6 +154,8 @@ public final class FanoutWorker: Sendable {
             if cleared { counters.tokensDeactivated?.increment() }
             result = .failed(reason: outcome?.reason ?? "token_invalid")
         case .tokenMismatch:
+            try store.markTokenMismatch(
+                token: delivery.token, appID: delivery.appID, installationID: delivery.installationID, now: now)
             result = .failed(reason: outcome?.reason ?? "token_mismatch")
         case .retry(let after):
             let reason = outcome?.reason ?? "retry"

@@ -202,6 +202,31 @@ extension SQLiteStore {
         }
     }
 
+    @discardableResult
+    public func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool {
+        try database.write { db in
+            // The mark names the token, so a later registration of another token makes it moot by itself.
+            let changed = try db.run(
+                """
+                UPDATE installations SET token_mismatch = ?3, token_mismatch_at = ?4
+                WHERE app_id = ?1 AND installation_id = ?2
+                    AND (apns_token = ?3 OR voip_token = ?3 OR fcm_token = ?3)
+                """, [.text(appID), .text(installationID), .text(token), .integer(now)])
+            return changed > 0
+        }
+    }
+
+    public func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)? {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT token_mismatch, token_mismatch_at FROM installations
+                WHERE app_id = ?1 AND installation_id = ?2 AND token_mismatch IS NOT NULL
+                """, [.text(appID), .text(installationID)]
+            ) { row in (token: row.text(at: 0), at: row.int64(at: 1)) }.first
+        }
+    }
+
     static func messageRow(_ row: SQLiteStatement) -> MessageRecord {
         MessageRecord(
             id: row.text(at: 0), appID: row.text(at: 1),

@@ -135,6 +135,8 @@ extension SQLiteStore {
         );
         CREATE INDEX message_deliveries_pending ON message_deliveries(not_before) WHERE state = 'pending';
         CREATE INDEX message_deliveries_claimed ON message_deliveries(claim_expires_at) WHERE state = 'claimed';
+        ALTER TABLE installations ADD COLUMN token_mismatch TEXT;
+        ALTER TABLE installations ADD COLUMN token_mismatch_at INTEGER;
         """,
     ]
 

@@ -101,4 +101,10 @@ public protocol Store: Sendable {
         _ kind: TokenType, token: String, appID: String, installationID: String, unlessChangedAfter: Int64?,
         now: Int64
     ) throws -> Bool
+    /// Notes that APNs refused `token` for the app's topic or environment (`BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`) when the installation still holds it; the token itself is kept.
+    @discardableResult
+    func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool
+    /// The token last marked as mismatched and when, unix milliseconds; nil when none is.
+    func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)?
 }

@@ -92,6 +92,9 @@ import TidingsTesting
         // A mismatch is not a dead token: it stays.
         let installation = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-1"))
         #expect(installation.apnsToken != nil)
+        let mark = try #require(try fixture.store.tokenMismatch(appID: "app_main", installationID: "inst-1"))
+        #expect(mark.token == APIHarness.token(1))
+        #expect(try fixture.store.tokenMismatch(appID: "app_main", installationID: "inst-2") == nil)
     }
 
     @Test func killedMidFanoutResumesWithExactlyOnePushEach() async throws {

@@ -14,7 +14,13 @@ import TidingsServer
         // Turn it back into what version 1 left behind.
         let path = directory.appendingPathComponent(SQLiteStore.fileName).path
         try SQLiteDatabase(path: path).read { db in
-            try db.execute("DROP TABLE message_deliveries; DROP TABLE messages; PRAGMA user_version = 1")
+            try db.execute(
+                """
+                DROP TABLE message_deliveries; DROP TABLE messages;
+                ALTER TABLE installations DROP COLUMN token_mismatch;
+                ALTER TABLE installations DROP COLUMN token_mismatch_at;
+                PRAGMA user_version = 1
+                """)
         }
         let upgraded = try SQLiteStore(path: path, checkpointInterval: nil)
         #expect(try upgraded.schemaVersion == 2)
