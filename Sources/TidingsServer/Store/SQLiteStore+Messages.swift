@@ -164,6 +164,15 @@ extension SQLiteStore {
                     .text(messageID), .text(installationID), .text(worker), .text(state), SQLiteValue(reason),
                     .integer(extraAttempt), SQLiteValue(notBefore), .integer(now),
                 ])
+            if changed > 0, case .retry = result {
+                // A retry of a message cancelled while the push was in flight will never be claimed.
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
+                        AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND state = 'cancelled')
+                    """, [.text(messageID), .text(installationID)])
+            }
             return changed > 0
         }
     }

@@ -152,6 +152,26 @@ import TidingsTesting
         #expect(!reclaimed.contains { $0.installationID == first.installationID })
     }
 
+    @Test func cancellingWhileInFlightLetsClaimedRowsFinish() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 2)
+        let store = fixture.store
+        let now = fixture.harness.now
+        let claimed = try store.claimDeliveries(worker: "a", limit: 10, now: now, leaseUntil: now + 60_000)
+        #expect(claimed.count == 2)
+        _ = try await fixture.harness.call("DELETE", "/v1/messages/\(messageID)", key: fixture.harness.serverKey)
+        try store.completeDelivery(
+            messageID: messageID, installationID: claimed[0].installationID, worker: "a", result: .sent, now: now)
+        try store.completeDelivery(
+            messageID: messageID, installationID: claimed[1].installationID, worker: "a",
+            result: .retry(reason: "TooManyRequests", notBefore: now), now: now)
+        let status = try await fixture.status(messageID)
+        #expect(status.json["state"] == "cancelled")
+        #expect(status.count("sent") == 1)
+        #expect(status.count("queued") == 0)
+        #expect(status.skipped("cancelled") == 1)
+    }
+
     @Test func boundsConcurrency() async throws {
         let fixture = try MessageFixture()
         _ = try await queue(fixture, count: 60)
