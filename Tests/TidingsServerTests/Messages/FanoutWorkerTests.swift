@@ -172,6 +172,44 @@ import TidingsTesting
         #expect(status.skipped("cancelled") == 1)
     }
 
+    @Test func expiredMessagesAreNotSent() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        let reply = try await fixture.send(MessageFixture.alert(["all": true], ["ttl": 60]))
+        let messageID = try #require(reply.json["message_id"]?.stringValue)
+        fixture.clock.advance(by: .seconds(61))
+        try await fixture.worker().drain()
+        #expect(fixture.provider.pushes.isEmpty)
+        let status = try await fixture.status(messageID)
+        #expect(status.json["counts"]?["failed_by_reason"] == ["expired": 1])
+    }
+
+    @Test func voipGoesToTheVoIPToken() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("caller", seed: 1, ["voip_token": .string(APIHarness.token(9))])
+        try await fixture.register("no-voip", seed: 2)
+        let reply = try await fixture.send(
+            ["target": ["all": true], "kind": "voip", "content": ["data": ["caller": "Alice"]]])
+        #expect(reply.json["skipped"] == ["no_token": 1])
+        try await fixture.worker().drain()
+        let push = try #require(fixture.provider.pushes.first)
+        #expect(push.token == APIHarness.token(9))
+        #expect(push.tokenType == .voip)
+        #expect(push.pushType == .voip)
+        #expect(fixture.provider.pushes.count == 1)
+    }
+
+    @Test func backgroundIsSentAtPriorityFive() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        _ = try await fixture.send(["target": ["all": true], "kind": "background", "content": ["data": ["sync": 1]]])
+        try await fixture.worker().drain()
+        let push = try #require(fixture.provider.pushes.first)
+        #expect(push.pushType == .background)
+        #expect(push.priority == 5)
+        #expect(try JSONValue.parse(Data(push.payload))["aps"]?["content-available"] == .integer(1))
+    }
+
     @Test func boundsConcurrency() async throws {
         let fixture = try MessageFixture()
         _ = try await queue(fixture, count: 60)
