@@ -10,17 +10,6 @@ public enum MessageKind: String, Sendable, Hashable, CaseIterable {
     /// The largest payload APNs accepts for this kind, in bytes.
     public var payloadLimit: Int { self == .voip ? 5120 : 4096 }
 
-    /// The token a message of this kind goes to.
-    public var tokenType: TokenTypeChoice { self == .voip ? .voip : .device }
-
-    /// Which token of an installation a message needs.
-    public enum TokenTypeChoice: Sendable, Hashable {
-        /// The APNs device token (or, failing that, the FCM token).
-        case device
-        /// The PushKit token.
-        case voip
-    }
-
     /// APNs `apns-push-type`.
     public var pushType: OutgoingPush.PushType {
         switch self {

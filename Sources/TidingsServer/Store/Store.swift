@@ -1,6 +1,7 @@
 import TidingsModel
 
-/// Everything `tidingsd` keeps: apps, keys, installations, user tags and events.
+/// Everything `tidingsd` keeps: apps, keys, installations, user tags, events, and messages with their
+/// deliveries.
 ///
 /// Methods are synchronous and throwing: a store call is a few short statements, so handlers call it
 /// directly from their task rather than hopping to another executor. Each method is atomic — it either
