@@ -8,12 +8,17 @@ final class APIService: Sendable {
     let clock: any TidingsClock
     let logger: Logger
     let metrics: any APIMetrics
+    /// Where messages go; nil answers `POST /v1/messages` with 503 `no_provider`.
+    let provider: (any PushProvider)?
+    let fanoutCounters: FanoutCounters
     let keyCache = LockedBox<[[UInt8]: (key: APIKeyRecord, expires: Date)]>([:])
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
-        metrics: any APIMetrics
+        metrics: any APIMetrics, provider: (any PushProvider)? = nil, registry: MetricsRegistry? = nil
     ) {
+        self.provider = provider
+        fanoutCounters = FanoutCounters(registry: registry)
         self.store = store
         self.configuration = configuration
         self.clock = clock
@@ -42,6 +47,9 @@ final class APIService: Sendable {
             HTTPRoute("GET", "/v1/events") { try await self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
+            HTTPRoute("POST", "/v1/messages") { try await self.postMessage($0) },
+            HTTPRoute("GET", "/v1/messages/{message_id}") { try await self.getMessage($0) },
+            HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },
         ]
     }
 }

@@ -18,6 +18,10 @@ extension TidingsAPI {
         /// How long a key lookup is remembered; a revocation takes at most this long to bite.
         /// Zero looks every key up on every request.
         public var keyCacheSeconds: Double = 2
+        /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
+        public var maximumMessageBodyBytes = 1024 * 1024
+        /// Whether a message needs an explicit notification consent (`true`) or only its absence of a `false`.
+        public var requireNotificationConsent = true
 
         public init() {}
     }

@@ -29,22 +29,29 @@ public final class TidingsAPI: Sendable {
     ///   - metrics: Where ingest and auth counters go; the server passes its registry's adapter.
     public convenience init(
         dataDirectory: URL, logger: Logger, configuration: Configuration = Configuration(),
-        metrics: any APIMetrics = NoAPIMetrics()
+        metrics: any APIMetrics = NoAPIMetrics(), provider: (any PushProvider)? = nil
     ) throws {
         try self.init(
             store: SQLiteStore(directory: dataDirectory), configuration: configuration, logger: logger,
-            metrics: metrics)
+            metrics: metrics, provider: provider)
     }
 
     /// The API over `store`, with injected limits, clock and metrics.
+    ///
+    /// - Parameters:
+    ///   - provider: Where `POST /v1/messages` sends (through a ``FanoutService`` the owner runs); nil
+    ///     answers 503 `no_provider`.
+    ///   - registry: Where message counters go, when given.
     public init(
         store: any Store, configuration: Configuration = Configuration(), clock: any TidingsClock = SystemClock(),
-        logger: Logger, metrics: any APIMetrics = NoAPIMetrics()
+        logger: Logger, metrics: any APIMetrics = NoAPIMetrics(), provider: (any PushProvider)? = nil,
+        registry: MetricsRegistry? = nil
     ) {
         self.store = store
         self.configuration = configuration
         let service = APIService(
-            store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics)
+            store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics,
+            provider: provider, registry: registry)
         router = Router(routes: service.routes())
     }
 }

@@ -97,7 +97,47 @@ extension SQLiteStore {
         CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id);
         CREATE INDEX events_campaign ON events(app_id, campaign_id) WHERE campaign_id IS NOT NULL;
         CREATE INDEX events_message ON events(app_id, message_id) WHERE message_id IS NOT NULL;
+        """,
+        // 2: messages and their persistent fan-out, one row per (message, installation).
         """
+        CREATE TABLE messages (
+            id TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            state TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            message_type TEXT NOT NULL,
+            campaign_id TEXT,
+            topic TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            priority INTEGER NOT NULL,
+            expires_at INTEGER,
+            collapse_id TEXT,
+            created_at INTEGER NOT NULL,
+            finished_at INTEGER
+        );
+        CREATE INDEX messages_app ON messages(app_id, created_at);
+        CREATE INDEX messages_active ON messages(state) WHERE state IN ('queued', 'sending');
+        CREATE TABLE message_deliveries (
+            message_id TEXT NOT NULL REFERENCES messages(id),
+            installation_id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            token_type TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            state TEXT NOT NULL,
+            reason TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before INTEGER NOT NULL DEFAULT 0,
+            claimed_by TEXT,
+            claim_expires_at INTEGER,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (message_id, installation_id)
+        );
+        CREATE INDEX message_deliveries_pending ON message_deliveries(not_before) WHERE state = 'pending';
+        CREATE INDEX message_deliveries_claimed ON message_deliveries(claim_expires_at) WHERE state = 'claimed';
+        ALTER TABLE installations ADD COLUMN token_mismatch TEXT;
+        ALTER TABLE installations ADD COLUMN token_mismatch_at INTEGER;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

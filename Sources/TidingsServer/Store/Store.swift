@@ -1,6 +1,7 @@
 import TidingsModel
 
-/// Everything `tidingsd` keeps: apps, keys, installations, user tags and events.
+/// Everything `tidingsd` keeps: apps, keys, installations, user tags, events, and messages with their
+/// deliveries.
 ///
 /// Methods are synchronous and throwing: a store call is a few short statements, so handlers call it
 /// directly from their task rather than hopping to another executor. Each method is atomic — it either
@@ -69,4 +70,42 @@ public protocol Store: Sendable {
     func events(appID: String, query: EventQuery) throws -> EventPage
     /// The counts behind a funnel.
     func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel
+
+    // MARK: Messages
+
+    /// Stores a message and its deliveries (pending and skipped) in one transaction.
+    /// - Throws: ``StoreError/Code/conflict`` when the id is taken.
+    func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws
+    func message(appID: String, messageID: String) throws -> MessageRecord?
+    /// The deliveries of a message counted by state and reason.
+    func messageCounts(messageID: String) throws -> MessageCounts
+    /// Cancels a queued or sending message: its pending deliveries become skipped (`cancelled`); claimed ones
+    /// finish. Returns the message, or nil when there is none; a finished message is returned unchanged.
+    func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord?
+
+    /// Claims up to `limit` pending deliveries of queued or sending messages due at `now` for `worker` until
+    /// `leaseUntil`, first returning expired claims to pending. Concurrent callers never get the same row
+    /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+    func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws -> [MessageDelivery]
+    /// Records the result of a delivery `worker` holds; false (and nothing changed) when it no longer holds it,
+    /// so a row is never moved out of `sent`.
+    @discardableResult
+    func completeDelivery(
+        messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64
+    ) throws -> Bool
+    /// Marks `done` every queued or sending message with nothing pending or claimed; returns their ids.
+    func finishMessages(now: Int64) throws -> [String]
+    /// Clears `token` of `kind` from the installation when it still holds it and was not changed after
+    /// `unlessChangedAfter` (unix milliseconds); returns whether it was cleared.
+    @discardableResult
+    func deactivateToken(
+        _ kind: TokenType, token: String, appID: String, installationID: String, unlessChangedAfter: Int64?,
+        now: Int64
+    ) throws -> Bool
+    /// Notes that APNs refused `token` for the app's topic or environment (`BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`) when the installation still holds it; the token itself is kept.
+    @discardableResult
+    func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool
+    /// The token last marked as mismatched and when, unix milliseconds; nil when none is.
+    func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)?
 }

@@ -28,7 +28,10 @@ struct APIHarness {
     var otherServerKey = ""
     var appID = "app_main"
 
-    init(backend: StoreBackend = .sqlite, configure: (inout TidingsAPI.Configuration) -> Void = { _ in }) throws {
+    init(
+        backend: StoreBackend = .sqlite, provider: (any PushProvider)? = nil,
+        configure: (inout TidingsAPI.Configuration) -> Void = { _ in }
+    ) throws {
         store = try backend.makeStore()
         clock = ManualClock(now: Self.startDate)
         metrics = RecordingMetrics()
@@ -36,7 +39,8 @@ struct APIHarness {
         configuration.keyCacheSeconds = 0
         configure(&configuration)
         api = TidingsAPI(
-            store: store, configuration: configuration, clock: clock, logger: .disabled(), metrics: metrics)
+            store: store, configuration: configuration, clock: clock, logger: .disabled(), metrics: metrics,
+            provider: provider)
         let now = clock.now.millisecondsSince1970
         try store.createApp(AppRecord(id: "app_main", name: "main", bundleID: "com.example.main", createdAt: now))
         try store.createApp(AppRecord(id: "app_other", name: "other", bundleID: "com.example.other", createdAt: now))

@@ -1,0 +1,92 @@
+import Foundation
+import TidingsModel
+
+/// Decides, per installation, whether a message goes out and to which token, or why it is skipped.
+///
+/// In order: the environment filter (`environment`), notification consent (`no_consent`), for ads the ad
+/// consent (`no_ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time
+/// ad consent (`night_ad_consent`), and last a token of the needed kind (`no_token`).
+///
+/// - Notification consent must be `true` when ``requireNotificationConsent`` is set (the default, NHN's
+///   rule: the server filters by the flags); otherwise only an explicit `false` skips.
+/// - Ad consents must always be an explicit `true`.
+/// - An installation without a valid IANA time zone is treated as being in its night, so an ad reaches it
+///   only with night-time ad consent: unknown local time never lets an ad through at night.
+public struct DeliveryPolicy: Sendable {
+    /// Skip reasons, as counted in `GET /v1/messages/{id}`.
+    public enum SkipReason: String, Sendable, Hashable, CaseIterable {
+        case environment
+        case noConsent = "no_consent"
+        case noAdConsent = "no_ad_consent"
+        case nightAdConsent = "night_ad_consent"
+        case noToken = "no_token"
+        case unknownInstallation = "unknown_installation"
+    }
+
+    /// Night starts at this local hour (inclusive)...
+    public static let nightStartHour = 21
+    /// ...and ends at this one (exclusive).
+    public static let nightEndHour = 8
+
+    public var requireNotificationConsent: Bool
+
+    public init(requireNotificationConsent: Bool = true) {
+        self.requireNotificationConsent = requireNotificationConsent
+    }
+
+    /// The delivery row of `installation` for a message sent at `now`: pending with its token, or skipped.
+    public func delivery(
+        for installation: Installation, messageID: String, kind: MessageKind,
+        messageType: MessageRecord.MessageType, environment: OutgoingPush.Environment?, now: Date
+    ) -> MessageDelivery {
+        let installationEnvironment = installation.environment ?? OutgoingPush.Environment.production.rawValue
+        var delivery = MessageDelivery(
+            messageID: messageID, appID: installation.appID, installationID: installation.installationID, token: "",
+            environment: installationEnvironment)
+        let token: (String, TokenType)? =
+            switch kind {
+            case .voip: installation.voipToken.map { ($0, .voip) }
+            case .alert, .background:
+                installation.apnsToken.map { ($0, .apns) } ?? installation.fcmToken.map { ($0, .fcm) }
+            }
+        if let token {
+            delivery.token = token.0
+            delivery.tokenType = token.1
+        }
+        if let reason = skipReason(
+            installation, hasToken: token != nil, messageType: messageType, environment: environment, now: now)
+        {
+            delivery.state = .skipped
+            delivery.reason = reason.rawValue
+        }
+        return delivery
+    }
+
+    /// Why `installation` is skipped, or nil when it gets the message.
+    public func skipReason(
+        _ installation: Installation, hasToken: Bool, messageType: MessageRecord.MessageType,
+        environment: OutgoingPush.Environment?, now: Date
+    ) -> SkipReason? {
+        if let environment, (installation.environment ?? "production") != environment.rawValue {
+            return .environment
+        }
+        let consent = installation.consents.notifications
+        if consent == false || (requireNotificationConsent && consent != true) { return .noConsent }
+        if messageType == .ad {
+            guard installation.consents.ads == true else { return .noAdConsent }
+            if Self.isNight(at: now, timeZone: installation.timezone) && installation.consents.nightAds != true {
+                return .nightAdConsent
+            }
+        }
+        return hasToken ? nil : .noToken
+    }
+
+    /// Whether `now` is between 21:00 and 08:00 in `timeZone` (an IANA identifier); true when it is unknown.
+    public static func isNight(at now: Date, timeZone identifier: String?) -> Bool {
+        guard let identifier, let timeZone = TimeZone(identifier: identifier) else { return true }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let hour = calendar.component(.hour, from: now)
+        return hour >= nightStartHour || hour < nightEndHour
+    }
+}

@@ -1,0 +1,23 @@
+/// The fan-out counters in a ``MetricsRegistry``, or nothing when none was passed.
+struct FanoutCounters: Sendable {
+    let sent: Counter?
+    let failed: Counter?
+    let retried: Counter?
+    let skipped: Counter?
+    let tokensDeactivated: Counter?
+    let messagesAccepted: Counter?
+    let messagesFinished: Counter?
+
+    init(registry: MetricsRegistry?) {
+        func counter(_ name: String, _ help: String) -> Counter? {
+            registry?.counter(name: name, help: help)
+        }
+        sent = counter("tidings_pushes_sent_total", "Pushes the provider accepted.")
+        failed = counter("tidings_pushes_failed_total", "Pushes that failed for good.")
+        retried = counter("tidings_pushes_retried_total", "Pushes put back to be retried.")
+        skipped = counter("tidings_message_targets_skipped_total", "Targets skipped by consent, token or filter.")
+        tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
+        messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
+        messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import TidingsModel
+
+/// Runs fan-out workers in the background for whoever owns the server (tidingsd's daemon).
+///
+/// ```swift
+/// let fanout = FanoutService(store: store, provider: apns, logger: logger, metrics: registry)
+/// fanout.start()
+/// // ...
+/// await fanout.stop()
+/// ```
+///
+/// Stopping cancels the workers; pushes in flight finish or come back as the provider's cancellation
+/// outcome, and claims left behind return to pending when their lease expires (a restart resumes).
+public final class FanoutService: Sendable {
+    public let workers: [FanoutWorker]
+    private let tasks = LockedBox<[Task<Void, Never>]>([])
+
+    /// - Parameter workerCount: Workers in this process; each sends up to `configuration.maximumInFlight`.
+    public init(
+        store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
+        logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
+        workerCount: Int = 1, metrics: MetricsRegistry? = nil
+    ) {
+        workers = (0..<max(1, workerCount)).map { _ in
+            FanoutWorker(
+                store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
+                metrics: metrics)
+        }
+    }
+
+    /// Starts the workers; a second call while running does nothing.
+    public func start() {
+        tasks.withLock { tasks in
+            guard tasks.isEmpty else { return }
+            tasks = workers.map { worker in Task { await worker.run() } }
+        }
+    }
+
+    /// Cancels the workers and waits for them to return.
+    public func stop() async {
+        let running = tasks.withLock { tasks in
+            defer { tasks = [] }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+    }
+
+    /// Whether the workers are running.
+    public var isRunning: Bool { tasks.withLock { !$0.isEmpty } }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import TidingsModel
+
+/// Sends the pending deliveries of every message: claims a chunk of rows with a lease, sends them with
+/// bounded concurrency through a ``PushProvider``, and records each outcome as soon as it arrives.
+///
+/// Several workers (in one process or many) share the queue: a claim is exclusive until its lease
+/// expires. A worker that dies leaves its claims to expire; the next claim returns them to pending.
+///
+/// At most once per installation per message: a row recorded as `sent` is never claimed again, and an
+/// outcome is recorded only by the worker that still holds the claim. The one window is between the
+/// provider's acceptance and the row update: a crash there leaves the row claimed, and after the lease it
+/// is sent again. The window is kept to a single store write: each outcome is written the moment its push
+/// returns (not at the end of the chunk), and the lease (default 5 minutes) is far longer than a send, so
+/// a slow but live worker is never overtaken. The device de-duplicates by `tidings.id` for delivery events.
+public final class FanoutWorker: Sendable {
+    /// Chunk size, concurrency, lease and retry policy.
+    public struct Configuration: Sendable {
+        /// Rows claimed at once.
+        public var chunkSize = 500
+        /// Pushes in flight at once.
+        public var maximumInFlight = 64
+        /// How long a claim is held; expired claims return to pending.
+        public var lease: Duration = .seconds(300)
+        /// How long an idle worker waits before looking again.
+        public var pollInterval: Duration = .milliseconds(500)
+        /// Sends per delivery before a retryable failure becomes final.
+        public var maximumAttempts = 5
+        /// The wait before the first retry; it doubles per attempt, up to ``maximumBackoff``.
+        public var initialBackoff: Duration = .seconds(2)
+        public var maximumBackoff: Duration = .seconds(300)
+
+        public init() {}
+    }
+
+    /// Identifies this worker's claims.
+    public let id: String
+    let store: any Store
+    let provider: any PushProvider
+    let clock: any TidingsClock
+    let logger: Logger
+    let configuration: Configuration
+    let counters: FanoutCounters
+
+    public init(
+        store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
+        logger: Logger = .disabled(), configuration: Configuration = Configuration(),
+        metrics: MetricsRegistry? = nil, id: String? = nil
+    ) {
+        self.id = id ?? "worker-" + UUID().lowercasedString
+        self.store = store
+        self.provider = provider
+        self.clock = clock
+        self.logger = logger
+        self.configuration = configuration
+        counters = FanoutCounters(registry: metrics)
+    }
+
+    /// Sends until nothing is due, then returns how many deliveries it processed.
+    @discardableResult
+    public func drain() async throws -> Int {
+        var total = 0
+        while !Task.isCancelled {
+            let processed = try await runOnce()
+            if processed == 0 { break }
+            total += processed
+        }
+        return total
+    }
+
+    /// Sends until the task is cancelled, sleeping ``Configuration/pollInterval`` when idle.
+    public func run() async {
+        while !Task.isCancelled {
+            var processed = 0
+            do {
+                processed = try await runOnce()
+            } catch {
+                logger.error("fan-out failed: \(error)", metadata: ["worker": id])
+            }
+            if processed == 0 {
+                do { try await clock.sleep(for: configuration.pollInterval) } catch { return }
+            }
+        }
+    }
+
+    /// Claims one chunk, sends it and records the outcomes, then finishes messages with nothing left.
+    /// - Returns: How many deliveries were claimed.
+    @discardableResult
+    public func runOnce() async throws -> Int {
+        let now = clock.now.millisecondsSince1970
+        let claimed = try store.claimDeliveries(
+            worker: id, limit: configuration.chunkSize, now: now,
+            leaseUntil: now + Int64(configuration.lease.seconds * 1000))
+        if !claimed.isEmpty { try await send(claimed) }
+        let finished = try store.finishMessages(now: clock.now.millisecondsSince1970)
+        counters.messagesFinished?.increment(by: finished.count)
+        return claimed.count
+    }
+
+    private func send(_ deliveries: [MessageDelivery]) async throws {
+        var messages: [String: MessageRecord?] = [:]
+        for delivery in deliveries where messages[delivery.messageID] == nil {
+            messages[delivery.messageID] = .some(
+                try store.message(appID: delivery.appID, messageID: delivery.messageID))
+        }
+        var pending = deliveries.makeIterator()
+        try await withThrowingTaskGroup(of: (MessageDelivery, PushOutcome?).self) { group in
+            let provider = self.provider
+            let nowDate = clock.now
+            func start(_ delivery: MessageDelivery) {
+                guard let message = messages[delivery.messageID] ?? nil else {
+                    group.addTask { (delivery, nil) }
+                    return
+                }
+                if let expiresAt = message.expiresAt, expiresAt <= nowDate.millisecondsSince1970 {
+                    group.addTask { (delivery, PushOutcome(disposition: .failed, reason: "expired")) }
+                    return
+                }
+                let push = Self.push(delivery, message)
+                group.addTask { (delivery, await provider.send(push)) }
+            }
+            for _ in 0..<max(1, configuration.maximumInFlight) {
+                guard let next = pending.next() else { break }
+                start(next)
+            }
+            while let (delivery, outcome) = try await group.next() {
+                try record(delivery, outcome)
+                if let next = pending.next() { start(next) }
+            }
+        }
+    }
+
+    static func push(_ delivery: MessageDelivery, _ message: MessageRecord) -> OutgoingPush {
+        OutgoingPush(
+            token: delivery.token, tokenType: delivery.tokenType,
+            environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
+            topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
+            expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
+            payload: message.payload)
+    }
+
+    private func record(_ delivery: MessageDelivery, _ outcome: PushOutcome?) throws {
+        let now = clock.now.millisecondsSince1970
+        let result: DeliveryResult
+        switch outcome?.disposition {
+        case nil:
+            result = .failed(reason: "message_missing")
+        case .sent:
+            result = .sent
+        case .tokenInvalid(let since):
+            let cleared = try store.deactivateToken(
+                delivery.tokenType, token: delivery.token, appID: delivery.appID,
+                installationID: delivery.installationID, unlessChangedAfter: since?.millisecondsSince1970, now: now)
+            if cleared { counters.tokensDeactivated?.increment() }
+            result = .failed(reason: outcome?.reason ?? "token_invalid")
+        case .tokenMismatch:
+            try store.markTokenMismatch(
+                token: delivery.token, appID: delivery.appID, installationID: delivery.installationID, now: now)
+            result = .failed(reason: outcome?.reason ?? "token_mismatch")
+        case .retry(let after):
+            let reason = outcome?.reason ?? "retry"
+            if delivery.attempts + 1 >= configuration.maximumAttempts {
+                result = .failed(reason: reason)
+            } else {
+                result = .retry(reason: reason, notBefore: now + backoff(attempt: delivery.attempts, after: after))
+            }
+        case .failed:
+            result = .failed(reason: outcome?.reason ?? "failed")
+        }
+        let recorded = try store.completeDelivery(
+            messageID: delivery.messageID, installationID: delivery.installationID, worker: id, result: result,
+            now: now)
+        guard recorded else {
+            logger.warning(
+                "a claim expired before its outcome was recorded",
+                metadata: ["message_id": delivery.messageID, "worker": id])
+            return
+        }
+        switch result {
+        case .sent: counters.sent?.increment()
+        case .failed: counters.failed?.increment()
+        case .retry: counters.retried?.increment()
+        }
+    }
+
+    /// Milliseconds to wait before retry number `attempt + 1`: the provider's wish, or exponential backoff.
+    private func backoff(attempt: Int, after: Duration?) -> Int64 {
+        let exponential = configuration.initialBackoff.seconds * pow(2, Double(min(attempt, 20)))
+        let seconds = max(after?.seconds ?? 0, min(exponential, configuration.maximumBackoff.seconds))
+        return Int64(seconds * 1000)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import TidingsModel
+
+/// The validated body of `POST /v1/messages`.
+public struct MessageRequest: Sendable, Hashable {
+    public var target: MessageTarget
+    public var content: JSONValue
+    public var kind: MessageKind
+    public var messageType: MessageRecord.MessageType
+    /// 10, 5 or 1; background messages are always 5.
+    public var priority: Int
+    /// When APNs stops trying; nil delivers now or never.
+    public var expiration: Date?
+    public var collapseID: String?
+    public var campaignID: String?
+    /// Only installations in this environment, when set.
+    public var environment: OutgoingPush.Environment?
+
+    /// The longest `ttl`: 30 days, as long as APNs stores a notification.
+    public static let maximumTTLSeconds: Int64 = 30 * 24 * 3600
+    /// The longest `collapse_id`, in UTF-8 bytes (APNs' limit).
+    public static let maximumCollapseIDBytes = 64
+
+    static let keys: Set<String> = [
+        "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
+        "environment",
+    ]
+
+    /// Validates `body`, received at `now`.
+    /// - Throws: ``MessageError`` naming the field.
+    public static func parse(_ body: [String: JSONValue], now: Date) throws(MessageError) -> MessageRequest {
+        for key in body.keys.sorted() where !keys.contains(key) {
+            throw .invalid(key, "is not a field of a message")
+        }
+        let kindName = try string(body, "kind") ?? "alert"
+        guard let kind = MessageKind(rawValue: kindName) else {
+            throw .invalid("kind", "must be alert, background or voip")
+        }
+        let typeName = try string(body, "message_type") ?? "notification"
+        guard let messageType = MessageRecord.MessageType(rawValue: typeName) else {
+            throw .invalid("message_type", "must be notification or ad")
+        }
+        guard let content = body["content"], content.objectValue != nil else {
+            throw .invalid("content", "is required and must be an object")
+        }
+        var request = MessageRequest(
+            target: try target(body["target"]), content: content, kind: kind, messageType: messageType,
+            priority: kind == .background ? 5 : 10)
+        if let value = body["priority"], !value.isNull {
+            guard let priority = MessagePayloadBuilder.integer(value), [1, 5, 10].contains(priority) else {
+                throw .invalid("priority", "must be 10, 5 or 1")
+            }
+            if kind == .background && priority != 5 {
+                throw .invalid("priority", "background messages must use priority 5 (APNs refuses 10)")
+            }
+            request.priority = Int(priority)
+        }
+        let expiration = body["expiration"].flatMap { $0.isNull ? nil : $0 }
+        let ttl = body["ttl"].flatMap { $0.isNull ? nil : $0 }
+        if expiration != nil && ttl != nil { throw .invalid("ttl", "give expiration or ttl, not both") }
+        if let expiration {
+            guard let seconds = MessagePayloadBuilder.integer(expiration), Double(seconds) > now.timeIntervalSince1970,
+                Double(seconds) <= now.timeIntervalSince1970 + Double(maximumTTLSeconds)
+            else {
+                throw .invalid("expiration", "must be unix seconds in the next \(maximumTTLSeconds) seconds")
+            }
+            request.expiration = Date(timeIntervalSince1970: Double(seconds))
+        }
+        if let ttl {
+            guard let seconds = MessagePayloadBuilder.integer(ttl), seconds >= 0, seconds <= maximumTTLSeconds else {
+                throw .invalid("ttl", "must be seconds from 0 to \(maximumTTLSeconds)")
+            }
+            // A ttl of 0 is APNs' "now or never".
+            request.expiration = seconds == 0 ? nil : now.addingTimeInterval(Double(seconds))
+        }
+        if let collapseID = try string(body, "collapse_id") {
+            guard !collapseID.isEmpty, collapseID.utf8.count <= maximumCollapseIDBytes else {
+                throw .invalid(
+                    "collapse_id",
+                    "is \(collapseID.utf8.count) bytes; it must be 1 to \(maximumCollapseIDBytes) bytes")
+            }
+            request.collapseID = collapseID
+        }
+        if let campaignID = try string(body, "campaign_id") {
+            guard APIService.isIdentifier(campaignID) else {
+                throw .invalid("campaign_id", "must be 1 to 128 characters of letters, digits and _.:@+-")
+            }
+            request.campaignID = campaignID
+        }
+        if let environment = try string(body, "environment") {
+            guard let value = OutgoingPush.Environment(rawValue: environment) else {
+                throw .invalid("environment", "must be sandbox or production")
+            }
+            request.environment = value
+        }
+        return request
+    }
+
+    private static func string(_ body: [String: JSONValue], _ key: String) throws(MessageError) -> String? {
+        guard let value = body[key], !value.isNull else { return nil }
+        guard let string = value.stringValue else { throw .invalid(key, "must be a string") }
+        return string
+    }
+
+    private static func target(_ value: JSONValue?) throws(MessageError) -> MessageTarget {
+        let usage = #"must be one of {"installation_ids": [...]}, {"user_ids": [...]}, {"tags": "..."}, {"all": true}"#
+        guard let object = value?.objectValue, object.count == 1, let (key, inner) = object.first else {
+            throw .invalid("target", usage)
+        }
+        switch key {
+        case "installation_ids", "user_ids":
+            let field = "target.\(key)"
+            guard let array = inner.arrayValue, !array.isEmpty else {
+                throw .invalid(field, "must be a non-empty array")
+            }
+            guard array.count <= MessageTarget.maximumIDs else {
+                throw .invalid(field, "has \(array.count) ids; the limit is \(MessageTarget.maximumIDs)")
+            }
+            var ids: [String] = []
+            for (index, element) in array.enumerated() {
+                guard let id = element.stringValue, !id.isEmpty, id.utf8.count <= 256 else {
+                    throw .invalid("\(field)[\(index)]", "must be a string of 1 to 256 bytes")
+                }
+                ids.append(id)
+            }
+            return key == "user_ids" ? .users(ids) : .installations(ids)
+        case "tags":
+            guard let text = inner.stringValue else { throw .invalid("target.tags", "must be a string") }
+            do {
+                return .tags(try TagExpression.parse(text))
+            } catch {
+                throw MessageError(
+                    code: "invalid_tag_expression", field: "target.tags",
+                    message: "target.tags: \(error.message) (\(error.code.rawValue) at position \(error.position))")
+            }
+        case "all":
+            guard inner == .bool(true) else { throw .invalid("target.all", "must be true") }
+            return .all
+        default:
+            throw .invalid("target", usage)
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// What fan-out records for a claimed delivery.
+public enum DeliveryResult: Sendable, Hashable {
+    case sent
+    /// Never retried; the reason is the provider's (`BadDeviceToken`, `token_invalid`...).
+    case failed(reason: String)
+    /// Back to pending, with one more attempt, not before the given unix milliseconds.
+    case retry(reason: String, notBefore: Int64)
+}

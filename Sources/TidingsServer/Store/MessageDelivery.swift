@@ -1,0 +1,48 @@
+import TidingsModel
+
+/// One target of one message: the unit fan-out claims, sends and records (at most one per installation).
+public struct MessageDelivery: Sendable, Hashable {
+    /// Where a delivery stands.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Waiting for a worker (possibly not before ``MessageDelivery/notBefore``).
+        case pending
+        /// A worker holds it until its lease expires.
+        case claimed
+        case sent
+        case failed
+        /// Never sent: consent, missing token, environment, or cancelled; the reason says which.
+        case skipped
+    }
+
+    public var messageID: String
+    public var appID: String
+    public var installationID: String
+    /// The token the push goes to; empty for a skipped target without one.
+    public var token: String
+    public var tokenType: TokenType
+    /// `sandbox` or `production`.
+    public var environment: String
+    public var state: State
+    /// Why it failed or was skipped (`no_consent`, `Unregistered`...).
+    public var reason: String?
+    public var attempts: Int
+    /// Unix milliseconds before which a retry is not claimed.
+    public var notBefore: Int64
+
+    public init(
+        messageID: String, appID: String, installationID: String, token: String, tokenType: TokenType = .apns,
+        environment: String = "production", state: State = .pending, reason: String? = nil, attempts: Int = 0,
+        notBefore: Int64 = 0
+    ) {
+        self.messageID = messageID
+        self.appID = appID
+        self.installationID = installationID
+        self.token = token
+        self.tokenType = tokenType
+        self.environment = environment
+        self.state = state
+        self.reason = reason
+        self.attempts = attempts
+        self.notBefore = notBefore
+    }
+}

@@ -1,0 +1,59 @@
+/// One message as stored: what to send (the built payload and APNs options) and where it stands.
+public struct MessageRecord: Sendable, Hashable {
+    /// Where a message stands.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Accepted; no delivery claimed yet.
+        case queued
+        /// Workers are sending.
+        case sending
+        /// No delivery is pending or claimed.
+        case done
+        /// Cancelled; what was not sent never will be.
+        case cancelled
+    }
+
+    /// Whether consent rules treat the message as advertising.
+    public enum MessageType: String, Sendable, Hashable, CaseIterable {
+        case notification
+        case ad
+    }
+
+    public var id: String
+    public var appID: String
+    public var state: State
+    public var kind: MessageKind
+    public var messageType: MessageType
+    public var campaignID: String?
+    /// The app's bundle id (APNs topic).
+    public var topic: String
+    /// The native payload, built and size-checked before the message was stored.
+    public var payload: [UInt8]
+    public var priority: Int
+    /// Unix milliseconds after which APNs stops trying; nil delivers now or never.
+    public var expiresAt: Int64?
+    public var collapseID: String?
+    /// Unix milliseconds.
+    public var createdAt: Int64
+    /// When it became `done` or `cancelled`, unix milliseconds.
+    public var finishedAt: Int64?
+
+    public init(
+        id: String, appID: String, state: State = .queued, kind: MessageKind, messageType: MessageType = .notification,
+        campaignID: String? = nil, topic: String, payload: [UInt8], priority: Int, expiresAt: Int64? = nil,
+        collapseID: String? = nil, createdAt: Int64, finishedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.appID = appID
+        self.state = state
+        self.kind = kind
+        self.messageType = messageType
+        self.campaignID = campaignID
+        self.topic = topic
+        self.payload = payload
+        self.priority = priority
+        self.expiresAt = expiresAt
+        self.collapseID = collapseID
+        self.createdAt = createdAt
+        self.finishedAt = finishedAt
+    }
+}

@@ -1,0 +1,258 @@
+import TidingsModel
+import TidingsSQLite
+
+extension SQLiteStore {
+    static let messageColumns = """
+        id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
+        created_at, finished_at
+        """
+    static let deliveryColumns = """
+        message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before
+        """
+
+    public func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws {
+        try database.write { db in
+            if try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) != nil {
+                throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
+            }
+            try db.run(
+                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                [
+                    .text(message.id), .text(message.appID), .text(message.state.rawValue),
+                    .text(message.kind.rawValue), .text(message.messageType.rawValue), SQLiteValue(message.campaignID),
+                    .text(message.topic), .blob(message.payload), .integer(Int64(message.priority)),
+                    SQLiteValue(message.expiresAt), SQLiteValue(message.collapseID), .integer(message.createdAt),
+                    SQLiteValue(message.finishedAt),
+                ])
+            for delivery in deliveries {
+                // A repeated installation id is one target: the unique key keeps the first.
+                try db.run(
+                    """
+                    INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    ON CONFLICT (message_id, installation_id) DO NOTHING
+                    """,
+                    [
+                        .text(message.id), .text(delivery.installationID), .text(message.appID),
+                        .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
+                        .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
+                        .integer(Int64(delivery.attempts)), .integer(delivery.notBefore), .integer(message.createdAt),
+                    ])
+            }
+        }
+    }
+
+    public func message(appID: String, messageID: String) throws -> MessageRecord? {
+        try database.read { db in
+            try db.query(
+                "SELECT \(Self.messageColumns) FROM messages WHERE id = ?1 AND app_id = ?2",
+                [.text(messageID), .text(appID)], row: Self.messageRow
+            ).first
+        }
+    }
+
+    public func messageCounts(messageID: String) throws -> MessageCounts {
+        try database.read { db in
+            var counts = MessageCounts()
+            let rows = try db.query(
+                """
+                SELECT state, reason, COUNT(*) FROM message_deliveries WHERE message_id = ?1
+                GROUP BY state, reason
+                """, [.text(messageID)]
+            ) { row in (row.text(at: 0), row.optionalText(at: 1), Int(row.int64(at: 2))) }
+            for (state, reason, count) in rows {
+                counts.targets += count
+                switch MessageDelivery.State(rawValue: state) {
+                case .pending: counts.queued += count
+                case .claimed: counts.inFlight += count
+                case .sent: counts.sent += count
+                case .failed: counts.failedByReason[reason ?? "unknown", default: 0] += count
+                case .skipped: counts.skippedByReason[reason ?? "unknown", default: 0] += count
+                case nil: break
+                }
+            }
+            return counts
+        }
+    }
+
+    public func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord? {
+        try database.write { db in
+            let changed = try db.run(
+                """
+                UPDATE messages SET state = 'cancelled', finished_at = ?3
+                WHERE id = ?1 AND app_id = ?2 AND state IN ('queued', 'sending')
+                """, [.text(messageID), .text(appID), .integer(now)])
+            if changed > 0 {
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled', updated_at = ?2
+                    WHERE message_id = ?1 AND state = 'pending'
+                    """, [.text(messageID), .integer(now)])
+            }
+            return try db.query(
+                "SELECT \(Self.messageColumns) FROM messages WHERE id = ?1 AND app_id = ?2",
+                [.text(messageID), .text(appID)], row: Self.messageRow
+            ).first
+        }
+    }
+
+    public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
+        -> [MessageDelivery]
+    {
+        try database.write { db in
+            // A worker that died (or stalled past its lease) gives its rows back; rows it had already
+            // recorded as sent are not claimed, so they are never sent again.
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                WHERE state = 'claimed' AND claim_expires_at <= ?1
+                """, [.integer(now)])
+            // PostgreSQL: the same SELECT with `FOR UPDATE OF d SKIP LOCKED`, so workers share the queue.
+            let due = try db.query(
+                """
+                SELECT \(Self.deliveryColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                FROM message_deliveries d JOIN messages m ON m.id = d.message_id
+                WHERE d.state = 'pending' AND d.not_before <= ?1 AND m.state IN ('queued', 'sending')
+                ORDER BY d.not_before, d.message_id, d.installation_id LIMIT ?2
+                """, [.integer(now), .integer(Int64(max(0, limit)))], row: Self.deliveryRow)
+            var messageIDs = Set<String>()
+            for var delivery in due {
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'claimed', claimed_by = ?3, claim_expires_at = ?4,
+                        updated_at = ?5
+                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
+                    """,
+                    [
+                        .text(delivery.messageID), .text(delivery.installationID), .text(worker),
+                        .integer(leaseUntil), .integer(now),
+                    ])
+                delivery.state = .claimed
+                messageIDs.insert(delivery.messageID)
+            }
+            for messageID in messageIDs {
+                try db.run(
+                    "UPDATE messages SET state = 'sending' WHERE id = ?1 AND state = 'queued'", [.text(messageID)])
+            }
+            return due.map { delivery in
+                var claimed = delivery
+                claimed.state = .claimed
+                return claimed
+            }
+        }
+    }
+
+    @discardableResult
+    public func completeDelivery(
+        messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64
+    ) throws -> Bool {
+        let (state, reason, notBefore, extraAttempt): (String, String?, Int64?, Int64) =
+            switch result {
+            case .sent: ("sent", nil, nil, 1)
+            case .failed(let reason): ("failed", reason, nil, 1)
+            case .retry(let reason, let notBefore): ("pending", reason, notBefore, 1)
+            }
+        return try database.write { db in
+            let changed = try db.run(
+                """
+                UPDATE message_deliveries SET state = ?4, reason = ?5, attempts = attempts + ?6,
+                    not_before = COALESCE(?7, not_before), claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = ?8
+                WHERE message_id = ?1 AND installation_id = ?2 AND state = 'claimed' AND claimed_by = ?3
+                """,
+                [
+                    .text(messageID), .text(installationID), .text(worker), .text(state), SQLiteValue(reason),
+                    .integer(extraAttempt), SQLiteValue(notBefore), .integer(now),
+                ])
+            if changed > 0, case .retry = result {
+                // A retry of a message cancelled while the push was in flight will never be claimed.
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
+                        AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND state = 'cancelled')
+                    """, [.text(messageID), .text(installationID)])
+            }
+            return changed > 0
+        }
+    }
+
+    public func finishMessages(now: Int64) throws -> [String] {
+        try database.write { db in
+            let finished = try db.query(
+                """
+                SELECT m.id FROM messages m WHERE m.state IN ('queued', 'sending') AND NOT EXISTS (
+                    SELECT 1 FROM message_deliveries d
+                    WHERE d.message_id = m.id AND d.state IN ('pending', 'claimed'))
+                """
+            ) { $0.text(at: 0) }
+            for id in finished {
+                try db.run(
+                    "UPDATE messages SET state = 'done', finished_at = ?2 WHERE id = ?1", [.text(id), .integer(now)])
+            }
+            return finished
+        }
+    }
+
+    @discardableResult
+    public func deactivateToken(
+        _ kind: TokenType, token: String, appID: String, installationID: String, unlessChangedAfter: Int64?,
+        now: Int64
+    ) throws -> Bool {
+        try database.write { db in
+            let changed = try db.run(
+                """
+                UPDATE installations SET \(kind.rawValue)_token = NULL, updated_at = ?4
+                WHERE app_id = ?1 AND installation_id = ?2 AND \(kind.rawValue)_token = ?3
+                    AND (?5 IS NULL OR updated_at <= ?5)
+                """,
+                [.text(appID), .text(installationID), .text(token), .integer(now), SQLiteValue(unlessChangedAfter)])
+            return changed > 0
+        }
+    }
+
+    @discardableResult
+    public func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool {
+        try database.write { db in
+            // The mark names the token, so a later registration of another token makes it moot by itself.
+            let changed = try db.run(
+                """
+                UPDATE installations SET token_mismatch = ?3, token_mismatch_at = ?4
+                WHERE app_id = ?1 AND installation_id = ?2
+                    AND (apns_token = ?3 OR voip_token = ?3 OR fcm_token = ?3)
+                """, [.text(appID), .text(installationID), .text(token), .integer(now)])
+            return changed > 0
+        }
+    }
+
+    public func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)? {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT token_mismatch, token_mismatch_at FROM installations
+                WHERE app_id = ?1 AND installation_id = ?2 AND token_mismatch IS NOT NULL
+                """, [.text(appID), .text(installationID)]
+            ) { row in (token: row.text(at: 0), at: row.int64(at: 1)) }.first
+        }
+    }
+
+    static func messageRow(_ row: SQLiteStatement) -> MessageRecord {
+        MessageRecord(
+            id: row.text(at: 0), appID: row.text(at: 1),
+            state: MessageRecord.State(rawValue: row.text(at: 2)) ?? .queued,
+            kind: MessageKind(rawValue: row.text(at: 3)) ?? .alert,
+            messageType: MessageRecord.MessageType(rawValue: row.text(at: 4)) ?? .notification,
+            campaignID: row.optionalText(at: 5), topic: row.text(at: 6), payload: row.blob(at: 7),
+            priority: Int(row.int64(at: 8)), expiresAt: row.isNull(at: 9) ? nil : row.int64(at: 9),
+            collapseID: row.optionalText(at: 10), createdAt: row.int64(at: 11),
+            finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12))
+    }
+
+    static func deliveryRow(_ row: SQLiteStatement) -> MessageDelivery {
+        MessageDelivery(
+            messageID: row.text(at: 0), appID: row.text(at: 2), installationID: row.text(at: 1),
+            token: row.text(at: 3), tokenType: TokenType(rawValue: row.text(at: 4)) ?? .apns,
+            environment: row.text(at: 5), state: MessageDelivery.State(rawValue: row.text(at: 6)) ?? .pending,
+            reason: row.optionalText(at: 7), attempts: Int(row.int64(at: 8)), notBefore: row.int64(at: 9))
+    }
+}

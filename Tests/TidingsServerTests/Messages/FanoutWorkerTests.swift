@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsServer
+import TidingsTesting
+
+@Suite struct FanoutWorkerTests {
+    /// Registers `count` installations and posts one alert to all; returns the message id.
+    func queue(_ fixture: MessageFixture, count: Int) async throws -> String {
+        for index in 1...count { try await fixture.register("inst-\(index)", seed: index) }
+        let reply = try await fixture.send(MessageFixture.alert(["all": true]))
+        #expect(reply.status == 202)
+        return try #require(reply.json["message_id"]?.stringValue)
+    }
+
+    @Test func goneTokenIsDeactivated() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 2)
+        fixture.provider.script(
+            token: APIHarness.token(1),
+            [
+                PushOutcome(
+                    disposition: .tokenInvalid(since: fixture.clock.now.addingTimeInterval(1)), status: 410,
+                    reason: "Unregistered")
+            ])
+        try await fixture.worker().drain()
+        let gone = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-1"))
+        #expect(gone.apnsToken == nil)
+        let kept = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-2"))
+        #expect(kept.apnsToken == APIHarness.token(2))
+        let status = try await fixture.status(messageID)
+        #expect(status.json["counts"]?["failed_by_reason"] == ["Unregistered": 1])
+        #expect(status.count("sent") == 1)
+        #expect(status.json["state"] == "done")
+    }
+
+    @Test func tokenRegisteredAgainAfterSinceIsKept() async throws {
+        let fixture = try MessageFixture()
+        _ = try await queue(fixture, count: 1)
+        // APNs says the token went away before the installation was last updated: it came back since.
+        fixture.provider.script(
+            token: APIHarness.token(1),
+            [PushOutcome(disposition: .tokenInvalid(since: fixture.clock.now.addingTimeInterval(-60)), status: 410)])
+        try await fixture.worker().drain()
+        let installation = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-1"))
+        #expect(installation.apnsToken == APIHarness.token(1))
+    }
+
+    @Test func retryOutcomesRequeueUntilTheirTime() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 2)
+        fixture.provider.script(
+            token: APIHarness.token(1),
+            [PushOutcome(disposition: .retry(after: .seconds(30)), status: 429, reason: "TooManyRequests")])
+        let worker = fixture.worker()
+        try await worker.drain()
+        var status = try await fixture.status(messageID)
+        #expect(status.count("sent") == 1)
+        #expect(status.count("queued") == 1)
+        #expect(status.json["state"] == "sending")
+        // Not due yet: nothing is claimed.
+        #expect(try await worker.drain() == 0)
+        fixture.clock.advance(by: .seconds(31))
+        #expect(try await worker.drain() == 1)
+        status = try await fixture.status(messageID)
+        #expect(status.count("sent") == 2)
+        #expect(status.json["state"] == "done")
+        #expect(fixture.provider.pushCountsByToken[APIHarness.token(1)] == 2)
+    }
+
+    @Test func retriesStopAfterTheLastAttempt() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 1)
+        let retry = PushOutcome(disposition: .retry(after: nil), status: 503, reason: "ServiceUnavailable")
+        fixture.provider.script(token: APIHarness.token(1), Array(repeating: retry, count: 10))
+        try await fixture.worker().drain()
+        let status = try await fixture.status(messageID)
+        #expect(status.json["counts"]?["failed_by_reason"] == ["ServiceUnavailable": 1])
+        #expect(fixture.provider.pushes.count == FanoutWorker.Configuration().maximumAttempts)
+    }
+
+    @Test func mismatchAndPermanentFailuresAreRecorded() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 2)
+        fixture.provider.script(
+            token: APIHarness.token(1),
+            [PushOutcome(disposition: .tokenMismatch, status: 400, reason: "BadDeviceToken")])
+        fixture.provider.script(token: APIHarness.token(2), [PushOutcome(disposition: .failed, status: 400)])
+        try await fixture.worker().drain()
+        let status = try await fixture.status(messageID)
+        #expect(status.json["counts"]?["failed_by_reason"] == ["BadDeviceToken": 1, "failed": 1])
+        // A mismatch is not a dead token: it stays.
+        let installation = try #require(try fixture.store.installation(appID: "app_main", installationID: "inst-1"))
+        #expect(installation.apnsToken != nil)
+        let mark = try #require(try fixture.store.tokenMismatch(appID: "app_main", installationID: "inst-1"))
+        #expect(mark.token == APIHarness.token(1))
+        #expect(try fixture.store.tokenMismatch(appID: "app_main", installationID: "inst-2") == nil)
+    }
+
+    @Test func killedMidFanoutResumesWithExactlyOnePushEach() async throws {
+        let first = RecordingPushProvider()
+        let fixture = try MessageFixture(provider: first)
+        let messageID = try await queue(fixture, count: 40)
+        first.stall(after: 13)
+        let worker = fixture.worker(chunkSize: 10, inFlight: 4)
+        let task = Task { try await worker.drain() }
+        while first.pushes.count < 13 { try await Task.sleep(for: .milliseconds(1)) }
+        task.cancel()
+        _ = try? await task.value
+        #expect(first.pushes.count == 13)
+        let midway = try await fixture.status(messageID)
+        #expect(midway.count("sent") == 13)
+        #expect(midway.json["state"] == "sending")
+
+        // A new process: another worker, another provider connection, the same store.
+        let second = RecordingPushProvider()
+        try await fixture.worker(provider: second, chunkSize: 10, inFlight: 4).drain()
+        var total = first.pushCountsByToken
+        total.merge(second.pushCountsByToken, uniquingKeysWith: +)
+        #expect(total.count == 40)
+        #expect(total.values.allSatisfy { $0 == 1 })
+        let status = try await fixture.status(messageID)
+        #expect(status.count("sent") == 40)
+        #expect(status.json["state"] == "done")
+    }
+
+    @Test func expiredClaimsReturnAndLateOutcomesAreIgnored() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 3)
+        let store = fixture.store
+        let now = fixture.harness.now
+        let claimedByA = try store.claimDeliveries(worker: "a", limit: 10, now: now, leaseUntil: now + 60_000)
+        #expect(claimedByA.count == 3)
+        // Held: nobody else gets them.
+        #expect(try store.claimDeliveries(worker: "b", limit: 10, now: now + 1, leaseUntil: now + 60_000).isEmpty)
+        // Worker a dies; after its lease, b takes over and sends.
+        let later = now + 61_000
+        let claimedByB = try store.claimDeliveries(worker: "b", limit: 10, now: later, leaseUntil: later + 60_000)
+        #expect(claimedByB.count == 3)
+        let first = try #require(claimedByB.first)
+        #expect(
+            try store.completeDelivery(
+                messageID: messageID, installationID: first.installationID, worker: "b", result: .sent, now: later))
+        // a wakes up late: its outcome is refused and the sent row stays sent.
+        #expect(
+            try !store.completeDelivery(
+                messageID: messageID, installationID: first.installationID, worker: "a",
+                result: .retry(reason: "x", notBefore: 0), now: later))
+        let afterLease = later + 120_000
+        let reclaimed = try store.claimDeliveries(worker: "c", limit: 10, now: afterLease, leaseUntil: afterLease + 1)
+        #expect(reclaimed.count == 2)
+        #expect(!reclaimed.contains { $0.installationID == first.installationID })
+    }
+
+    @Test func cancellingWhileInFlightLetsClaimedRowsFinish() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 2)
+        let store = fixture.store
+        let now = fixture.harness.now
+        let claimed = try store.claimDeliveries(worker: "a", limit: 10, now: now, leaseUntil: now + 60_000)
+        #expect(claimed.count == 2)
+        _ = try await fixture.harness.call("DELETE", "/v1/messages/\(messageID)", key: fixture.harness.serverKey)
+        try store.completeDelivery(
+            messageID: messageID, installationID: claimed[0].installationID, worker: "a", result: .sent, now: now)
+        try store.completeDelivery(
+            messageID: messageID, installationID: claimed[1].installationID, worker: "a",
+            result: .retry(reason: "TooManyRequests", notBefore: now), now: now)
+        let status = try await fixture.status(messageID)
+        #expect(status.json["state"] == "cancelled")
+        #expect(status.count("sent") == 1)
+        #expect(status.count("queued") == 0)
+        #expect(status.skipped("cancelled") == 1)
+    }
+
+    @Test func expiredMessagesAreNotSent() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        let reply = try await fixture.send(MessageFixture.alert(["all": true], ["ttl": 60]))
+        let messageID = try #require(reply.json["message_id"]?.stringValue)
+        fixture.clock.advance(by: .seconds(61))
+        try await fixture.worker().drain()
+        #expect(fixture.provider.pushes.isEmpty)
+        let status = try await fixture.status(messageID)
+        #expect(status.json["counts"]?["failed_by_reason"] == ["expired": 1])
+    }
+
+    @Test func voipGoesToTheVoIPToken() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("caller", seed: 1, ["voip_token": .string(APIHarness.token(9))])
+        try await fixture.register("no-voip", seed: 2)
+        let reply = try await fixture.send(
+            ["target": ["all": true], "kind": "voip", "content": ["data": ["caller": "Alice"]]])
+        #expect(reply.json["skipped"] == ["no_token": 1])
+        try await fixture.worker().drain()
+        let push = try #require(fixture.provider.pushes.first)
+        #expect(push.token == APIHarness.token(9))
+        #expect(push.tokenType == .voip)
+        #expect(push.pushType == .voip)
+        #expect(fixture.provider.pushes.count == 1)
+    }
+
+    @Test func backgroundIsSentAtPriorityFive() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        _ = try await fixture.send(["target": ["all": true], "kind": "background", "content": ["data": ["sync": 1]]])
+        try await fixture.worker().drain()
+        let push = try #require(fixture.provider.pushes.first)
+        #expect(push.pushType == .background)
+        #expect(push.priority == 5)
+        #expect(try JSONValue.parse(Data(push.payload))["aps"]?["content-available"] == .integer(1))
+    }
+
+    @Test func boundsConcurrency() async throws {
+        let fixture = try MessageFixture()
+        _ = try await queue(fixture, count: 60)
+        try await fixture.worker(chunkSize: 25, inFlight: 3).drain()
+        #expect(fixture.provider.pushes.count == 60)
+        #expect(fixture.provider.maximumInFlight <= 3)
+        #expect(fixture.provider.maximumInFlight >= 1)
+    }
+
+    @Test func serviceStartsAndStops() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 5)
+        let service = FanoutService(store: fixture.store, provider: fixture.provider, clock: fixture.clock)
+        service.start()
+        #expect(service.isRunning)
+        while try await fixture.status(messageID).json["state"] != "done" {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await service.stop()
+        #expect(!service.isRunning)
+        #expect(fixture.provider.pushes.count == 5)
+    }
+
+    @Test func migratesToVersionTwo() throws {
+        let store = try SQLiteStore(path: ":memory:", checkpointInterval: nil)
+        #expect(try store.schemaVersion == 2)
+    }
+}
