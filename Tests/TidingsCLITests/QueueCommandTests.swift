@@ -96,14 +96,17 @@ import Testing
         #expect(result.standardOutput.contains("JSON Lines"))
     }
 
-    @Test func flushIsNotBuiltYet() throws {
-        let (directory, db) = try storeWith(1)
+    @Test func flushToAnUnreachableServerKeepsEveryEventAndFails() throws {
+        let (directory, db) = try storeWith(3)
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try TidingsExecutable.run([
             "queue", "flush", "--db", db, "--endpoint", "http://127.0.0.1:9", "--app-key", "key",
         ])
         #expect(result.status == 1)
-        #expect(result.standardError.contains("not built yet"))
+        #expect(result.standardOutput.contains("next try after"))
+        let stats = try TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["event_count"] as? Int == 3)
     }
 
     /// The column where the value starts: after the label and its padding.

@@ -21,7 +21,7 @@ extension TidingsAPI {
         /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
         public var maximumMessageBodyBytes = 1024 * 1024
         /// Whether a message needs an explicit notification consent (`true`) or only its absence of a `false`.
-        public var requireNotificationConsent = true
+        public var requireNotificationConsent = false
 
         public init() {}
     }

@@ -7,8 +7,9 @@ import TidingsModel
 /// consent (`no_ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time
 /// ad consent (`night_ad_consent`), and last a token of the needed kind (`no_token`).
 ///
-/// - Notification consent must be `true` when ``requireNotificationConsent`` is set (the default, NHN's
-///   rule: the server filters by the flags); otherwise only an explicit `false` skips.
+/// - By default only an explicit notification consent of `false` skips: an app that does not manage
+///   consent relies on the OS permission. With ``requireNotificationConsent`` (NHN Cloud's rule, for apps
+///   that collect consent) it must be an explicit `true`.
 /// - Ad consents must always be an explicit `true`.
 /// - An installation without a valid IANA time zone is treated as being in its night, so an ad reaches it
 ///   only with night-time ad consent: unknown local time never lets an ad through at night.
@@ -30,7 +31,7 @@ public struct DeliveryPolicy: Sendable {
 
     public var requireNotificationConsent: Bool
 
-    public init(requireNotificationConsent: Bool = true) {
+    public init(requireNotificationConsent: Bool = false) {
         self.requireNotificationConsent = requireNotificationConsent
     }
 

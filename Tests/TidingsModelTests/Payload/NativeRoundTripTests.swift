@@ -117,9 +117,15 @@ import TidingsModel
         #expect(error?.code == .notAnObject)
     }
 
-    @Test(arguments: ["", "{", "{\"aps\": }", "nope"])
+    @Test(arguments: ["{", "{\"aps\": }", "nope"])
     func malformedBytesThrowMalformedJSON(text: String) {
         let error = #expect(throws: PayloadDecodingError.self) { try PushPayload.decode(Array(text.utf8)) }
         #expect(error?.code == .malformedJSON)
+        #expect(error?.byteOffset != nil)
+    }
+
+    @Test func emptyBytesThrowEmpty() {
+        let error = #expect(throws: PayloadDecodingError.self) { try PushPayload.decode([]) }
+        #expect(error?.code == .empty)
     }
 }

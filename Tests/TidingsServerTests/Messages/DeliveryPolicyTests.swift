@@ -39,14 +39,17 @@ import TidingsServer
         #expect(DeliveryPolicy.isNight(at: Self.noonUTC.addingTimeInterval(offset), timeZone: zone) == night)
     }
 
-    @Test func notificationConsentIsRequired() {
+    @Test func anExplicitRefusalSkipsAndAMissingConsentDoesNotByDefault() {
         #expect(reason(installation(notifications: false)) == "no_consent")
-        #expect(reason(installation(notifications: nil)) == "no_consent")
-        #expect(reason(installation(notifications: nil), policy: .init(requireNotificationConsent: false)) == nil)
-        #expect(
-            reason(installation(notifications: false), policy: .init(requireNotificationConsent: false))
-                == "no_consent")
+        #expect(reason(installation(notifications: nil)) == nil)
         #expect(reason(installation()) == nil)
+    }
+
+    @Test func requiredConsentMustBeAnExplicitYes() {
+        let strict = DeliveryPolicy(requireNotificationConsent: true)
+        #expect(reason(installation(notifications: nil), policy: strict) == "no_consent")
+        #expect(reason(installation(notifications: false), policy: strict) == "no_consent")
+        #expect(reason(installation(notifications: true), policy: strict) == nil)
     }
 
     @Test func adsNeedAdConsentAndAtNightNightConsent() {
