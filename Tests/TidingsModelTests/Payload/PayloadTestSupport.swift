@@ -10,4 +10,3 @@ func jsonValue(_ text: String) throws -> JSONValue {
 func decodePayload(_ text: String) throws -> PushPayload {
     try PushPayload(json: jsonValue(text))
 }
-
