@@ -13,7 +13,7 @@ import TidingsModel
 /// they answer the app at once, and a failure is the app's to show or repeat.
 public struct TagClient: Sendable {
     /// The longest tag, in characters, as the server allows.
-    public static let maximumTagLength = 64
+    public static let maximumTagLength = TagFormat.defaultMaximumLength
 
     private let registrar: InstallationRegistrar
 
@@ -23,17 +23,7 @@ public struct TagClient: Sendable {
 
     /// Whether `tag` is 1…64 characters of `[A-Za-z0-9_.:-]`.
     public static func isValid(_ tag: String) -> Bool {
-        let bytes = tag.utf8
-        guard !bytes.isEmpty, bytes.count <= maximumTagLength else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"),
-                UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
+        TagFormat.isValid(tag, maximumLength: maximumTagLength)
     }
 
     /// Checks every tag with ``isValid(_:)``.
