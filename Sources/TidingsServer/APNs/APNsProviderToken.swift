@@ -76,6 +76,11 @@ public final class APNsProviderToken: APNsAuthorization {
             configuration: Configuration(keyID: keyID, teamID: teamID, refreshAge: refreshAge), clock: clock)
     }
 
+    /// Whether `value` has the shape of an Apple key id or team id: 10 ASCII letters or digits.
+    public static func isValidIdentifier(_ value: String) -> Bool {
+        APNsCredentialError.isValidIdentifier(value)
+    }
+
     /// `bearer <token>` for a request sent now, by the injected clock.
     public func authorizationHeader() throws -> String {
         try authorizationHeader(now: clock.now)
