@@ -126,8 +126,20 @@ extension APNsEmulator {
         guard !configuration.keys.isEmpty else { return }
         guard let header, !header.isEmpty else { throw Refusal(403, "MissingProviderToken") }
         guard header.lowercased().hasPrefix("bearer ") else { throw Refusal(403, "InvalidProviderToken") }
+        let jwt = String(header.dropFirst("bearer ".count))
+        let now = clock.now
+        if let claims = state.withLock({ $0.verifiedTokens[jwt] }) {
+            guard now.timeIntervalSince(claims.issuedAt) <= verifier.maximumAge.seconds else {
+                throw Refusal(403, "ExpiredProviderToken")
+            }
+            return
+        }
         do {
-            _ = try verifier.verify(String(header.dropFirst("bearer ".count)), now: clock.now)
+            let claims = try verifier.verify(jwt, now: now)
+            state.withLock { state in
+                if state.verifiedTokens.count >= Self.verifiedTokenCacheSize { state.verifiedTokens.removeAll() }
+                state.verifiedTokens[jwt] = claims
+            }
         } catch {
             throw Refusal(403, error.code == .expired ? "ExpiredProviderToken" : "InvalidProviderToken")
         }

@@ -52,7 +52,13 @@ public final class APNsEmulator: Sendable {
         var faults: [String: APNsEmulatorFault] = [:]
         var deviceTopics: [String: String] = [:]
         var counts: [String: Int] = [:]
+        /// Provider tokens whose signature verified, so that reused tokens cost no ECDSA (APNs, too,
+        /// expects one token reused for up to an hour).
+        var verifiedTokens: [String: ES256Verifier.Claims] = [:]
     }
+
+    /// Verified tokens remembered; the cache is emptied when it is full.
+    static let verifiedTokenCacheSize = 64
 
     public let configuration: Configuration
     let verifier: ES256Verifier

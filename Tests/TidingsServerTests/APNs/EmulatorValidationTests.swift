@@ -159,3 +159,17 @@ struct EmulatorValidationTests {
         #expect(stats == ["responses": ["200": 1, "400 BadDeviceToken": 1]])
     }
 }
+
+@Suite("APNs emulator: provider token reuse")
+struct EmulatorTokenReuseTests {
+    @Test func reusedTokenExpiresAfterAnHour() async throws {
+        let harness = EmulatorHarness()
+        let header = try harness.provider.authorizationHeader(now: harness.clock.now)
+        #expect(try await harness.push(authorization: header).status == 200)
+        #expect(try await harness.push(authorization: header).status == 200)
+        harness.clock.advance(by: .seconds(3601))
+        let response = try await harness.push(authorization: header)
+        #expect(response.status == 403)
+        #expect(try harness.reason(response) == "ExpiredProviderToken")
+    }
+}
