@@ -23,7 +23,9 @@ extension APNsEmulator {
         let apnsID = request.headers["apns-id"]
         switch validate(request) {
         case .failure(let refusal):
-            return answer(status: refusal.status, reason: refusal.reason, apnsID: apnsID)
+            // An invalid apns-id is not echoed; the answer gets a new one.
+            return answer(
+                status: refusal.status, reason: refusal.reason, apnsID: refusal.reason == "BadMessageId" ? nil : apnsID)
         case .success(var notification):
             if let fault = takeFault(token: notification.deviceToken) {
                 return answer(status: fault.status, reason: fault.reason, apnsID: notification.apnsID)

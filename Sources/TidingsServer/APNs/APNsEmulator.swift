@@ -121,10 +121,10 @@ public final class APNsEmulator: Sendable {
                 continuation.resume(returning: immediate)
                 return
             }
-            let clock = self.clock
-            Task { [weak self] in
+            // Held strongly: the waiter's continuation must be resumed, and the wait is bounded.
+            Task {
                 try? await clock.sleep(for: wait)
-                self?.expireWaiter(token: token, id: id)
+                self.expireWaiter(token: token, id: id)
             }
         }
     }
