@@ -33,7 +33,8 @@ public struct APNsCredentialsStore: Sendable {
             throw APNsCredentialError(.invalidKey, "\(keyFile) holds a public key; APNs needs the private .p8 key")
         }
         let credentials = APNsCredentials(appID: appID, keyID: keyID, teamID: teamID, key: key)
-        _ = try credentials.providerToken()  // checks the ids and that the key signs
+        _ = try credentials.providerToken()  // checks the ids
+        _ = try key.sign(Array("tidings".utf8))  // and that OpenSSL can sign with the key
         let metadata = #"{"key_id":"\#(keyID)","team_id":"\#(teamID)"}"# + "\n"
         try ensureDirectory()
         try Self.writePrivately(data, to: keyURL(appID))

@@ -17,7 +17,7 @@ extension APNsEmulator {
     /// Apple's payload limit: 4 KB, 5 KB for VoIP.
     static func maximumPayloadBytes(pushType: String) -> Int { pushType == "voip" ? 5120 : 4096 }
 
-    /// `POST /3/device/{token}`: Apple's checks in Apple's order of concerns, then the scripted fault,
+    /// `POST /3/device/{token}`: the checks in the order of docs/apns-emulator.md, then the scripted fault,
     /// then acceptance.
     func handlePush(_ request: HTTPRequest) async -> HTTPResponse {
         let apnsID = request.headers["apns-id"]
