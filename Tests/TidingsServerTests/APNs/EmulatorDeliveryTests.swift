@@ -82,6 +82,19 @@ struct EmulatorDeliveryTests {
         #expect(await harness.emulator.collect(token: Self.token).isEmpty)
     }
 
+    @Test func concurrentPollersEachGetOneArrivalInOrder() async throws {
+        let harness = EmulatorHarness()
+        let first = Task { await harness.emulator.collect(token: Self.token, wait: .seconds(10)) }
+        while harness.clock.sleeperCount < 1 { await Task.yield() }
+        let second = Task { await harness.emulator.collect(token: Self.token, wait: .seconds(10)) }
+        while harness.clock.sleeperCount < 2 { await Task.yield() }
+        _ = try await harness.push(body: Data(#"{"n":1}"#.utf8))
+        _ = try await harness.push(body: Data(#"{"n":2}"#.utf8))
+        #expect(await first.value.map(\.payload) == [["n": 1]])
+        #expect(await second.value.map(\.payload) == [["n": 2]])
+        harness.clock.advance(by: .seconds(10))
+    }
+
     @Test func longPollTimeoutReturnsEmpty() async throws {
         let harness = EmulatorHarness()
         let poll = Task { await harness.emulator.collect(token: Self.token, wait: .seconds(5)) }

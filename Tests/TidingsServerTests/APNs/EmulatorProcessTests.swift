@@ -66,6 +66,14 @@ import TidingsModel
         #expect(err.contains("usage: tidingsd apns-emulator"))
     }
 
+    @Test func unreadableKeyFileExitsOne() async throws {
+        let (status, _, err) = try await run([
+            "apns-emulator", "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--public-key", "/nonexistent.pem",
+        ])
+        #expect(status == 1)
+        #expect(err.contains("cannot read the key file /nonexistent.pem"))
+    }
+
     @Test func setAPNsStoresTheKeyAndNeverPrintsIt() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = ES256Key.generate()
