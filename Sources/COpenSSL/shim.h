@@ -5,5 +5,20 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+
+/// A new P-256 key pair (EVP_EC_gen is a variadic macro Swift cannot call).
+static inline EVP_PKEY *tidings_generate_p256_key(void) {
+    return EVP_EC_gen("P-256");
+}
+
+/// The bytes held by a memory BIO (BIO_get_mem_data is a macro).
+static inline long tidings_bio_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
 
 #endif

@@ -7,6 +7,7 @@ import TidingsServer
 /// ```
 /// tidingsd apps create NAME --bundle-id ID [--json]
 /// tidingsd apps list [--json]
+/// tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]   (the key is copied, never shown)
 /// tidingsd keys create --app APP --kind app|server [--json]   (the key is shown once)
 /// tidingsd keys list [--app APP] [--json]
 /// tidingsd keys revoke KEY_ID [--json]
@@ -18,6 +19,7 @@ enum AdminCommand {
     static let usage = """
         usage: tidingsd apps create NAME --bundle-id ID [--json]
                tidingsd apps list [--json]
+               tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]
                tidingsd keys create --app APP --kind app|server [--json]
                tidingsd keys list [--app APP] [--json]
                tidingsd keys revoke KEY_ID [--json]
@@ -28,7 +30,7 @@ enum AdminCommand {
             let (command, parsed) = try parse(arguments)
             let admin = AppAdministration(store: try SQLiteStore(directory: dataDirectory))
             let output = AdminOutput(json: parsed.flag("json"))
-            try perform(command, parsed, admin: admin, output: output)
+            try perform(command, parsed, admin: admin, output: output, dataDirectory: dataDirectory)
             return 0
         } catch let error as AdminUsageError {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n\(usage)\n".utf8))
@@ -37,6 +39,9 @@ enum AdminCommand {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
             return 1
         } catch let error as AdministrationError {
+            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
+            return 1
+        } catch let error as APNsCredentialError {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
             return 1
         }
@@ -57,6 +62,13 @@ enum AdminCommand {
             }
         case "apps list":
             parsed = try AdminArguments(rest, flags: ["json"])
+        case "apps set-apns":
+            parsed = try AdminArguments(rest, options: ["key-file", "key-id", "team-id"], flags: ["json"])
+            guard parsed.positionals.count == 1, parsed.option("key-file") != nil, parsed.option("key-id") != nil,
+                parsed.option("team-id") != nil
+            else {
+                throw AdminUsageError("apps set-apns needs one APP, --key-file, --key-id and --team-id")
+            }
         case "keys create":
             parsed = try AdminArguments(rest, options: ["app", "kind"], flags: ["json"])
             guard parsed.option("app") != nil, let kind = parsed.option("kind"), APIKeyKind(rawValue: kind) != nil
@@ -71,18 +83,25 @@ enum AdminCommand {
         default:
             throw AdminUsageError("unknown command '\(command)'")
         }
-        if command != "apps create" && command != "keys revoke" && !parsed.positionals.isEmpty {
+        if !["apps create", "apps set-apns", "keys revoke"].contains(command) && !parsed.positionals.isEmpty {
             throw AdminUsageError("unexpected argument '\(parsed.positionals[0])'")
         }
         return (command, parsed)
     }
 
     private static func perform(
-        _ command: String, _ arguments: AdminArguments, admin: AppAdministration, output: AdminOutput
+        _ command: String, _ arguments: AdminArguments, admin: AppAdministration, output: AdminOutput,
+        dataDirectory: URL
     )
         throws
     {
         switch command {
+        case "apps set-apns":
+            let app = try admin.app(arguments.positionals[0])
+            let credentials = try APNsCredentialsStore(dataDirectory: dataDirectory).save(
+                appID: app.id, keyFile: arguments.option("key-file")!, keyID: arguments.option("key-id")!,
+                teamID: arguments.option("team-id")!)
+            output.apnsCredentials(credentials, app: app)
         case "apps create":
             let app = try admin.createApp(name: arguments.positionals[0], bundleID: arguments.option("bundle-id")!)
             output.apps([app], created: true)

@@ -10,6 +10,7 @@ enum Daemon {
     static func main(arguments: [String], environment: [String: String]) -> Int32? {
         let readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         do {
+            if arguments.first == EmulatorCommand.name { return EmulatorCommand.run(Array(arguments.dropFirst())) }
             if let first = arguments.first, AdminCommand.names.contains(first) {
                 let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)

@@ -45,6 +45,18 @@ struct AdminOutput {
             })
     }
 
+    /// The stored APNs key id and team id of `app`; never the key.
+    func apnsCredentials(_ credentials: APNsCredentials, app: AppRecord) {
+        if json {
+            write([
+                "app_id": .string(app.id), "key_id": .string(credentials.keyID),
+                "team_id": .string(credentials.teamID),
+            ])
+            return
+        }
+        line("APNs key \(credentials.keyID) (team \(credentials.teamID)) stored for app \(app.name) (\(app.id)).")
+    }
+
     static func appJSON(_ app: AppRecord) -> JSONValue {
         [
             "id": .string(app.id), "name": .string(app.name), "bundle_id": .string(app.bundleID),
