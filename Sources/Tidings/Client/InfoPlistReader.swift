@@ -29,7 +29,6 @@ struct InfoPlistReader {
 
     func integer(_ key: String) throws(ConfigurationError) -> Int? {
         guard let value = values[key] else { return nil }
-        if value is Bool { throw invalid(key, "expected an integer, got a boolean") }
         if let number = value as? Int { return number }
         if let text = value as? String, let number = Int(text.trimmingCharacters(in: .whitespaces)) { return number }
         throw invalid(key, "expected an integer, got \(String(describing: value))")
