@@ -73,7 +73,8 @@ extension TidingsClient.Configuration {
 
         if let text = try plist.string(InfoPlistKey.environment) {
             guard let value = Environment(rawValue: text.lowercased()) else {
-                throw plist.invalid(InfoPlistKey.environment, "expected automatic, sandbox or production, got \"\(text)\"")
+                throw plist.invalid(
+                    InfoPlistKey.environment, "expected automatic, sandbox or production, got \"\(text)\"")
             }
             environment = value
         }
@@ -128,7 +129,8 @@ extension TidingsClient.Configuration {
             case "badge": options.insert(.badge)
             default:
                 throw plist.invalid(
-                    InfoPlistKey.foregroundPresentation, "unknown option \"\(name)\"; known: banner, list, sound, badge")
+                    InfoPlistKey.foregroundPresentation, "unknown option \"\(name)\"; known: banner, list, sound, badge"
+                )
             }
         }
         return options

@@ -120,7 +120,8 @@ public final class NotificationServicePipeline: Sendable {
         delivery.offer(textOnly)
 
         if let media = payload.media {
-            let mediaDeadline = start + configuration.serviceExtension.deadline - configuration.serviceExtension.flushBudget
+            let mediaDeadline =
+                start + configuration.serviceExtension.deadline - configuration.serviceExtension.flushBudget
             do {
                 result.attachment = try await fetcher.fetch(media, deadline: mediaDeadline)
             } catch {

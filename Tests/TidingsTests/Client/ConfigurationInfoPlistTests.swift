@@ -58,9 +58,13 @@ import Tidings
         #expect(configuration.containerDirectory == Self.group.appendingPathComponent("Tidings"))
         #expect(configuration.mediaPolicy.destinationDirectory.path.hasPrefix(Self.group.path))
         #expect(configuration.environment == .production)
-        #expect(configuration.badgePolicy == BadgePolicy(updatesEnabled: false, followsInboxUnreadCount: true, clearsOnLaunch: true))
+        #expect(
+            configuration.badgePolicy
+                == BadgePolicy(updatesEnabled: false, followsInboxUnreadCount: true, clearsOnLaunch: true))
         #expect(configuration.alwaysAllowTokenRegistration)
-        #expect(configuration.deepLinks == DeepLinkAllowList(schemes: ["myapp", "other"], hosts: ["example.com", "*.shop.example"]))
+        #expect(
+            configuration.deepLinks
+                == DeepLinkAllowList(schemes: ["myapp", "other"], hosts: ["example.com", "*.shop.example"]))
         #expect(configuration.foregroundPresentation == [.banner, .sound])
         #expect(configuration.sendsReplyTextToAnalytics)
         #expect(configuration.handledDialects == [.braze, .moengage])

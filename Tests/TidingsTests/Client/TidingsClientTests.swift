@@ -115,7 +115,8 @@ import TidingsTesting
         let client = try TidingsClient(configuration: fixture.configuration { $0.handledDialects = [] })
         let braze: JSONValue = ["aps": ["alert": "Sale"], "ab": ["c": "braze-campaign"]]
         #expect(!client.handleIncoming(userInfo: braze).isOurs)
-        #expect(!client.handleResponse(actionIdentifier: Self.defaultTap, userInfo: braze, appState: .foreground).isOurs)
+        #expect(
+            !client.handleResponse(actionIdentifier: Self.defaultTap, userInfo: braze, appState: .foreground).isOurs)
         #expect(!client.handleBackground(userInfo: braze).isOurs)
         #expect(!client.couponCopied(code: "SAVE", userInfo: braze))
         #expect(try client.events.count() == 0)

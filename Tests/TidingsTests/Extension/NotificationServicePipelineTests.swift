@@ -98,7 +98,8 @@ import TidingsTesting
         for id in ["m-a", "m-b"] {
             let push = ClientFixture.push(messageID: id, badge: .increment(1))
             badges.append(
-                await TidingsClientTests.run(pipeline, NotificationServiceRequest(identifier: id, userInfo: push)).badge)
+                await TidingsClientTests.run(pipeline, NotificationServiceRequest(identifier: id, userInfo: push)).badge
+            )
         }
         #expect(badges == [3, 4])
         #expect(try pipeline.container.badge.current() == 4)
@@ -106,7 +107,8 @@ import TidingsTesting
         let off = try NotificationServicePipeline(
             configuration: fixture.configuration { $0.badgePolicy = BadgePolicy(updatesEnabled: false) })
         let push = ClientFixture.push(messageID: "m-c", badge: .increment(1))
-        #expect(await TidingsClientTests.run(off, NotificationServiceRequest(identifier: "c", userInfo: push)).badge == nil)
+        #expect(
+            await TidingsClientTests.run(off, NotificationServiceRequest(identifier: "c", userInfo: push)).badge == nil)
         #expect(try off.container.badge.current() == 4)
     }
 
@@ -156,7 +158,8 @@ import TidingsTesting
         defer { fixture.removeFiles() }
         let pipeline = try NotificationServicePipeline(configuration: fixture.configuration { $0.handledDialects = [] })
         let braze: JSONValue = ["aps": ["alert": "Sale", "mutable-content": 1, "badge": 5], "ab": ["c": "x"]]
-        let result = await TidingsClientTests.run(pipeline, NotificationServiceRequest(identifier: "x", userInfo: braze))
+        let result = await TidingsClientTests.run(
+            pipeline, NotificationServiceRequest(identifier: "x", userInfo: braze))
         #expect(result == .notOurs)
         let garbage = await TidingsClientTests.run(
             pipeline, NotificationServiceRequest(identifier: "y", userInfo: .string("not an object")))
