@@ -180,14 +180,23 @@ public final class TidingsClient: Sendable {
     }
 
     /// Stores events (and a delivery, once per message), logging rather than throwing: analytics never
-    /// break the app's notification callbacks.
+    /// break the app's notification callbacks. Past the flush threshold an upload starts in the background.
     func record(_ events: [TidingsEvent], delivery: TidingsEvent? = nil) {
+        var stored = false
         do {
-            if let delivery { try container.events.recordDelivery(delivery) }
-            if !events.isEmpty { try container.events.enqueue(contentsOf: events) }
+            if let delivery { stored = try container.events.recordDelivery(delivery) }
+            if !events.isEmpty {
+                try container.events.enqueue(contentsOf: events)
+                stored = true
+            }
         } catch {
             logger.warning("cannot record events", metadata: ["error": "\(error)"])
         }
+        guard stored else { return }
+        // The callbacks are synchronous (presentation options are due at once), so the threshold check and
+        // any upload it starts run on their own; the uploader serialises flushes itself.
+        let uploader = self.uploader
+        Task { await uploader.notifyEnqueued() }
     }
 
     /// Keeps an inbox entry for `payload` when it asks for one (the extension may have added it already).

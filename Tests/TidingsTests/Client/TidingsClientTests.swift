@@ -187,3 +187,33 @@ import TidingsTesting
         }
     }
 }
+
+/// The flush threshold uploads without an explicit flush.
+@Suite struct TidingsClientThresholdTests {
+    @Test func reachingTheThresholdUploadsOnItsOwn() async throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration { $0.upload.flushThreshold = 2 })
+        _ = client.ready()
+        let push = ClientFixture.push(messageID: "m-threshold")
+        _ = client.handleResponse(
+            actionIdentifier: NotificationHandler.defaultActionIdentifier, userInfo: push, appState: .foreground)
+        // Bounded wait for the background upload; no explicit flush is made.
+        for _ in 0..<500 where try fixture.serverEvents(.open).isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try fixture.serverEvents(.open).count == 1)
+        #expect(try fixture.serverEvents(.deeplinkOpen).count == 1)
+    }
+
+    @Test func belowTheThresholdNothingIsSentUntilAFlush() async throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration { $0.upload.flushThreshold = 10 })
+        #expect(client.couponCopied(code: "SAVE", userInfo: ClientFixture.push(messageID: "m-few")))
+        #expect(try client.events.count() == 1)
+        let summary = await client.flush()
+        #expect(summary.accepted == 1)
+        #expect(try fixture.serverEvents(.couponCopy).count == 1)
+    }
+}
