@@ -54,6 +54,8 @@ extension TidingsClient {
         public var environment = Environment.automatic
         /// How our pushes are shown while the app is in the foreground.
         public var foregroundPresentation = PresentationOptions.standard
+        /// Per-push presentation, consulted before ``foregroundPresentation``; nil falls back to it.
+        public var presentationOverride: (@Sendable (PushPayload) -> PresentationOptions?)?
         public var badgePolicy = BadgePolicy()
         /// The deep links the SDK opens; others only bring the app forward.
         public var deepLinks = DeepLinkAllowList()
@@ -94,6 +96,7 @@ extension TidingsClient {
             handling.osVersion = osVersion
             handling.deviceModel = deviceModel
             handling.foregroundPresentation = foregroundPresentation
+            handling.presentationOverride = presentationOverride
             handling.deepLinks = deepLinks
             handling.sendsReplyTextToAnalytics = sendsReplyTextToAnalytics
             handling.handledDialects = handledDialects

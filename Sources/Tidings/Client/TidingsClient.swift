@@ -9,6 +9,7 @@ import Foundation
 /// ```swift
 /// let client = try TidingsClient(configuration: TidingsClient.Configuration(infoPlist: Bundle.main.infoDictionary ?? [:]))
 /// let badge = await client.didFinishLaunching()
+/// Task { await client.syncRegistration() }
 /// // application(_:didRegisterForRemoteNotificationsWithDeviceToken:)
 /// try await client.didRegister(deviceToken: token)
 /// // userNotificationCenter(_:didReceive:)
@@ -81,7 +82,8 @@ public final class TidingsClient: Sendable {
     public var badge: BadgeCounter { container.badge }
 
     /// Call once at launch: purges expired inbox entries, applies the badge launch rule, starts the
-    /// periodic upload, sets a fixed APNs environment and syncs the registration in the background.
+    /// periodic upload and sets a fixed APNs environment. Sends nothing: call ``syncRegistration(force:)``
+    /// next, off the launch path.
     ///
     /// - Returns: the badge to show (``BadgeUpdate/leave`` unless the policy says otherwise).
     @discardableResult
@@ -103,7 +105,6 @@ public final class TidingsClient: Sendable {
         case .automatic: break
         }
         await uploader.start()
-        await registrar.resume()
         return update
     }
 
@@ -113,6 +114,12 @@ public final class TidingsClient: Sendable {
     }
 
     // MARK: - Registration
+
+    /// Sends the installation if the server does not have it yet (or `force`); failures are in the result.
+    @discardableResult
+    public func syncRegistration(force: Bool = false) async -> SyncResult {
+        await registrar.sync(force: force)
+    }
 
     /// The APNs device token from `didRegisterForRemoteNotificationsWithDeviceToken`; syncs at once.
     /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.

@@ -70,7 +70,10 @@ public final class NotificationServicePipeline: Sendable {
             fallback: NotificationServiceResult(isOurs: false, isComplete: false), completion: completion)
         let task = Task { [self] in
             let result = await self.process(request, delivery: delivery)
-            delivery.deliver(result)
+            // Expired meanwhile: nobody will attach the file, so it must not linger in the container.
+            if !delivery.deliver(result), let file = result.attachment?.fileURL {
+                try? FileManager.default.removeItem(at: file)
+            }
         }
         let previous = current.withLock { current -> Running? in
             defer { current = Running(delivery: delivery, task: task) }
