@@ -89,6 +89,30 @@ import TidingsTesting
         #expect(attempt.events.map(\.type) == [.delivery])
     }
 
+    @Test func slowMediaStopsAtTheOverallDeadlineAndTheTextGoesOut() async throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let media = try MediaTestServer()
+        let pipeline = try NotificationServicePipeline(
+            configuration: fixture.configuration {
+                $0.serviceExtension.deadline = .milliseconds(900)
+                $0.serviceExtension.flushBudget = .milliseconds(300)
+            })
+        let push = ClientFixture.push(messageID: "m-slow", media: Self.picture(media.url("/slow")))
+        let result = await TidingsClientTests.run(pipeline, NotificationServiceRequest(identifier: "s", userInfo: push))
+        await media.shutdown()
+
+        #expect(result.isComplete)
+        #expect(result.attachment == nil)
+        #expect(result.mediaError?.code == .timeout)
+        #expect(result.events.map(\.type) == [.delivery, .mediaFailed])
+        #expect(try fixture.serverEvents(.mediaFailed).first?.attributes?["code"] == .string("timeout"))
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: fixture.containerDirectory.appendingPathComponent("media").path)) ?? []
+        #expect(leftovers.isEmpty)
+    }
+
     @Test func badgeIncrementsTheSharedCounterAndStaysOffWhenDisabled() async throws {
         let fixture = try ClientFixture()
         defer { fixture.removeFiles() }
