@@ -50,7 +50,14 @@ extension TidingsClient {
         /// The `tidingsd` base URL; requests go to `/v1/...` under it.
         public var serverURL: URL
         /// The App Group container shared with the extension.
-        public var containerDirectory: URL
+        public var containerDirectory: URL {
+            didSet {
+                // The media folder follows the container unless the app chose its own.
+                if mediaPolicy.destinationDirectory == oldValue.appendingPathComponent("media") {
+                    mediaPolicy.destinationDirectory = containerDirectory.appendingPathComponent("media")
+                }
+            }
+        }
         public var environment = Environment.automatic
         /// How our pushes are shown while the app is in the foreground.
         public var foregroundPresentation = PresentationOptions.standard
@@ -59,8 +66,7 @@ extension TidingsClient {
         public var badgePolicy = BadgePolicy()
         /// The deep links the SDK opens; others only bring the app forward.
         public var deepLinks = DeepLinkAllowList()
-        /// Media download limits; its destination directory is replaced by the container's `media` folder
-        /// unless set.
+        /// Media download limits; files go to `<containerDirectory>/media` unless the app sets another folder.
         public var mediaPolicy: MediaPolicy
         public var upload = UploadPolicy()
         public var serviceExtension = ServiceExtensionPolicy()

@@ -109,6 +109,7 @@ import Tidings
         (Key.badgeClearsOnLaunch, .number(3)),
         (Key.deepLinkSchemes, .numbers([1, 2])),
         (Key.deepLinkHosts, .number(7)),
+        (Key.deepLinkHosts, .flag(true)),
         (Key.foregroundPresentation, .texts(["banner", "fireworks"])),
         (Key.handledDialects, .texts(["pigeon"])),
         (Key.flushThreshold, .number(0)),
@@ -129,6 +130,17 @@ import Tidings
         let error = Self.failure(plist)
         #expect(error?.code == .appGroupUnavailable)
         #expect(error?.message.contains("group.com.missing") == true)
+    }
+
+    @Test func mediaFolderFollowsTheContainerUnlessChosen() {
+        var configuration = TidingsClient.Configuration(
+            appKey: "k", serverURL: URL(string: "https://push.example.com")!,
+            containerDirectory: URL(fileURLWithPath: "/tmp/a"))
+        configuration.containerDirectory = URL(fileURLWithPath: "/tmp/b")
+        #expect(configuration.mediaPolicy.destinationDirectory.path == "/tmp/b/media")
+        configuration.mediaPolicy.destinationDirectory = URL(fileURLWithPath: "/tmp/own")
+        configuration.containerDirectory = URL(fileURLWithPath: "/tmp/c")
+        #expect(configuration.mediaPolicy.destinationDirectory.path == "/tmp/own")
     }
 
     static func failure(_ plist: [String: Any]) -> ConfigurationError? {
