@@ -1,0 +1,136 @@
+import Foundation
+
+extension TidingsClient {
+    /// Everything a ``TidingsClient`` (and the extension's ``NotificationServicePipeline``) needs: where to
+    /// send, where to keep files, and how to treat pushes. Build it in code or read it from the Info.plist
+    /// with ``init(infoPlist:containerResolver:)``.
+    ///
+    /// ```swift
+    /// var configuration = TidingsClient.Configuration(
+    ///     appKey: "tk_app_...", serverURL: URL(string: "https://push.example.com")!, containerDirectory: groupURL)
+    /// configuration.deepLinks = DeepLinkAllowList(schemes: ["myapp"], hosts: ["example.com"])
+    /// let client = try TidingsClient(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// Which APNs environment the device token belongs to.
+        public enum Environment: String, Sendable, Hashable, CaseIterable {
+            /// Not sent until the app calls ``TidingsClient/setEnvironment(_:)`` (the Apple glue reads the
+            /// provisioning profile's `aps-environment`).
+            case automatic
+            case sandbox
+            case production
+        }
+
+        /// How events are batched and when they are sent.
+        public struct UploadPolicy: Sendable, Hashable {
+            /// The most events in one request.
+            public var maximumBatchEvents = EventLimits.default.maximumBatchEvents
+            /// The most bytes in one request body.
+            public var maximumBatchBytes = EventLimits.default.maximumBatchBytes
+            /// A flush starts once this many events wait.
+            public var flushThreshold = 50
+            /// The periodic flush, after the last one.
+            public var flushInterval: Duration = .seconds(30)
+
+            public init() {}
+        }
+
+        /// The Notification Service Extension's budget.
+        public struct ServiceExtensionPolicy: Sendable, Hashable {
+            /// Everything the pipeline does (media included) ends by then; iOS allows about 30 s.
+            public var deadline: Duration = .seconds(25)
+            /// The best-effort event upload before the content is handed back.
+            public var flushBudget: Duration = .seconds(2)
+
+            public init() {}
+        }
+
+        /// The app's key (`tk_app_...`), sent with every request.
+        public var appKey: String
+        /// The `tidingsd` base URL; requests go to `/v1/...` under it.
+        public var serverURL: URL
+        /// The App Group container shared with the extension.
+        public var containerDirectory: URL {
+            didSet {
+                // The media folder follows the container unless the app chose its own.
+                if mediaPolicy.destinationDirectory == oldValue.appendingPathComponent("media") {
+                    mediaPolicy.destinationDirectory = containerDirectory.appendingPathComponent("media")
+                }
+            }
+        }
+        public var environment = Environment.automatic
+        /// How our pushes are shown while the app is in the foreground.
+        public var foregroundPresentation = PresentationOptions.standard
+        /// Per-push presentation, consulted before ``foregroundPresentation``; nil falls back to it.
+        public var presentationOverride: (@Sendable (PushPayload) -> PresentationOptions?)?
+        public var badgePolicy = BadgePolicy()
+        /// The deep links the SDK opens; others only bring the app forward.
+        public var deepLinks = DeepLinkAllowList()
+        /// Media download limits; files go to `<containerDirectory>/media` unless the app sets another folder.
+        public var mediaPolicy: MediaPolicy
+        public var upload = UploadPolicy()
+        public var serviceExtension = ServiceExtensionPolicy()
+        /// Register the APNs token even while alerts are not allowed (silent pushes, provisional apps).
+        public var alwaysAllowTokenRegistration = false
+        /// Send what the person typed in a reply to analytics; off by default (it may be personal).
+        public var sendsReplyTextToAnalytics = false
+        /// The vendor dialects treated as ours, besides the native one.
+        public var handledDialects: Set<PushDialect> = Set(PushDialect.allCases)
+        public var sdkVersion = "0.1.0"
+        public var appVersion: String?
+        public var osVersion: String?
+        public var deviceModel: String?
+        public var logger = Logger.disabled(label: "tidings")
+        /// The HTTP seam; URLSession by default.
+        public var transport: any HTTPTransport = URLSessionTransport()
+        /// The time source for events, retries and expiry.
+        public var clock: any TidingsClock = SystemClock()
+
+        public init(appKey: String, serverURL: URL, containerDirectory: URL) {
+            self.appKey = appKey
+            self.serverURL = serverURL
+            self.containerDirectory = containerDirectory
+            mediaPolicy = MediaPolicy(destinationDirectory: containerDirectory.appendingPathComponent("media"))
+        }
+
+        /// The settings of the handler, for the current user.
+        func handling(installationID: String, userID: String?) -> NotificationHandler.Configuration {
+            var handling = NotificationHandler.Configuration(installationID: installationID)
+            handling.userID = userID
+            handling.sdkVersion = sdkVersion
+            handling.appVersion = appVersion
+            handling.osVersion = osVersion
+            handling.deviceModel = deviceModel
+            handling.foregroundPresentation = foregroundPresentation
+            handling.presentationOverride = presentationOverride
+            handling.deepLinks = deepLinks
+            handling.sendsReplyTextToAnalytics = sendsReplyTextToAnalytics
+            handling.handledDialects = handledDialects
+            handling.clock = clock
+            handling.logger = logger
+            return handling
+        }
+
+        /// The settings of the uploader.
+        var uploading: EventUploader.Configuration {
+            var uploading = EventUploader.Configuration(endpoint: serverURL, appKey: appKey)
+            uploading.maximumBatchEvents = upload.maximumBatchEvents
+            uploading.maximumBatchBytes = upload.maximumBatchBytes
+            uploading.flushThreshold = upload.flushThreshold
+            uploading.flushInterval = upload.flushInterval
+            uploading.sdkVersion = sdkVersion
+            uploading.logger = logger
+            return uploading
+        }
+
+        /// The settings of the registrar.
+        var registration: InstallationRegistrar.Configuration {
+            var registration = InstallationRegistrar.Configuration(
+                endpoint: serverURL, appKey: appKey, containerDirectory: containerDirectory)
+            registration.alwaysAllowTokenRegistration = alwaysAllowTokenRegistration
+            registration.sdkVersion = sdkVersion
+            registration.logger = logger
+            return registration
+        }
+    }
+}

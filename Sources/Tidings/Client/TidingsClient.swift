@@ -1,0 +1,223 @@
+import Foundation
+
+/// The app's entry point to Tidings: registration, notification callbacks, events, inbox and badge.
+///
+/// The app owns one instance, built from a ``Configuration``; the Apple glue converts each delegate
+/// callback's values once (`userInfo` to `JSONValue`) and calls the matching method. Every `handle`
+/// method says whether the push was ours, so another vendor's SDK can be chained after it.
+///
+/// ```swift
+/// let client = try TidingsClient(configuration: TidingsClient.Configuration(infoPlist: Bundle.main.infoDictionary ?? [:]))
+/// let badge = await client.didFinishLaunching()
+/// Task { await client.syncRegistration() }
+/// // application(_:didRegisterForRemoteNotificationsWithDeviceToken:)
+/// try await client.didRegister(deviceToken: token)
+/// // userNotificationCenter(_:didReceive:)
+/// let handled = client.handleResponse(
+///     actionIdentifier: response.actionIdentifier, userInfo: json, appState: .background,
+///     requestIdentifier: response.notification.request.identifier)
+/// // once the root view is on screen
+/// client.ready().forEach(perform)
+/// ```
+public final class TidingsClient: Sendable {
+    public let configuration: Configuration
+    /// The files shared with the extension (events, inbox, badge, installation id).
+    public let container: TidingsContainer
+    /// Sends the installation (token, user, consents) to the server.
+    public let registrar: InstallationRegistrar
+    /// Reads and writes the logged-in user's tags.
+    public let tags: TagClient
+    /// Drains the event queue to the server.
+    public let uploader: EventUploader
+
+    /// The logged-in user, mirrored outside the registrar's actor so events can be stamped synchronously.
+    private let currentUser: LockedBox<String?>
+    private let coldStart: ColdStartBuffer<RoutedAction>
+    let logger: Logger
+
+    /// Opens the shared container and builds the registrar, uploader and handlers; sends nothing yet.
+    ///
+    /// - Throws: ``EventStoreError``, ``InboxError``, ``RegistrationError`` or `SQLiteError` when the
+    ///   container's files cannot be opened.
+    public init(configuration: Configuration, coldStartCapacity: Int = 8) throws {
+        self.configuration = configuration
+        logger = configuration.logger
+        container = try TidingsContainer(
+            directory: configuration.containerDirectory, badgePolicy: configuration.badgePolicy,
+            clock: configuration.clock, logger: configuration.logger)
+        registrar = try InstallationRegistrar(
+            configuration: configuration.registration, transport: configuration.transport,
+            clock: configuration.clock, identity: container.identity)
+        tags = TagClient(registrar: registrar)
+        uploader = EventUploader(
+            configuration: configuration.uploading, queue: container.events, transport: configuration.transport,
+            clock: configuration.clock)
+        // The registrar's record is read here, outside its actor, so the first events carry the user.
+        let saved = try? RegistrationRecord.load(from: configuration.containerDirectory)
+        currentUser = LockedBox(saved?.desired.userID)
+        coldStart = ColdStartBuffer(capacity: coldStartCapacity)
+    }
+
+    // MARK: - Shared instance
+
+    private static let sharedBox = LockedBox<TidingsClient?>(nil)
+
+    /// An optional process-wide instance for apps that want one; nothing in the SDK reads it.
+    public static var shared: TidingsClient? {
+        get { sharedBox.withLock { $0 } }
+        set { sharedBox.withLock { $0 = newValue } }
+    }
+
+    // MARK: - Identity and lifetime
+
+    /// This installation's id, shared with the extension.
+    public var installationID: String { container.identity.installationID }
+    /// The logged-in user, or nil.
+    public var userID: String? { currentUser.withLock { $0 } }
+    /// The event queue shared with the extension.
+    public var events: EventStore { container.events }
+    /// The message inbox shared with the extension.
+    public var inbox: Inbox { container.inbox }
+    /// The badge counter shared with the extension.
+    public var badge: BadgeCounter { container.badge }
+
+    /// Call once at launch: purges expired inbox entries, applies the badge launch rule, starts the
+    /// periodic upload and sets a fixed APNs environment. Sends nothing: call ``syncRegistration(force:)``
+    /// next, off the launch path.
+    ///
+    /// - Returns: the badge to show (``BadgeUpdate/leave`` unless the policy says otherwise).
+    @discardableResult
+    public func didFinishLaunching() async -> BadgeUpdate {
+        do {
+            _ = try inbox.purgeExpired()
+        } catch {
+            logger.info("cannot purge the inbox", metadata: ["error": "\(error)"])
+        }
+        var update = BadgeUpdate.leave
+        do {
+            update = try badge.launch(inboxUnread: try inbox.unreadCount())
+        } catch {
+            logger.info("cannot apply the launch badge", metadata: ["error": "\(error)"])
+        }
+        switch configuration.environment {
+        case .sandbox: await registrar.setEnvironment(.sandbox)
+        case .production: await registrar.setEnvironment(.production)
+        case .automatic: break
+        }
+        await uploader.start()
+        return update
+    }
+
+    /// Marks the UI ready and returns the routes held since launch, oldest first, each once.
+    public func ready() -> [RoutedAction] {
+        coldStart.ready()
+    }
+
+    // MARK: - Registration
+
+    /// Sends the installation if the server does not have it yet (or `force`); failures are in the result.
+    @discardableResult
+    public func syncRegistration(force: Bool = false) async -> SyncResult {
+        await registrar.sync(force: force)
+    }
+
+    /// The APNs device token from `didRegisterForRemoteNotificationsWithDeviceToken`; syncs at once.
+    /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
+    @discardableResult
+    public func didRegister(deviceToken: Data) async throws(RegistrationError) -> SyncResult {
+        try await registrar.setAPNsToken(Array(deviceToken))
+        return await registrar.sync()
+    }
+
+    /// The APNs environment the token belongs to, when ``Configuration/environment`` is automatic.
+    @discardableResult
+    public func setEnvironment(_ environment: APNsEnvironment) async -> SyncResult {
+        await registrar.setEnvironment(environment)
+        return await registrar.sync()
+    }
+
+    /// The notification permission the person chose; syncs at once.
+    @discardableResult
+    public func setPermission(_ permission: NotificationPermission) async -> SyncResult {
+        await registrar.setPermission(permission)
+        return await registrar.sync()
+    }
+
+    /// The person's consents; syncs at once.
+    @discardableResult
+    public func setConsents(_ consents: InstallationState.Consents) async -> SyncResult {
+        await registrar.setConsents(consents)
+        return await registrar.sync()
+    }
+
+    /// Attaches the installation to `userID`; later events carry it.
+    /// - Throws: ``RegistrationError`` for an invalid user id.
+    @discardableResult
+    public func login(userID: String) async throws(RegistrationError) -> SyncResult {
+        try await registrar.login(userID: userID)
+        currentUser.withLock { $0 = userID }
+        return await registrar.sync()
+    }
+
+    /// Detaches the installation from its user; the token stays registered.
+    @discardableResult
+    public func logout() async -> SyncResult {
+        await registrar.logout()
+        currentUser.withLock { $0 = nil }
+        return await registrar.sync()
+    }
+
+    // MARK: - Events
+
+    /// Sends queued events now.
+    @discardableResult
+    public func flush(reason: FlushReason = .explicit) async -> UploadSummary {
+        await uploader.flush(reason: reason)
+    }
+
+    /// The app went to the background: sends what is queued while iOS still lets the app run.
+    @discardableResult
+    public func didEnterBackground() async -> UploadSummary {
+        await uploader.flush(reason: .background)
+    }
+
+    /// The handler for the current user.
+    var handler: NotificationHandler {
+        NotificationHandler(configuration: configuration.handling(installationID: installationID, userID: userID))
+    }
+
+    /// Stores events (and a delivery, once per message), logging rather than throwing: analytics never
+    /// break the app's notification callbacks. Past the flush threshold an upload starts in the background.
+    func record(_ events: [TidingsEvent], delivery: TidingsEvent? = nil) {
+        var stored = false
+        do {
+            if let delivery { stored = try container.events.recordDelivery(delivery) }
+            if !events.isEmpty {
+                try container.events.enqueue(contentsOf: events)
+                stored = true
+            }
+        } catch {
+            logger.warning("cannot record events", metadata: ["error": "\(error)"])
+        }
+        guard stored else { return }
+        // The callbacks are synchronous (presentation options are due at once), so the threshold check and
+        // any upload it starts run on their own; the uploader serialises flushes itself.
+        let uploader = self.uploader
+        Task { await uploader.notifyEnqueued() }
+    }
+
+    /// Keeps an inbox entry for `payload` when it asks for one (the extension may have added it already).
+    func keepInInbox(_ payload: PushPayload?) {
+        guard let payload, Inbox.accepts(payload) else { return }
+        do {
+            try inbox.add(payload)
+        } catch {
+            logger.info("cannot add to the inbox", metadata: ["error": error.description])
+        }
+    }
+
+    /// Hands a submission to the cold-start buffer under its request identifier.
+    func submit(_ route: RoutedAction, key: String?) -> ColdStartBuffer<RoutedAction>.Submission {
+        coldStart.submit(route, key: key)
+    }
+}
