@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TidingsModel
+
+/// The native encoding settles after one round: a vendor payload's leftover keys stay at the top level
+/// when it is first encoded natively, and read back as native they are the app's custom data; from then
+/// on, decoding and encoding again gives the same JSON (the fuzzer checks the same for any input).
+@Suite struct NativeFixedPointTests {
+    static let examples: [String] = {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/payloads")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { $0.hasSuffix(".json") }.sorted().map { directory.appendingPathComponent($0).path }
+    }()
+
+    @Test func theExamplesAreFound() {
+        #expect(Self.examples.count >= 10)
+    }
+
+    @Test(arguments: examples)
+    func nativeEncodingOfAnExampleIsStable(path: String) throws {
+        let payload = try PushPayload.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let native = try PushPayload(json: payload.nativeJSON).nativeJSON
+        let again = try PushPayload(json: native)
+        let first = String(decoding: try native.serialized(sortedKeys: true), as: UTF8.self)
+        let second = String(decoding: try again.nativeJSON.serialized(sortedKeys: true), as: UTF8.self)
+        #expect(first == second)
+    }
+
+    @Test func aBrazeUninstallPushStaysInternalAndKeepsItsKey() throws {
+        let payload = try PushPayload.decode(
+            Array(#"{"aps": {"content-available": 1}, "appboy_uninstall_tracking": true}"#.utf8))
+        let native = try PushPayload(json: payload.nativeJSON)
+        #expect(native.isInternal)
+        #expect(native.kind == .internal)
+        #expect(native.data["appboy_uninstall_tracking"] == true)
+        #expect(try PushPayload(json: native.nativeJSON) == native)
+    }
+}
