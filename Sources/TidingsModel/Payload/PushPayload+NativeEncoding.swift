@@ -62,7 +62,7 @@ extension PushPayload {
         if let inbox {
             var object: [String: JSONValue] = [:]
             if let expiresAt = inbox.expiresAt {
-                object["expires_at"] = .integer(Int64(expiresAt.timeIntervalSince1970.rounded()))
+                object["expires_at"] = .integer((expiresAt.millisecondsSince1970 + 500) / 1000)
             }
             tidings["inbox"] = .object(object)
         }

@@ -22,7 +22,10 @@ public struct SystemClock: TidingsClock {
 extension Date {
     /// Milliseconds since 1970, the unit of every timestamp on the Tidings wire.
     public var millisecondsSince1970: Int64 {
-        Int64((timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
+        // Saturates instead of trapping: a date this far out only comes from bad input.
+        guard milliseconds.isFinite else { return 0 }
+        return Int64(exactly: milliseconds) ?? (milliseconds > 0 ? .max : .min)
     }
 
     /// The date `milliseconds` after 1970.

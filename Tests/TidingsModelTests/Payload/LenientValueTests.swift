@@ -65,13 +65,18 @@ import TidingsModel
     }
 
     @Test func theMillisecondThresholdIsTenToTheTwelfth() throws {
-        let justBelow = try #require(LenientValue.timestamp(.integer(999_999_999_999)))
+        // Just below the threshold a number is seconds, and that many seconds is past the year 9999.
+        #expect(LenientValue.timestamp(.integer(999_999_999_999)) == nil)
+        let lastSecond = try #require(LenientValue.timestamp(.integer(253_402_300_799)))
         let justAbove = try #require(LenientValue.timestamp(.integer(1_000_000_000_001)))
-        #expect(justBelow.timeIntervalSince1970 == 999_999_999_999)
+        #expect(lastSecond.timeIntervalSince1970 == 253_402_300_799)
         #expect(justAbove.timeIntervalSince1970 == 1_000_000_000.001)
     }
 
-    @Test(arguments: [JSONValue.string("yesterday"), .bool(true), .null, .object([:])])
+    @Test(arguments: [
+        JSONValue.string("yesterday"), .bool(true), .null, .object([:]), .integer(-1), .double(1e300),
+        .double(-.infinity), .integer(.max),
+    ])
     func unreadableTimestamps(_ value: JSONValue) {
         #expect(LenientValue.timestamp(value) == nil)
     }

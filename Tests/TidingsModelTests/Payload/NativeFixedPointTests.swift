@@ -37,3 +37,20 @@ import TidingsModel
         #expect(try PushPayload(json: native.nativeJSON) == native)
     }
 }
+
+/// Reproducers the fuzzer found, kept so they stay fixed.
+@Suite struct PayloadFuzzRegressionTests {
+    @Test func aHugeInboxExpiryIsNotReadAndEncodingDoesNotTrap() throws {
+        let text = #"{"aps":{"alert":"x"},"tidings":{"v":1,"inbox":{"expires_at":1767777777777777777777777777830400}}}"#
+        let payload = try PushPayload.decode(Array(text.utf8))
+        #expect(payload.inbox?.expiresAt == nil)
+        let again = try PushPayload(json: payload.nativeJSON)
+        #expect(again.nativeJSON == payload.nativeJSON)
+    }
+
+    @Test func datesFarOutSaturateInsteadOfTrapping() {
+        #expect(Date(timeIntervalSince1970: 1e300).millisecondsSince1970 == .max)
+        #expect(Date(timeIntervalSince1970: -1e300).millisecondsSince1970 == .min)
+        #expect(Date(timeIntervalSince1970: .nan).millisecondsSince1970 == 0)
+    }
+}

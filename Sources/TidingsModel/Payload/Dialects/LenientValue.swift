@@ -111,17 +111,23 @@ public enum LenientValue {
     /// A point in time: a number (or numeric string) of seconds or milliseconds since 1970 — values above
     /// ``millisecondThreshold`` are milliseconds — or an ISO-8601 date-time with or without fractional seconds.
     public static func timestamp(_ value: JSONValue) -> Date? {
-        if case .integer(let number) = value {
-            return Double(number.magnitude) > millisecondThreshold
-                ? Date(millisecondsSince1970: number) : Date(timeIntervalSince1970: Double(number))
+        let number: Double
+        if case .integer(let integer) = value {
+            number = Double(integer)
+        } else if let double = double(value) {
+            number = double
+        } else {
+            guard case .string(let text) = value else { return nil }
+            return iso8601(text)
         }
-        if let number = double(value) {
-            return abs(number) > millisecondThreshold
-                ? Date(timeIntervalSince1970: number / 1000) : Date(timeIntervalSince1970: number)
-        }
-        guard case .string(let text) = value else { return nil }
-        return iso8601(text)
+        let seconds = abs(number) > millisecondThreshold ? number / 1000 : number
+        // Outside 1970...9999 a number is not a timestamp of a push; it stays where it was, unread.
+        guard seconds.isFinite, seconds >= 0, seconds <= latestTimestamp else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
+
+    /// The last second of the year 9999, the latest timestamp read.
+    public static let latestTimestamp: Double = 253_402_300_799
 
     /// An ISO-8601 date-time (`2024-05-01T12:00:00+09:00`, `2024-05-01T03:00:00.123Z`).
     public static func iso8601(_ text: String) -> Date? {
