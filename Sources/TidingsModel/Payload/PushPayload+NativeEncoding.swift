@@ -50,7 +50,7 @@ extension PushPayload {
         if let messageID { tidings["id"] = .string(messageID) }
         if let campaignID { tidings["cid"] = .string(campaignID) }
         if let appID { tidings["app"] = .string(appID) }
-        if let sentAt { tidings["sent"] = .integer(Int64((sentAt.timeIntervalSince1970 * 1000).rounded())) }
+        if let sentAt { tidings["sent"] = .integer(sentAt.millisecondsSince1970) }
         if isInternal { tidings["internal"] = .bool(true) }
         if case .increment(let amount) = badge {
             tidings["badge"] = ["op": "increment", "by": .integer(Int64(amount))]

@@ -21,8 +21,11 @@ public struct SystemClock: TidingsClock {
 
 extension Date {
     /// Milliseconds since 1970, the unit of every timestamp on the Tidings wire.
+    ///
+    /// Rounded to the nearest millisecond, so `Date(millisecondsSince1970: n).millisecondsSince1970 == n`
+    /// despite binary fractions.
     public var millisecondsSince1970: Int64 {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
         // Saturates instead of trapping: a date this far out only comes from bad input.
         guard milliseconds.isFinite else { return 0 }
         return Int64(exactly: milliseconds) ?? (milliseconds > 0 ? .max : .min)

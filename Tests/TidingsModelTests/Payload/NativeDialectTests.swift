@@ -12,7 +12,7 @@ import TidingsModel
                 messageID: "m", campaignID: "c", appID: "a", sentAt: Date(millisecondsSince1970: 1_700_000_000_123),
                 isInternal: true)),
         DecodingCase(
-            "sent in seconds", #"{"tidings": {"sent": "1700000000"}}"#,
+            "sent is milliseconds, even as a string", #"{"tidings": {"sent": "1700000000000"}}"#,
             PushPayload(sentAt: Date(timeIntervalSince1970: 1_700_000_000))),
         DecodingCase(
             "increment badge wins over aps.badge, which is kept",

@@ -54,3 +54,24 @@ import TidingsModel
         #expect(Date(timeIntervalSince1970: .nan).millisecondsSince1970 == 0)
     }
 }
+
+extension PayloadFuzzRegressionTests {
+    @Test func nativeSentIsAlwaysMillisecondsEvenWhenSmall() throws {
+        let payload = try PushPayload(json: ["tidings": ["v": 1, "sent": 1_767_225]])
+        #expect(payload.sentAt == Date(timeIntervalSince1970: 1_767.225))
+        #expect(try PushPayload(json: payload.nativeJSON) == payload)
+    }
+
+    @Test func anFCMTimestampWithAFractionSettlesAfterOneRound() throws {
+        let payload = try PushPayload(json: [
+            "aps": ["alert": "x"], "gcm.message_id": "m", "google.c.a.ts": "1767.2256",
+        ])
+        let settled = try PushPayload(json: payload.nativeJSON)
+        #expect(try PushPayload(json: settled.nativeJSON).nativeJSON == settled.nativeJSON)
+    }
+
+    @Test(arguments: [Int64(0), 1, 999, 1_767_225_600_123, 253_402_300_799_999])
+    func millisecondsRoundTripThroughDate(_ milliseconds: Int64) {
+        #expect(Date(millisecondsSince1970: milliseconds).millisecondsSince1970 == milliseconds)
+    }
+}

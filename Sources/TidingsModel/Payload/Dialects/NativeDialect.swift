@@ -1,3 +1,5 @@
+import Foundation
+
 /// Decodes the native dialect: Apple's `aps` plus one `tidings` object (see docs/payload-format.md).
 ///
 /// Top-level keys other than `aps` and `tidings` are the app's custom data, merged with `tidings.data`
@@ -60,8 +62,11 @@ enum NativeDialect {
             payload.appID = LenientValue.string(value)
             return payload.appID != nil
         case "sent":
-            payload.sentAt = LenientValue.timestamp(value)
-            return payload.sentAt != nil
+            // Always milliseconds here: the seconds-or-milliseconds guess is for vendors' loose fields.
+            guard let milliseconds = LenientValue.double(value), milliseconds.isFinite, milliseconds >= 0,
+                milliseconds / 1000 <= LenientValue.latestTimestamp
+            else { return false }
+            payload.sentAt = Date(timeIntervalSince1970: milliseconds / 1000)
         case "internal":
             guard let flag = LenientValue.bool(value) else { return false }
             payload.isInternal = flag
