@@ -184,8 +184,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             tidingsd: the Tidings push server.
 
             usage: tidingsd [options]            serve the HTTP API
-                   tidingsd apps create NAME --bundle-id ID
-                   tidingsd keys create --app APP --kind app|server
+                   tidingsd apps create NAME --bundle-id ID | apps list
+                   tidingsd apps set-apns APP --key-file F --key-id K --team-id T
+                   tidingsd keys create --app APP --kind app|server | keys list | keys revoke KEY_ID
+                   tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
 
             options (flag, environment variable; flags win over the environment, which wins over the file):
               --config FILE, TIDINGS_CONFIG
