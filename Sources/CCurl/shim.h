@@ -40,8 +40,14 @@ static inline CURLcode tidings_easy_getinfo_off_t(CURL *handle, CURLINFO info, c
     return curl_easy_getinfo(handle, info, value);
 }
 
+/* The runtime library's version as 0xXXYYZZ. */
+static inline unsigned int tidings_curl_version_num(void) {
+    return curl_version_info(CURLVERSION_NOW)->version_num;
+}
+
 /* Macro-only constants, as typed values Swift can read. */
 static const long TIDINGS_CURLPIPE_MULTIPLEX = CURLPIPE_MULTIPLEX;
+static const long TIDINGS_CURL_HTTP_VERSION_1_1 = CURL_HTTP_VERSION_1_1;
 static const long TIDINGS_CURL_HTTP_VERSION_2TLS = CURL_HTTP_VERSION_2TLS;
 static const long TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 static const long TIDINGS_CURL_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;

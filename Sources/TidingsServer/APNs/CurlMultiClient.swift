@@ -50,6 +50,14 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var pool: [UnsafeMutableRawPointer] = []
 
+    /// h2c with prior knowledge for `http://` URLs, where libcurl can reuse such connections: before 8.0 every
+    /// request on a reused h2c connection fails ("Error in the HTTP2 framing layer", curl/curl#10634), so
+    /// older libcurl (Debian 12 has 7.88.1) speaks HTTP/1.1 to cleartext endpoints instead.
+    static let cleartextVersion: Int = {
+        return tidings_curl_version_num() >= 0x08_00_00
+            ? TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : TIDINGS_CURL_HTTP_VERSION_1_1
+    }()
+
     private static let globalInit: CURLcode = curl_global_init(TIDINGS_CURL_GLOBAL_DEFAULT)
 
     /// Starts the loop thread.
@@ -183,9 +191,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         transfer.headerList = list
         transfer.easy = easy
 
-        let version =
-            request.url.hasPrefix("http://")
-            ? TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : TIDINGS_CURL_HTTP_VERSION_2TLS
+        let version = request.url.hasPrefix("http://") ? Self.cleartextVersion : TIDINGS_CURL_HTTP_VERSION_2TLS
         var code = tidings_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version)
         if code == CURLE_OK { code = request.url.withCString { tidings_easy_setopt_pointer(easy, CURLOPT_URL, $0) } }
         if code == CURLE_OK {
@@ -200,7 +206,9 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             if request.body.isEmpty {
                 code = "".withCString { tidings_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0) }
             } else {
-                code = request.body.withUnsafeBytes { tidings_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                code = request.body.withUnsafeBytes {
+                    tidings_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+                }
             }
         }
         if code == CURLE_OK {

@@ -47,9 +47,10 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
 
     /// Resumes the waiting task with `result`, once; later calls do nothing.
     func finish(_ result: Result<HTTP2Response, HTTP2ClientError>) {
-        let continuation = shared.withLock { state -> CheckedContinuation<
-            Result<HTTP2Response, HTTP2ClientError>, Never
-        >? in
+        let continuation = shared.withLock {
+            state -> CheckedContinuation<
+                Result<HTTP2Response, HTTP2ClientError>, Never
+            >? in
             if state.finished { return nil }
             state.finished = true
             defer { state.continuation = nil }
@@ -99,8 +100,9 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
         var start = colon + 1
         var end = line.count
         while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n")
-            || line[end - 1] == UInt8(ascii: " ")
+        while end > start,
+            line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n")
+                || line[end - 1] == UInt8(ascii: " ")
         {
             end -= 1
         }
