@@ -56,13 +56,17 @@ enum APNsBench {
             "apns: \(pushes) pushes of \(payload.count) B, sink h2o + mruby (TLS, 1 thread, 100 streams per connection)"
         )
 
+        // 1,000 in flight (curl queues what the sink's streams cannot take), and the same window as aioapns.
         for connections in [1, 4] {
-            let rate = try blocking {
-                try await swiftRate(endpoint: endpoint, certificate: certificate, connections: connections)
+            for window in [inFlight, 100 * connections] {
+                let rate = try blocking {
+                    try await swiftRate(
+                        endpoint: endpoint, certificate: certificate, connections: connections, inFlight: window)
+                }
+                Measure.report(
+                    "APNsClient (libcurl multi), \(connections) connection(s), \(window) in flight", rate,
+                    "notifications/s")
             }
-            Measure.report(
-                "APNsClient (libcurl multi), \(connections) connection(s), \(inFlight) in flight", rate,
-                "notifications/s")
         }
         let python = ProcessInfo.processInfo.environment["TIDINGS_AIOAPNS_PYTHON"] ?? "python3"
         for connections in [1, 4] {
@@ -82,10 +86,13 @@ enum APNsBench {
     }
 
     /// Sends ``pushes`` pushes with ``inFlight`` outstanding and returns pushes per second; every one must be sent.
-    static func swiftRate(endpoint: String, certificate: String, connections: Int) async throws -> Double {
+    static func swiftRate(endpoint: String, certificate: String, connections: Int, inFlight: Int) async throws
+        -> Double
+    {
         var configuration = APNsClient.Configuration()
         configuration.productionEndpoint = endpoint
         configuration.connectionsPerHost = connections
+        configuration.maxConcurrentStreams = 100  // what h2o announces, as APNs' own figure would be configured
         configuration.caBundlePath = certificate
         let client = try APNsClient(configuration: configuration, authorization: StaticAuthorization())
         defer { client.shutdown() }

@@ -90,8 +90,10 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
         return length
     }
 
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
     private func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
-        if line.starts(with: Array("HTTP/".utf8)) {
+        if line.starts(with: Self.statusLinePrefix) {
             responseHeaders.removeAll(keepingCapacity: true)
             return
         }

@@ -228,4 +228,48 @@ struct APNsClientLoopbackTests {
             #expect(error.message.contains("8 bytes"))
         }
     }
+
+    @Test("past the active-transfer limit requests queue in order and all complete; a queued one can be cancelled")
+    func admissionLimit() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        var configuration = CurlMultiClient.Configuration()
+        configuration.caBundlePath = APNsStandIn.certificatePath
+        configuration.maxActiveTransfers = 2
+        let client = try CurlMultiClient(configuration: configuration)
+        defer { client.shutdown() }
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let request = HTTP2Request(url: server.endpoint + "/3/device/q\(index)", body: [1])
+                    return (try? await client.send(request).status) ?? -1
+                }
+            }
+            var all: [Int] = []
+            for await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses == Array(repeating: 200, count: 40))
+
+        // Two slow requests fill the limit; a third waits in our queue and is cancelled there.
+        let slow = (0..<2).map { index in
+            Task { try? await client.send(HTTP2Request(url: server.endpoint + "/3/device/slow\(index)", body: [1])) }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let queued = Task { () -> HTTP2ClientError.Code? in
+            do {
+                _ = try await client.send(HTTP2Request(url: server.endpoint + "/3/device/q99", body: [1]))
+                return nil
+            } catch let error as HTTP2ClientError {
+                return error.code
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        queued.cancel()
+        let code = await queued.value
+        #expect(code == .cancelled)
+        for task in slow { task.cancel() }
+    }
 }
