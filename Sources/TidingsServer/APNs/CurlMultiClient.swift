@@ -113,13 +113,15 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     /// Stops the loop: requests in flight or queued fail with `shutdown`; later sends fail at once.
     /// Waits for the loop thread to finish; safe to call more than once.
     public func shutdown() {
+        // Every wake-up happens under the inbox lock, and the loop frees the multi handle under it too, so no
+        // caller can wake a handle that is already gone.
         let first = inbox.withLock { inbox -> Bool in
             if inbox.stopping { return false }
             inbox.stopping = true
+            curl_multi_wakeup(multi)
             return true
         }
         guard first else { return }
-        curl_multi_wakeup(multi)
         stopped.wait()
     }
 
@@ -127,26 +129,27 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private static let shutdownError = HTTP2ClientError(code: .shutdown, message: "the HTTP/2 client was shut down")
 
     private func submit(_ transfer: CurlTransfer) {
-        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
-            if inbox.stopping { return (false, false) }
+        let accepted = inbox.withLock { inbox -> Bool in
+            if inbox.stopping { return false }
             inbox.additions.append(transfer)
-            let wake = !inbox.wakeupPending
-            inbox.wakeupPending = true
-            return (true, wake)
+            if !inbox.wakeupPending {
+                inbox.wakeupPending = true
+                curl_multi_wakeup(multi)
+            }
+            return true
         }
         if !accepted { transfer.finish(.failure(Self.shutdownError)) }
-        if wake { curl_multi_wakeup(multi) }
     }
 
     private func enqueueCancellation(_ transfer: CurlTransfer) {
-        let wake = inbox.withLock { inbox -> Bool in
-            if inbox.stopping { return false }
+        inbox.withLock { inbox in
+            if inbox.stopping { return }
             inbox.cancellations.append(transfer)
-            let wake = !inbox.wakeupPending
-            inbox.wakeupPending = true
-            return wake
+            if !inbox.wakeupPending {
+                inbox.wakeupPending = true
+                curl_multi_wakeup(multi)
+            }
         }
-        if wake { curl_multi_wakeup(multi) }
     }
 
     // MARK: - Loop thread
@@ -346,7 +349,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         for transfer in leftovers { transfer.finish(.failure(Self.shutdownError)) }
         for easy in pool { curl_easy_cleanup(easy) }
         pool.removeAll()
-        curl_multi_cleanup(multi)
+        inbox.withLock { _ in _ = curl_multi_cleanup(multi) }
     }
 
     private static func error(for code: CURLcode, transfer: CurlTransfer) -> HTTP2ClientError {
