@@ -32,6 +32,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
 
         // The canonical model shared by SDK and server: payloads, dialects, events, JSON.
         .target(name: "TidingsModel"),
@@ -48,7 +53,7 @@ let package = Package(
         // The backend: HTTP API, store, providers.
         .target(
             name: "TidingsServer",
-            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD", "COpenSSL"]
+            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD", "COpenSSL", "CCurl"]
         ),
 
         // Shipped test doubles.

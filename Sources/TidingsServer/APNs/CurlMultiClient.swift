@@ -1,0 +1,376 @@
+import CCurl
+import Foundation
+import TidingsModel
+
+/// An HTTP/2 client on libcurl's multi interface: one thread drives every transfer, multiplexed as streams
+/// on at most ``Configuration/maxConnectionsPerHost`` connections per host.
+///
+/// ```swift
+/// let client = try CurlMultiClient(configuration: .init())
+/// let response = try await client.send(HTTP2Request(url: "https://api.push.apple.com/3/device/...", body: payload))
+/// client.shutdown()
+/// ```
+///
+/// Requests come from any task; they reach the loop thread through a queue and `curl_multi_wakeup`. Each
+/// request resumes its caller exactly once: with the response, a transport error, `cancelled` when its task
+/// is cancelled, or `shutdown` when ``shutdown()`` runs first. The loop thread keeps the client alive until
+/// ``shutdown()``, so call it when done.
+public final class CurlMultiClient: @unchecked Sendable {  // the multi handle and pool are loop-thread-only
+    /// How the client connects.
+    public struct Configuration: Sendable, Hashable {
+        /// Connections per host; requests beyond the streams they offer wait (`CURLOPT_PIPEWAIT`).
+        public var maxConnectionsPerHost: Int = 1
+        /// Our cap on concurrent streams per connection (the server's SETTINGS may lower it).
+        public var maxConcurrentStreams: Int = 1000
+        /// A PEM bundle of CAs to trust instead of the system store (a test server's own CA).
+        public var caBundlePath: String?
+        /// Skips TLS peer and host verification. Test servers only: never set it against Apple.
+        public var insecureSkipTLSVerificationForTestsOnly = false
+        /// Time allowed to connect (TCP + TLS).
+        public var connectTimeout: Duration = .seconds(10)
+        /// Responses with larger bodies fail with `responseTooLarge` (APNs bodies are tiny).
+        public var maxResponseBodyBytes = 64 * 1024
+        /// Transfers handed to libcurl at once; nil means connections × streams. The rest wait in our own
+        /// FIFO: libcurl 7.88 rescans its pending list on every completion, which halved throughput with
+        /// 900 requests waiting for streams in the benchmark.
+        public var maxActiveTransfers: Int?
+
+        var activeLimit: Int {
+            max(1, maxActiveTransfers ?? max(1, maxConnectionsPerHost) * max(1, maxConcurrentStreams))
+        }
+
+        public init() {}
+    }
+
+    private struct Inbox {
+        var additions: [CurlTransfer] = []
+        var cancellations: [CurlTransfer] = []
+        var wakeupPending = false
+        var stopping = false
+    }
+
+    public let configuration: Configuration
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = LockedBox(Inbox())
+    private let stopped = DispatchSemaphore(value: 0)
+
+    // Loop-thread state.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var pool: [UnsafeMutableRawPointer] = []
+    private var waiting: [CurlTransfer] = []
+    private var waitingHead = 0
+
+    /// h2c with prior knowledge for `http://` URLs, where libcurl can reuse such connections: before 8.0 every
+    /// request on a reused h2c connection fails ("Error in the HTTP2 framing layer", curl/curl#10634), so
+    /// older libcurl (Debian 12 has 7.88.1) speaks HTTP/1.1 to cleartext endpoints instead.
+    static let cleartextVersion: Int = {
+        return tidings_curl_version_num() >= 0x08_00_00
+            ? TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : TIDINGS_CURL_HTTP_VERSION_1_1
+    }()
+
+    private static let globalInit: CURLcode = curl_global_init(TIDINGS_CURL_GLOBAL_DEFAULT)
+
+    /// Starts the loop thread.
+    ///
+    /// - Throws: ``HTTP2ClientError`` `invalidRequest` when libcurl cannot be initialised.
+    public init(configuration: Configuration = Configuration()) throws(HTTP2ClientError) {
+        guard Self.globalInit == CURLE_OK, let multi = curl_multi_init() else {
+            throw HTTP2ClientError(code: .invalidRequest, message: "libcurl could not be initialised")
+        }
+        self.configuration = configuration
+        self.multi = multi
+        _ = tidings_multi_setopt_long(multi, CURLMOPT_PIPELINING, TIDINGS_CURLPIPE_MULTIPLEX)
+        _ = tidings_multi_setopt_long(
+            multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maxConnectionsPerHost))
+        _ = tidings_multi_setopt_long(
+            multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, configuration.maxConcurrentStreams))
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "tidings.curl-multi"
+        thread.start()
+    }
+
+    /// Sends `request` and waits for its response.
+    ///
+    /// - Throws: ``HTTP2ClientError``: `transport`, `timeout`, `responseTooLarge`, `cancelled`, `shutdown`,
+    ///   `invalidRequest`. An HTTP error status is a response, not a throw.
+    public func send(_ request: HTTP2Request) async throws(HTTP2ClientError) -> HTTP2Response {
+        let transfer = CurlTransfer(request: request, maxBodyBytes: configuration.maxResponseBodyBytes)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard transfer.attach(continuation) else {
+                    continuation.resume(returning: .failure(Self.cancelledError))
+                    return
+                }
+                submit(transfer)
+            }
+        } onCancel: {
+            transfer.markCancelled()
+            enqueueCancellation(transfer)
+        }
+        return try result.get()
+    }
+
+    /// Stops the loop: requests in flight or queued fail with `shutdown`; later sends fail at once.
+    /// Waits for the loop thread to finish; safe to call more than once.
+    public func shutdown() {
+        // Every wake-up happens under the inbox lock, and the loop frees the multi handle under it too, so no
+        // caller can wake a handle that is already gone.
+        let first = inbox.withLock { inbox -> Bool in
+            if inbox.stopping { return false }
+            inbox.stopping = true
+            curl_multi_wakeup(multi)
+            return true
+        }
+        guard first else { return }
+        stopped.wait()
+    }
+
+    private static let cancelledError = HTTP2ClientError(code: .cancelled, message: "the calling task was cancelled")
+    private static let shutdownError = HTTP2ClientError(code: .shutdown, message: "the HTTP/2 client was shut down")
+
+    private func submit(_ transfer: CurlTransfer) {
+        let accepted = inbox.withLock { inbox -> Bool in
+            if inbox.stopping { return false }
+            inbox.additions.append(transfer)
+            if !inbox.wakeupPending {
+                inbox.wakeupPending = true
+                curl_multi_wakeup(multi)
+            }
+            return true
+        }
+        if !accepted { transfer.finish(.failure(Self.shutdownError)) }
+    }
+
+    private func enqueueCancellation(_ transfer: CurlTransfer) {
+        inbox.withLock { inbox in
+            if inbox.stopping { return }
+            inbox.cancellations.append(transfer)
+            if !inbox.wakeupPending {
+                inbox.wakeupPending = true
+                curl_multi_wakeup(multi)
+            }
+        }
+    }
+
+    // MARK: - Loop thread
+
+    private func runLoop() {
+        var running: Int32 = 0
+        while true {
+            let (additions, cancellations, stopping) = inbox.withLock { inbox in
+                defer {
+                    inbox.additions.removeAll(keepingCapacity: true)
+                    inbox.cancellations.removeAll(keepingCapacity: true)
+                    inbox.wakeupPending = false
+                }
+                return (inbox.additions, inbox.cancellations, inbox.stopping)
+            }
+            if stopping {
+                for transfer in additions { transfer.finish(.failure(Self.shutdownError)) }
+                break
+            }
+            waiting.append(contentsOf: additions)
+            for transfer in cancellations { cancel(transfer) }
+            admitWaiting()
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            if waitingHead < waiting.count {
+                admitWaiting()
+                curl_multi_perform(multi, &running)
+                collectFinished()
+            }
+            var ready: Int32 = 0
+            curl_multi_poll(multi, nil, 0, 1000, &ready)
+        }
+        tearDown()
+        stopped.signal()
+    }
+
+    /// Hands waiting transfers to libcurl while fewer than the limit are active.
+    private func admitWaiting() {
+        let limit = configuration.activeLimit
+        while active.count < limit, waitingHead < waiting.count {
+            let transfer = waiting[waitingHead]
+            waitingHead += 1
+            start(transfer)
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 4096 {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if transfer.isFinished { return }
+        if transfer.isCancelled {
+            transfer.finish(.failure(Self.cancelledError))
+            return
+        }
+        guard let easy = pool.popLast() ?? makeEasyHandle() else {
+            transfer.finish(
+                .failure(HTTP2ClientError(code: .invalidRequest, message: "libcurl could not create a handle")))
+            return
+        }
+        let request = transfer.request
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        var list: UnsafeMutablePointer<curl_slist>?
+        var hasContentType = false
+        for header in request.headers {
+            if header.name.lowercased() == "content-type" { hasContentType = true }
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        // libcurl adds these by default; APNs needs neither, so they would only cost header bytes.
+        list = curl_slist_append(list, "Accept:")
+        if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
+        transfer.headerList = list
+        transfer.easy = easy
+
+        let version = request.url.hasPrefix("http://") ? Self.cleartextVersion : TIDINGS_CURL_HTTP_VERSION_2TLS
+        var code = tidings_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version)
+        if code == CURLE_OK { code = request.url.withCString { tidings_easy_setopt_pointer(easy, CURLOPT_URL, $0) } }
+        if code == CURLE_OK {
+            code = request.method.withCString { tidings_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, $0) }
+        }
+        if code == CURLE_OK { code = tidings_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list) }
+        if code == CURLE_OK {
+            code = tidings_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+        }
+        if code == CURLE_OK {
+            // COPYPOSTFIELDS: libcurl keeps its own copy, so the Swift array need not outlive this call.
+            if request.body.isEmpty {
+                code = "".withCString { tidings_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0) }
+            } else {
+                code = request.body.withUnsafeBytes {
+                    tidings_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+                }
+            }
+        }
+        if code == CURLE_OK {
+            code = tidings_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
+        }
+        if code == CURLE_OK { code = tidings_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context) }
+        if code == CURLE_OK { code = tidings_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context) }
+        guard code == CURLE_OK else {
+            release(transfer, handle: easy, reuse: false)
+            transfer.finish(.failure(Self.error(for: code, transfer: transfer)))
+            return
+        }
+        let added = curl_multi_add_handle(multi, easy)
+        guard added == CURLM_OK else {
+            release(transfer, handle: easy, reuse: false)
+            let message = String(cString: curl_multi_strerror(added))
+            transfer.finish(.failure(HTTP2ClientError(code: .invalidRequest, message: message)))
+            return
+        }
+        active[easy] = transfer
+    }
+
+    private func cancel(_ transfer: CurlTransfer) {
+        guard let easy = transfer.easy, active[easy] === transfer else {
+            // Still waiting for admission (or already done, when finish does nothing).
+            transfer.finish(.failure(Self.cancelledError))
+            return
+        }
+        active[easy] = nil
+        curl_multi_remove_handle(multi, easy)
+        // A transfer aborted mid-stream leaves the handle in an unknown state: do not reuse it.
+        release(transfer, handle: easy, reuse: false)
+        transfer.finish(.failure(Self.cancelledError))
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                let transfer = active.removeValue(forKey: easy)
+            else { continue }
+            let result = message.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            if result == CURLE_OK {
+                var status = 0
+                _ = tidings_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                let response = HTTP2Response(
+                    status: status, headers: transfer.responseHeaders, body: transfer.responseBody)
+                release(transfer, handle: easy, reuse: true)
+                transfer.finish(.success(response))
+            } else {
+                let error = Self.error(for: result, transfer: transfer)
+                release(transfer, handle: easy, reuse: false)
+                transfer.finish(.failure(error))
+            }
+        }
+    }
+
+    private func release(_ transfer: CurlTransfer, handle easy: UnsafeMutableRawPointer, reuse: Bool) {
+        curl_slist_free_all(transfer.headerList)
+        transfer.headerList = nil
+        transfer.easy = nil
+        let poolLimit = max(1, configuration.maxConnectionsPerHost) * max(1, configuration.maxConcurrentStreams)
+        if reuse && pool.count < poolLimit {
+            pool.append(easy)
+        } else {
+            curl_easy_cleanup(easy)
+        }
+    }
+
+    private func makeEasyHandle() -> UnsafeMutableRawPointer? {
+        guard let easy = curl_easy_init() else { return nil }
+        _ = tidings_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = tidings_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        _ = tidings_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        _ = tidings_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, CurlTransfer.writeBody)
+        _ = tidings_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, CurlTransfer.receiveHeader)
+        if let path = configuration.caBundlePath {
+            _ = path.withCString { tidings_easy_setopt_pointer(easy, CURLOPT_CAINFO, $0) }
+        }
+        if configuration.insecureSkipTLSVerificationForTestsOnly {
+            _ = tidings_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            _ = tidings_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        return easy
+    }
+
+    private func tearDown() {
+        for (easy, transfer) in active {
+            curl_multi_remove_handle(multi, easy)
+            release(transfer, handle: easy, reuse: false)
+            transfer.finish(.failure(Self.shutdownError))
+        }
+        active.removeAll()
+        for transfer in waiting[waitingHead...] { transfer.finish(.failure(Self.shutdownError)) }
+        waiting.removeAll()
+        let leftovers = inbox.withLock { inbox in
+            defer { inbox.additions.removeAll() }
+            return inbox.additions
+        }
+        for transfer in leftovers { transfer.finish(.failure(Self.shutdownError)) }
+        for easy in pool { curl_easy_cleanup(easy) }
+        pool.removeAll()
+        inbox.withLock { _ in _ = curl_multi_cleanup(multi) }
+    }
+
+    private static func error(for code: CURLcode, transfer: CurlTransfer) -> HTTP2ClientError {
+        let message = String(cString: curl_easy_strerror(code))
+        if transfer.bodyTooLarge {
+            return HTTP2ClientError(
+                code: .responseTooLarge,
+                message: "the response body exceeds the limit of \(transfer.maxBodyBytes) bytes",
+                curlCode: Int(code.rawValue))
+        }
+        if code == CURLE_OPERATION_TIMEDOUT {
+            return HTTP2ClientError(code: .timeout, message: message, curlCode: Int(code.rawValue))
+        }
+        if code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT {
+            return HTTP2ClientError(code: .invalidRequest, message: message, curlCode: Int(code.rawValue))
+        }
+        return HTTP2ClientError(code: .transport, message: message, curlCode: Int(code.rawValue))
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,113 @@
+import CCurl
+import Foundation
+import TidingsModel
+
+/// One request in flight inside ``CurlMultiClient``: its easy handle, header list and response buffers.
+///
+/// The loop thread alone touches the buffers and handles; `completion` is the only state shared with the
+/// submitting task (and its cancellation handler), and it sits behind a lock so it resumes exactly once.
+final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only; shared state is in LockedBox
+    struct Shared {
+        var continuation: CheckedContinuation<Result<HTTP2Response, HTTP2ClientError>, Never>?
+        var cancelled = false
+        var finished = false
+    }
+
+    let request: HTTP2Request
+    let maxBodyBytes: Int
+    let shared = LockedBox(Shared())
+
+    // Loop-thread state.
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var responseHeaders: [String: String] = [:]
+    var responseBody: [UInt8] = []
+    var bodyTooLarge = false
+
+    init(request: HTTP2Request, maxBodyBytes: Int) {
+        self.request = request
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Records the waiting continuation; false when the transfer already finished (cancelled early).
+    func attach(_ continuation: CheckedContinuation<Result<HTTP2Response, HTTP2ClientError>, Never>) -> Bool {
+        shared.withLock { state in
+            if state.finished { return false }
+            state.continuation = continuation
+            return true
+        }
+    }
+
+    /// Marks the transfer cancelled; the loop removes it at its next turn.
+    func markCancelled() {
+        shared.withLock { $0.cancelled = true }
+    }
+
+    var isCancelled: Bool { shared.withLock { $0.cancelled } }
+
+    /// Resumes the waiting task with `result`, once; later calls do nothing.
+    func finish(_ result: Result<HTTP2Response, HTTP2ClientError>) {
+        let continuation = shared.withLock {
+            state -> CheckedContinuation<
+                Result<HTTP2Response, HTTP2ClientError>, Never
+            >? in
+            if state.finished { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
+    }
+
+    /// Whether ``finish(_:)`` already ran.
+    var isFinished: Bool { shared.withLock { $0.finished } }
+
+    // MARK: - libcurl callbacks (loop thread)
+
+    /// CURLOPT_WRITEFUNCTION: appends body bytes, refusing more than the cap (which aborts the transfer).
+    static let writeBody: tidings_curl_data_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        if transfer.responseBody.count + length > transfer.maxBodyBytes {
+            transfer.bodyTooLarge = true
+            return 0
+        }
+        buffer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+            transfer.responseBody.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+        }
+        return length
+    }
+
+    /// CURLOPT_HEADERFUNCTION: keeps `name: value` lines, names lower-cased; a status line starts over.
+    static let receiveHeader: tidings_curl_data_callback = { buffer, size, count, context in
+        guard let buffer, let context else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        buffer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+            transfer.parseHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
+        }
+        return length
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    private func parseHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        if line.starts(with: Self.statusLinePrefix) {
+            responseHeaders.removeAll(keepingCapacity: true)
+            return
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        var start = colon + 1
+        var end = line.count
+        while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start,
+            line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n")
+                || line[end - 1] == UInt8(ascii: " ")
+        {
+            end -= 1
+        }
+        responseHeaders[name] = String(decoding: line[start..<end], as: UTF8.self)
+    }
+}
