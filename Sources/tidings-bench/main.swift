@@ -7,6 +7,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("json", printJSONBench),
     ("events", EventsBench.run),
     ("media", MediaBench.run),
+    ("apns", APNsBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.
