@@ -13,8 +13,8 @@
     ///
     /// To chain another vendor, set ``next`` (or subclass and call ``presentationIfOurs(for:)`` /
     /// ``handleIfOurs(_:)``): pushes that are not ours go to it unchanged.
-    public final class TidingsNotificationCenterDelegate: NSObject, UNUserNotificationCenterDelegate, @unchecked
-        Sendable
+    public final class TidingsNotificationCenterDelegate: NSObject, UNUserNotificationCenterDelegate,
+        @unchecked Sendable
     {
         // @unchecked: every stored property is a `let` except `next`, which the app sets once at launch.
         public let client: TidingsClient

@@ -75,7 +75,9 @@
             while true {
                 if let presented = top?.presentedViewController {
                     top = presented
-                } else if let navigation = top as? UINavigationController, let visible = navigation.visibleViewController {
+                } else if let navigation = top as? UINavigationController,
+                    let visible = navigation.visibleViewController
+                {
                     top = visible
                 } else if let tabs = top as? UITabBarController, let selected = tabs.selectedViewController {
                     top = selected
