@@ -98,6 +98,9 @@
         // MARK: - URLs
 
         /// Forward `application(_:open:options:)`; returns whether the URL was ours (return it from there).
+        ///
+        /// - Important: the performer must open deep links inside the app (`UIKitRoutePerformer.openDeepLink`);
+        ///   handing the app's own URL back to `UIApplication.open` would deliver it here again.
         @MainActor
         @discardableResult
         public func open(_ url: URL, performer: any RoutePerformer) -> Bool {

@@ -16,6 +16,11 @@
         public let client: TidingsClient
         /// Shows an app screen by name.
         public var showScreen: (String, [String: JSONValue]) -> Void
+        /// Opens a deep link inside the app (the app's router); nil hands it to `UIApplication.open`.
+        ///
+        /// - Important: set it when URLs reach the app through ``TidingsClient/open(_:performer:)``: the
+        ///   app's own scheme given to `UIApplication.open` comes straight back to `application(_:open:)`.
+        public var openDeepLink: ((URL) -> Void)?
         /// Receives a reply's text or a custom button; nil ignores them.
         public var handleButton: ((RoutedAction) -> Void)?
         /// The alert's texts, for localisation.
@@ -24,10 +29,11 @@
         public var cancelTitle = "Cancel"
 
         public init(
-            client: TidingsClient, handleButton: ((RoutedAction) -> Void)? = nil,
+            client: TidingsClient, openDeepLink: ((URL) -> Void)? = nil, handleButton: ((RoutedAction) -> Void)? = nil,
             showScreen: @escaping (String, [String: JSONValue]) -> Void = { _, _ in }
         ) {
             self.client = client
+            self.openDeepLink = openDeepLink
             self.handleButton = handleButton
             self.showScreen = showScreen
         }
@@ -36,7 +42,10 @@
             switch route {
             case .none, .openApp:
                 break
-            case .deepLink(let url), .web(let url, inApp: false):
+            case .deepLink(let url):
+                guard let url = URL(string: url) else { return }
+                if let openDeepLink { openDeepLink(url) } else { UIApplication.shared.open(url) }
+            case .web(let url, inApp: false):
                 guard let url = URL(string: url) else { return }
                 UIApplication.shared.open(url)
             case .web(let url, inApp: true):
