@@ -78,9 +78,8 @@
         /// - Returns: whether the push was ours.
         @discardableResult
         public func didReceiveRemoteNotification(
-            userInfo: [AnyHashable: Any],
-            completion: @escaping @Sendable (UIBackgroundFetchResult) -> Void,
-            appWork: (@Sendable (@escaping @Sendable (UIBackgroundFetchResult) -> Void) -> Void)? = nil
+            userInfo: [AnyHashable: Any], completion: @escaping (UIBackgroundFetchResult) -> Void,
+            appWork: ((@escaping (UIBackgroundFetchResult) -> Void) -> Void)? = nil
         ) -> Bool {
             guard let json = try? JSONValue(foundationObject: userInfo) else {
                 if let appWork { appWork(completion) } else { completion(.noData) }
