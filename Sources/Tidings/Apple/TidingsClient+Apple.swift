@@ -26,7 +26,8 @@
             }
         }
 
-        /// Asks for permission (when not asked yet), reports the answer, and registers with APNs.
+        /// Asks for permission (when not asked yet), reports the answer, and registers with APNs; the token
+        /// reaches the server only when the permission (or `TidingsAlwaysAllowTokenRegistration`) allows.
         ///
         /// Call it where the app's own explanation of notifications ends; iOS shows the prompt once.
         ///
@@ -47,9 +48,8 @@
             }
             let permission = Self.permission(await center.notificationSettings().authorizationStatus)
             await setPermission(permission)
-            if permission.allowsAlerts || configuration.alwaysAllowTokenRegistration {
-                UIApplication.shared.registerForRemoteNotifications()
-            }
+            // Always: the registrar decides whether the token is sent (permission, `alwaysAllowTokenRegistration`).
+            UIApplication.shared.registerForRemoteNotifications()
             return permission
         }
 
