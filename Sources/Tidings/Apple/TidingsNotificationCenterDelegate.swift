@@ -19,7 +19,7 @@
         // @unchecked: every stored property is a `let` except `next`, which the app sets once at launch.
         public let client: TidingsClient
         public let performer: any RoutePerformer
-        /// The delegate that gets pushes that are not ours (another vendor's SDK, the app's own).
+        /// The delegate that gets pushes that are not ours (another vendor's SDK, the app's own); held weakly.
         public weak var next: (any UNUserNotificationCenterDelegate)?
 
         public init(client: TidingsClient, performer: any RoutePerformer) {

@@ -11,7 +11,7 @@ extension JSONValue {
     /// let json = try JSONValue(foundationObject: response.notification.request.content.userInfo)
     /// ```
     ///
-    /// The result equals ``parse(_:options:)-(Data)`` of the same bytes:
+    /// The result equals `JSONValue.parse(data)` of the bytes `JSONSerialization` read:
     /// - Booleans: `JSONSerialization` and Swift's `Bool` bridging make `NSNumber`s of the private
     ///   `__NSCFBoolean` class on Apple platforms *and* on Linux (swift-corelibs-foundation), so a number
     ///   is a boolean when its class is that of `NSNumber(value: true)`. `objCType` alone cannot tell:
