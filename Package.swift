@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "TidingsModel", targets: ["TidingsModel"]),
         .library(name: "Tidings", targets: ["Tidings"]),
+        .library(name: "TidingsNotificationService", targets: ["TidingsNotificationService"]),
         .library(name: "TidingsServer", targets: ["TidingsServer"]),
         .library(name: "TidingsTesting", targets: ["TidingsTesting"]),
         .executable(name: "tidings", targets: ["tidings"]),
@@ -49,6 +50,9 @@ let package = Package(
 
         // The app SDK.
         .target(name: "Tidings", dependencies: ["TidingsModel", "TidingsSQLite"]),
+
+        // The Notification Service Extension base class (empty where UserNotifications is missing).
+        .target(name: "TidingsNotificationService", dependencies: ["Tidings", "TidingsModel"]),
 
         // The backend: HTTP API, store, providers.
         .target(

@@ -1,0 +1,150 @@
+#if canImport(UIKit) && canImport(UserNotifications)
+    import Foundation
+    import TidingsModel
+    import UIKit
+    import UserNotifications
+
+    /// The `UIApplicationDelegate` and `UISceneDelegate` forwards: each converts Apple's values once and
+    /// calls the matching ``TidingsClient`` method.
+    extension TidingsClient {
+        // MARK: - Registration
+
+        /// Forward `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
+        ///
+        /// ```swift
+        /// func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
+        ///     Task { await client.didRegisterForRemoteNotifications(deviceToken: deviceToken) }
+        /// }
+        /// ```
+        @discardableResult
+        public func didRegisterForRemoteNotifications(deviceToken: Data) async -> SyncResult? {
+            do {
+                return try await didRegister(deviceToken: deviceToken)
+            } catch {
+                logger.warning("refused the APNs token", metadata: ["error": "\(error)"])
+                return nil
+            }
+        }
+
+        /// Asks for permission (when not asked yet), reports the answer, and registers with APNs; the token
+        /// reaches the server only when the permission (or `TidingsAlwaysAllowTokenRegistration`) allows.
+        ///
+        /// Call it where the app's own explanation of notifications ends; iOS shows the prompt once.
+        ///
+        /// - Parameter options: what to ask for; `.provisional` asks nothing and delivers quietly.
+        /// - Returns: the permission the person chose.
+        @MainActor
+        @discardableResult
+        public func requestAuthorization(
+            options: UNAuthorizationOptions = [.alert, .sound, .badge]
+        ) async -> NotificationPermission {
+            let center = UNUserNotificationCenter.current()
+            if await center.notificationSettings().authorizationStatus == .notDetermined {
+                do {
+                    _ = try await center.requestAuthorization(options: options)
+                } catch {
+                    logger.info("authorization request failed", metadata: ["error": "\(error)"])
+                }
+            }
+            let permission = Self.permission(await center.notificationSettings().authorizationStatus)
+            await setPermission(permission)
+            // Always: the registrar decides whether the token is sent (permission, `alwaysAllowTokenRegistration`).
+            UIApplication.shared.registerForRemoteNotifications()
+            return permission
+        }
+
+        /// `UNAuthorizationStatus` as a ``NotificationPermission``; a status added after this SDK counts as
+        /// not determined.
+        public static func permission(_ status: UNAuthorizationStatus) -> NotificationPermission {
+            switch status {
+            case .authorized: return .authorized
+            case .provisional: return .provisional
+            case .ephemeral: return .ephemeral
+            case .denied: return .denied
+            case .notDetermined: return .notDetermined
+            @unknown default: return .notDetermined
+            }
+        }
+
+        // MARK: - Background pushes
+
+        /// Forward `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`.
+        ///
+        /// - Parameters:
+        ///   - userInfo: the push.
+        ///   - completion: called with `.noData` when the push is ours and asks for no app work; otherwise
+        ///     left to the app (`appWork` decides, then calls it).
+        ///   - appWork: the app's own refresh for a push that wants it, or for a push that is not ours.
+        /// - Returns: whether the push was ours.
+        @discardableResult
+        public func didReceiveRemoteNotification(
+            userInfo: [AnyHashable: Any], completion: @escaping (UIBackgroundFetchResult) -> Void,
+            appWork: ((@escaping (UIBackgroundFetchResult) -> Void) -> Void)? = nil
+        ) -> Bool {
+            guard let json = try? JSONValue(foundationObject: userInfo) else {
+                if let appWork { appWork(completion) } else { completion(.noData) }
+                return false
+            }
+            let decision = handleBackground(userInfo: json)
+            if decision.shouldAppWork || !decision.isOurs, let appWork {
+                appWork(completion)
+            } else {
+                completion(.noData)
+            }
+            return decision.isOurs
+        }
+
+        // MARK: - URLs
+
+        /// Forward `application(_:open:options:)`; returns whether the URL was ours (return it from there).
+        ///
+        /// - Important: the performer must open deep links inside the app (`UIKitRoutePerformer.openDeepLink`);
+        ///   handing the app's own URL back to `UIApplication.open` would deliver it here again.
+        @MainActor
+        @discardableResult
+        public func open(_ url: URL, performer: any RoutePerformer) -> Bool {
+            performer.perform(handleOpenURL(url.absoluteString))
+        }
+
+        /// Forward `scene(_:openURLContexts:)`; returns whether any URL was ours.
+        @MainActor
+        @discardableResult
+        public func open(_ contexts: Set<UIOpenURLContext>, performer: any RoutePerformer) -> Bool {
+            var anyOurs = false
+            for context in contexts where open(context.url, performer: performer) { anyOurs = true }
+            return anyOurs
+        }
+
+        /// Forward `scene(_:continue:)` (and `application(_:continue:restorationHandler:)`) for universal
+        /// links; returns whether the link was ours.
+        @MainActor
+        @discardableResult
+        public func `continue`(_ userActivity: NSUserActivity, performer: any RoutePerformer) -> Bool {
+            guard userActivity.activityType == NSUserActivityTypeBrowsingWeb, let url = userActivity.webpageURL else {
+                return false
+            }
+            return open(url, performer: performer)
+        }
+
+        // MARK: - Badge
+
+        /// Shows a ``BadgeUpdate``: `setBadgeCount` on iOS 16 and later, `applicationIconBadgeNumber` before.
+        ///
+        /// ```swift
+        /// await client.applyBadge(await client.didFinishLaunching())
+        /// ```
+        @MainActor
+        public func applyBadge(_ update: BadgeUpdate) async {
+            guard case .set(let count) = update else { return }
+            if #available(iOS 16.0, *) {
+                do {
+                    try await UNUserNotificationCenter.current().setBadgeCount(count)
+                } catch {
+                    logger.info("cannot set the badge", metadata: ["error": "\(error)"])
+                }
+            } else {
+                UIApplication.shared.applicationIconBadgeNumber = count
+            }
+        }
+    }
+#endif

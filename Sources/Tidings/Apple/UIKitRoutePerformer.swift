@@ -1,0 +1,99 @@
+#if canImport(UIKit) && canImport(SafariServices)
+    import Foundation
+    import SafariServices
+    import TidingsModel
+    import UIKit
+
+    /// Performs routes with UIKit: links through `UIApplication.open`, in-app pages in an
+    /// `SFSafariViewController`, screens, replies and custom buttons through the app's closures, and coupons
+    /// through a "Copy coupon code?" alert.
+    ///
+    /// ```swift
+    /// let performer = UIKitRoutePerformer(client: client) { name, parameters in router.show(name, parameters) }
+    /// ```
+    @MainActor
+    public final class UIKitRoutePerformer: RoutePerformer {
+        public let client: TidingsClient
+        /// Shows an app screen by name.
+        public var showScreen: (String, [String: JSONValue]) -> Void
+        /// Opens a deep link inside the app (the app's router); nil hands it to `UIApplication.open`.
+        ///
+        /// - Important: set it when URLs reach the app through ``TidingsClient/open(_:performer:)``: the
+        ///   app's own scheme given to `UIApplication.open` comes straight back to `application(_:open:)`.
+        public var openDeepLink: ((URL) -> Void)?
+        /// Receives a reply's text or a custom button; nil ignores them.
+        public var handleButton: ((RoutedAction) -> Void)?
+        /// The alert's texts, for localisation.
+        public var couponTitle = "Copy coupon code?"
+        public var copyTitle = "Copy"
+        public var cancelTitle = "Cancel"
+
+        public init(
+            client: TidingsClient, openDeepLink: ((URL) -> Void)? = nil, handleButton: ((RoutedAction) -> Void)? = nil,
+            showScreen: @escaping (String, [String: JSONValue]) -> Void = { _, _ in }
+        ) {
+            self.client = client
+            self.openDeepLink = openDeepLink
+            self.handleButton = handleButton
+            self.showScreen = showScreen
+        }
+
+        public func perform(_ route: RoutedAction, userInfo: JSONValue?) {
+            switch route {
+            case .none, .openApp:
+                break
+            case .deepLink(let url):
+                guard let url = URL(string: url) else { return }
+                if let openDeepLink { openDeepLink(url) } else { UIApplication.shared.open(url) }
+            case .web(let url, inApp: false):
+                guard let url = URL(string: url) else { return }
+                UIApplication.shared.open(url)
+            case .web(let url, inApp: true):
+                guard let url = URL(string: url), let presenter = Self.topViewController() else { return }
+                presenter.present(SFSafariViewController(url: url), animated: true)
+            case .screen(let name, let parameters):
+                showScreen(name, parameters)
+            case .coupon(let code, let then):
+                offerCoupon(code, userInfo: userInfo, then: then)
+            case .reply, .custom:
+                handleButton?(route)
+            }
+        }
+
+        private func offerCoupon(_ code: String, userInfo: JSONValue?, then: RoutedAction?) {
+            let followUp = { [weak self] in
+                if let then, then != .none { self?.perform(then, userInfo: userInfo) }
+            }
+            guard let presenter = Self.topViewController() else { return followUp() }
+            let alert = UIAlertController(title: couponTitle, message: code, preferredStyle: .alert)
+            alert.addAction(
+                UIAlertAction(title: copyTitle, style: .default) { [client] _ in
+                    UIPasteboard.general.string = code
+                    if let userInfo { client.couponCopied(code: code, userInfo: userInfo) }
+                    followUp()
+                })
+            alert.addAction(UIAlertAction(title: cancelTitle, style: .cancel) { _ in followUp() })
+            presenter.present(alert, animated: true)
+        }
+
+        /// The view controller on top of the key window, to present from.
+        public static func topViewController() -> UIViewController? {
+            let window = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }
+                .flatMap(\.windows).first(where: \.isKeyWindow)
+            var top = window?.rootViewController
+            while true {
+                if let presented = top?.presentedViewController {
+                    top = presented
+                } else if let navigation = top as? UINavigationController,
+                    let visible = navigation.visibleViewController
+                {
+                    top = visible
+                } else if let tabs = top as? UITabBarController, let selected = tabs.selectedViewController {
+                    top = selected
+                } else {
+                    return top
+                }
+            }
+        }
+    }
+#endif
