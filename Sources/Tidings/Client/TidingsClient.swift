@@ -125,7 +125,10 @@ public final class TidingsClient: Sendable {
     /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
     @discardableResult
     public func didRegister(deviceToken: Data) async throws(RegistrationError) -> SyncResult {
+        let previous = await registrar.desiredState.apnsToken
         try await registrar.setAPNsToken(Array(deviceToken))
+        let state = await registrar.desiredState
+        recordTokenChange(from: previous, to: state.apnsToken, state: state)
         return await registrar.sync()
     }
 
@@ -139,7 +142,9 @@ public final class TidingsClient: Sendable {
     /// The notification permission the person chose; syncs at once.
     @discardableResult
     public func setPermission(_ permission: NotificationPermission) async -> SyncResult {
+        let previous = await registrar.desiredState.permission
         await registrar.setPermission(permission)
+        recordPermissionChange(from: previous, to: await registrar.desiredState)
         return await registrar.sync()
     }
 
