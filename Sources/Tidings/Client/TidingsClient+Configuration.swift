@@ -14,8 +14,8 @@ extension TidingsClient {
     public struct Configuration: Sendable {
         /// Which APNs environment the device token belongs to.
         public enum Environment: String, Sendable, Hashable, CaseIterable {
-            /// Not sent until the app calls ``TidingsClient/setEnvironment(_:)`` (the Apple glue reads the
-            /// provisioning profile's `aps-environment`).
+            /// Read at launch from the app's provisioning profile (``APNsEnvironment/detect(provisioningProfile:)``:
+            /// none means an App Store build, so production); ``TidingsClient/setEnvironment(_:)`` overrides it.
             case automatic
             case sandbox
             case production
@@ -85,6 +85,9 @@ extension TidingsClient {
         public var transport: any HTTPTransport = URLSessionTransport()
         /// The time source for events, retries and expiry.
         public var clock: any TidingsClock = SystemClock()
+        /// How ``Environment/automatic`` finds the environment; the main bundle's provisioning profile by
+        /// default (tests inject their own).
+        public var detectEnvironment: @Sendable () -> APNsEnvironment? = { APNsEnvironment.detect() }
 
         public init(appKey: String, serverURL: URL, containerDirectory: URL) {
             self.appKey = appKey

@@ -102,7 +102,8 @@ public final class TidingsClient: Sendable {
         switch configuration.environment {
         case .sandbox: await registrar.setEnvironment(.sandbox)
         case .production: await registrar.setEnvironment(.production)
-        case .automatic: break
+        case .automatic:
+            if let detected = configuration.detectEnvironment() { await registrar.setEnvironment(detected) }
         }
         await uploader.start()
         return update
