@@ -50,7 +50,14 @@ enum Daemon {
         let apiMetrics = RegistryAPIMetrics(
             registry: metrics,
             storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
-        let api = try TidingsAPI(dataDirectory: dataDirectory, logger: logger, metrics: apiMetrics)
+        let store = try SQLiteStore(directory: dataDirectory)
+        let provider = AppAPNsProvider(
+            store: store, credentials: APNsCredentialsStore(dataDirectory: dataDirectory),
+            configuration: configuration.apns, metrics: metrics, logger: logger)
+        let api = TidingsAPI(
+            store: store, logger: logger, metrics: apiMetrics, provider: provider, registry: metrics)
+        let fanout = FanoutService(store: store, provider: provider, logger: logger, metrics: metrics)
+        fanout.start()
         var router = api.router
         router.addOperationsRoutes(metrics: metrics)
         let handler = HTTPMiddleware.standard(
@@ -59,7 +66,12 @@ enum Daemon {
             configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
         // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
         // address is known must not fall in a window where it is ignored and lost.
-        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
+        ShutdownSignals.install(
+            server: server, logger: logger,
+            stopWork: {
+                await fanout.stop()
+                provider.shutdown()
+            }, flush: logHandler.flush)
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
         FileHandle.standardOutput.write(

@@ -8,20 +8,27 @@ enum ShutdownSignals {
     private static let sources = LockedBox<[any DispatchSourceSignal]>([])
     private static let stopping = LockedBox(false)
 
-    /// `flush` runs just before the process exits, so that the last log lines are not lost.
-    static func install(server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void) {
+    /// `stopWork` runs once requests have finished (background work such as fan-out stops there); `flush`
+    /// runs just before the process exits, so that the last log lines are not lost.
+    static func install(
+        server: HTTPServer, logger: Logger, stopWork: @escaping @Sendable () async -> Void = {},
+        flush: @escaping @Sendable () -> Void
+    ) {
         for number in [SIGTERM, SIGINT] {
             // The default action would kill the process before the dispatch source sees the signal.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { received(number, server: server, logger: logger, flush: flush) }
+            source.setEventHandler {
+                received(number, server: server, logger: logger, stopWork: stopWork, flush: flush)
+            }
             source.resume()
             sources.withLock { $0.append(source) }
         }
     }
 
     private static func received(
-        _ number: Int32, server: HTTPServer, logger: Logger, flush: @escaping @Sendable () -> Void
+        _ number: Int32, server: HTTPServer, logger: Logger, stopWork: @escaping @Sendable () async -> Void,
+        flush: @escaping @Sendable () -> Void
     ) {
         let alreadyStopping = stopping.withLock { stopping in
             defer { stopping = true }
@@ -40,6 +47,7 @@ enum ShutdownSignals {
             ])
         Task {
             await server.shutdown()
+            await stopWork()
             logger.notice("stopped")
             flush()
             exit(0)

@@ -11,14 +11,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The store's directory; created when missing.
     public var dataDirectory: String
     public var logLevel: Logger.Level
+    /// Where pushes go: Apple's hosts unless overridden (an APNs emulator for local development).
+    public var apns: APNsClient.Configuration
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = APNsClient.Configuration()
     ) {
         self.http = http
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
+        self.apns = apns
     }
 
     /// What the command line asks for.
@@ -107,6 +110,25 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard let value = Int(text), (1...256).contains(value) else { return false }
                 configuration.http.threadCount = value
+                return true
+            }),
+        Setting(
+            flag: "apns-endpoint", environment: "TIDINGS_APNS_ENDPOINT", fileKey: "apns_endpoint",
+            help: "send every push here instead of Apple's hosts (an APNs emulator: http://127.0.0.1:PORT)",
+            apply: { configuration, text in
+                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
+                else { return false }
+                let endpoint = text.hasSuffix("/") ? String(text.dropLast()) : text
+                configuration.apns.productionEndpoint = endpoint
+                configuration.apns.sandboxEndpoint = endpoint
+                return true
+            }),
+        Setting(
+            flag: "apns-ca-file", environment: "TIDINGS_APNS_CA_FILE", fileKey: "apns_ca_file",
+            help: "PEM file of the certificate authorities to trust for the APNs endpoint",
+            apply: { configuration, text in
+                guard !text.isEmpty else { return false }
+                configuration.apns.caBundlePath = text
                 return true
             }),
         Setting(

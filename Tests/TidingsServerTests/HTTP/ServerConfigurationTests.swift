@@ -32,6 +32,16 @@ import TidingsServer
         #expect(configuration.http.maximumBodyBytes > 1_048_576)
     }
 
+    @Test func anAPNsEndpointReplacesBothOfApplesHosts() throws {
+        #expect(try Self.configuration([]).apns == APNsClient.Configuration())
+        let configuration = try Self.configuration(
+            ["--apns-endpoint", "http://127.0.0.1:8443/", "--apns-ca-file", "/etc/ca.pem"])
+        #expect(configuration.apns.productionEndpoint == "http://127.0.0.1:8443")
+        #expect(configuration.apns.sandboxEndpoint == "http://127.0.0.1:8443")
+        #expect(configuration.apns.caBundlePath == "/etc/ca.pem")
+        #expect(throws: ServerConfigurationError.self) { try Self.configuration(["--apns-endpoint", "ftp://x"]) }
+    }
+
     @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
         let files = [
             "/etc/t.json": #"{"listen": "10.0.0.1:1", "data_dir": "/file", "log_level": "debug", "threads": 3}"#

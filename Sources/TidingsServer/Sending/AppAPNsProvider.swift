@@ -1,0 +1,71 @@
+import Foundation
+import TidingsModel
+
+/// Sends each push through the APNs client of the app whose bundle id is the push's topic, signed with
+/// that app's provider token (`tidingsd apps set-apns`); one client, so one connection pool, per app,
+/// made on first use.
+///
+/// An app without credentials gets a client without an `authorization` header: the APNs emulator
+/// (without keys) accepts that, and Apple answers 403 `MissingProviderToken`, which the outcome reports.
+public final class AppAPNsProvider: PushProvider, Sendable {
+    private let store: any Store
+    private let credentials: APNsCredentialsStore
+    private let configuration: APNsClient.Configuration
+    private let metrics: MetricsRegistry
+    private let clock: any TidingsClock
+    private let logger: Logger
+    private let clients = LockedBox<[String: APNsClient]>([:])
+
+    public init(
+        store: any Store, credentials: APNsCredentialsStore, configuration: APNsClient.Configuration = .init(),
+        metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger
+    ) {
+        self.store = store
+        self.credentials = credentials
+        self.configuration = configuration
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func send(_ push: OutgoingPush) async -> PushOutcome {
+        do {
+            let client = try client(for: push.topic)
+            return await client.send(push)
+        } catch {
+            logger.warning("no APNs client for topic", metadata: ["topic": push.topic, "error": "\(error)"])
+            return PushOutcome(disposition: .failed, reason: "NoProviderForTopic")
+        }
+    }
+
+    /// Closes every client; pushes in flight end as retries.
+    public func shutdown() {
+        for client in clients.withLock({ Array($0.values) }) { client.shutdown() }
+    }
+
+    private struct UnknownTopic: Error, CustomStringConvertible {
+        var topic: String
+        var description: String { "no app has the bundle id \(topic)" }
+    }
+
+    private func client(for topic: String) throws -> APNsClient {
+        if let client = clients.withLock({ $0[topic] }) { return client }
+        guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {
+            throw UnknownTopic(topic: topic)
+        }
+        let authorization = try credentials.load(appID: app.id)?.providerToken(clock: clock)
+        if authorization == nil {
+            logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": app.id])
+        }
+        let made = try APNsClient(
+            configuration: configuration, authorization: authorization, metrics: metrics, clock: clock,
+            logger: logger)
+        let (client, spare) = clients.withLock { clients -> (APNsClient, APNsClient?) in
+            if let existing = clients[topic] { return (existing, made) }
+            clients[topic] = made
+            return (made, nil)
+        }
+        spare?.shutdown()
+        return client
+    }
+}
