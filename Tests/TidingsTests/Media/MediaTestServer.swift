@@ -73,11 +73,13 @@ final class MediaTestServer: Sendable {
         case "/loop":
             return HTTPResponse(status: 302, headers: ["Location": "http://127.0.0.1:\(port)/loop"])
         case "/declared-60mb":
-            // Content-Length says 60 MB; the body would follow in 64 KB pieces if the client kept reading.
-            return streamed(total: 60 * 1_048_576, declare: true, delay: nil, counters: counters)
+            // Content-Length says 60 MB; the body would follow in 64 KB pieces if the client kept reading,
+            // paced (at most 32 MB/s) so that what was sent says when the client hung up, not how fast
+            // loopback is.
+            return streamed(total: 60 * 1_048_576, declare: true, delay: .milliseconds(2), counters: counters)
         case "/chunked-32mb":
             // No Content-Length: only counting while streaming can stop this one.
-            return streamed(total: 32 * 1_048_576, declare: false, delay: nil, counters: counters)
+            return streamed(total: 32 * 1_048_576, declare: false, delay: .milliseconds(2), counters: counters)
         case "/slow":
             // A picture that trickles: one small piece every 100 ms, 10 s in all.
             return streamed(
