@@ -41,19 +41,19 @@ public struct EventType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
     public static let uninstall = EventType("uninstall")
 
     /// Every type this version knows.
-    public static let known: [EventType] = [
+    public static let known: Set<EventType> = [
         .tokenRegister, .tokenUnregister, .permissionChange, .delivery, .open, .dismiss, .action, .reply,
         .linkOpen, .deeplinkOpen, .screenOpen, .couponCopy, .silentReceived, .mediaFailed, .eventsDropped,
         .uninstall,
     ]
 
     /// Events about one notification, which must carry its `message_id`.
-    public var isNotificationEvent: Bool {
-        [
-            EventType.delivery, .open, .dismiss, .action, .reply, .linkOpen, .deeplinkOpen, .screenOpen,
-            .couponCopy, .silentReceived, .mediaFailed,
-        ].contains(self)
-    }
+    public var isNotificationEvent: Bool { Self.notificationEvents.contains(self) }
+
+    private static let notificationEvents: Set<EventType> = [
+        .delivery, .open, .dismiss, .action, .reply, .linkOpen, .deeplinkOpen, .screenOpen, .couponCopy,
+        .silentReceived, .mediaFailed,
+    ]
 
     /// Events about a push token, which must carry `token` and `token_type`.
     public var isTokenEvent: Bool { self == .tokenRegister || self == .tokenUnregister }
