@@ -17,9 +17,6 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// Whether another connection held the lock past the busy timeout.
     public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }
 
-    /// Whether a UNIQUE, PRIMARY KEY or other constraint refused the write.
-    public var isConstraintViolation: Bool { primaryCode == 19 }
-
     public var description: String {
         "SQLite error \(code): \(message)" + (sql.map { " (in \($0))" } ?? "")
     }

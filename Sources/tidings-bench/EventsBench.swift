@@ -147,7 +147,7 @@ enum EventsBench {
 
     static func report(_ name: String, _ samples: [Double], perCall: Int?) {
         let sorted = samples.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+        func percentile(_ fraction: Double) -> Double { Measure.percentile(sorted, fraction) * 1000 }
         var line = String(
             format: "events: %@: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d calls)", name, percentile(0.5),
             percentile(0.99), sorted.last! * 1000, samples.count)

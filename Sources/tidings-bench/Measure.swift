@@ -15,18 +15,6 @@ enum Measure {
         return perCall.sorted()[perCall.count / 2]
     }
 
-    /// The duration of each call of `body`, in nanoseconds, for percentiles.
-    static func samples(count: Int, _ body: () throws -> Void) rethrows -> [Double] {
-        var samples: [Double] = []
-        samples.reserveCapacity(count)
-        for _ in 0..<count {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start))
-        }
-        return samples.sorted()
-    }
-
     /// The `fraction` percentile (0...1) of sorted samples.
     static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }

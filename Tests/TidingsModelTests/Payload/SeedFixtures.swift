@@ -1,35 +1,13 @@
+import Foundation
+
 /// The example payloads of the seed guides and the reference notes, reproduced as JSON text.
 enum SeedFixtures {
     /// Seeds 000 and 001 (MoEngage): "iOS Push Payload" with every key explained.
-    static let moEngageFullPayload = """
-        {
-          "aps": {
-            "alert": {"title": "Notification Title", "subtitle": "Notification Subtitle", "body": "Notification Body"},
-            "badge": 1,
-            "sound": "default",
-            "category": "INVITE_CATEGORY",
-            "content-available": 1,
-            "mutable-content": 1
-          },
-          "app_extra": {
-            "moe_deeplink": "moeapp://screen/settings",
-            "screenName": "Screen Name",
-            "screenData": {"key1": "val1", "key2": "val2"}
-          },
-          "moengage": {
-            "silentPush": 1,
-            "cid": "55f2ba15a4ab4104a287bf88",
-            "app_id": "DAO6UGZ73D9RTK8B5W96TPYN_DEBUG",
-            "moe_campaign_id": "55f2ba15a4ab4104a287bf88",
-            "moe_campaign_name": "Campaign Name",
-            "inbox_expiry": "1571905058",
-            "webUrl": "https://google.com",
-            "couponCode": "APP200",
-            "media-attachment": "https://image.moengage.com/testImg.png",
-            "media-type": "image"
-          }
-        }
-        """
+    static let moEngageFullPayload = String(
+        decoding: try! Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/moengage-guide-000.json")), as: UTF8.self)
 
     /// Seed 000 (MoEngage): the silent push sent to the whole user base for uninstall tracking.
     static let moEngageUninstallSilentPush = """
