@@ -63,7 +63,7 @@ let package = Package(
         // Shipped test doubles.
         .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer"]),
 
-        .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer"]),
+        .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
         .executableTarget(name: "tidingsd", dependencies: ["TidingsServer"]),
         .executableTarget(name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer"]),
 

@@ -27,10 +27,15 @@ public actor SimulatedNotificationCenter {
     public private(set) var delivered: [Delivered] = []
     public private(set) var badge: Int?
 
-    public init(client: TidingsClient, extensionConfiguration: TidingsClient.Configuration, appState: AppState) {
+    /// - Parameter categories: what an earlier run registered; iOS keeps them across launches.
+    public init(
+        client: TidingsClient, extensionConfiguration: TidingsClient.Configuration, appState: AppState,
+        categories: [CategoryDefinition] = []
+    ) {
         self.client = client
         self.extensionConfiguration = extensionConfiguration
         self.appState = appState
+        self.categories = categories
     }
 
     public func setAppState(_ state: AppState) {

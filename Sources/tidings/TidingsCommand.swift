@@ -9,6 +9,7 @@ enum TidingsCommand {
           payload inspect [FILE|-] [--json]   decode a push payload of any dialect and show it
           payload lint [FILE|-] [--json]      report what Apple or the SDK would trip over
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
+          demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
 
         Run 'tidings <command> --help' for a command's options.
         """
@@ -23,6 +24,7 @@ enum TidingsCommand {
             switch command {
             case "payload": return try await PayloadCommand.run(rest)
             case "queue": return try await QueueCommand.run(rest)
+            case "demo": return try await DemoCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return ExitCode.success

@@ -31,6 +31,12 @@ extension JSONValue {
         return nil
     }
 
+    /// The number when this is an integer.
+    public var integerValue: Int64? {
+        if case .integer(let integer) = self { return integer }
+        return nil
+    }
+
     /// Whether this is `null`.
     public var isNull: Bool {
         if case .null = self { return true }

@@ -19,7 +19,7 @@ extension APIService {
         let messageID = "msg_" + UUID().lowercasedString
         do {
             messageRequest = try MessageRequest.parse(body, now: date)
-            built = try MessagePayloadBuilder().build(
+            built = try MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts).build(
                 content: messageRequest.content, kind: messageRequest.kind, messageID: messageID,
                 campaignID: messageRequest.campaignID)
         } catch {
@@ -106,7 +106,7 @@ extension APIService {
                 "failed_by_reason": reasons(counts.failedByReason),
                 "skipped_by_reason": reasons(counts.skippedByReason),
             ],
-            "funnel": Self.statsJSON(funnel, idKey: "message_id", id: message.id),
+            "funnel": Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id),
         ]
         if let campaignID = message.campaignID { object["campaign_id"] = .string(campaignID) }
         if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }

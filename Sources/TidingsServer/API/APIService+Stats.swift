@@ -7,27 +7,33 @@ extension APIService {
         let caller = try authenticate(request, .serverKey)
         let campaignID = try parameter(request, "campaign_id")
         let funnel = try store.funnel(appID: caller.appID, scope: .campaign(campaignID))
-        return json(Self.statsJSON(funnel, idKey: "campaign_id", id: campaignID))
+        let counts = try store.campaignCounts(appID: caller.appID, campaignID: campaignID)
+        return json(Self.statsJSON(funnel, counts: counts, idKey: "campaign_id", id: campaignID))
     }
 
-    /// `GET /v1/messages/{message_id}/stats`: the funnel of one message, for server keys.
+    /// `GET /v1/messages/{message_id}/stats`: the funnel of one message, for server keys. A message that
+    /// tidingsd did not send (another vendor's, seen through the SDK's events) has events but no sends.
     func messageStats(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try parameter(request, "message_id")
         let funnel = try store.funnel(appID: caller.appID, scope: .message(messageID))
-        return json(Self.statsJSON(funnel, idKey: "message_id", id: messageID))
+        let counts = try store.messageCounts(messageID: messageID)
+        return json(Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: messageID))
     }
 
-    /// The funnel as JSON: event counts per stage, distinct installations per stage, and rates.
+    /// The funnel as JSON: sends from `counts`, event counts per stage, distinct installations per stage,
+    /// and rates.
     ///
     /// Rates divide distinct installations (an installation that opened twice counts once) by the
     /// distinct installations delivered to, and are null until something was delivered.
-    static func statsJSON(_ funnel: EventFunnel, idKey: String, id: String) -> JSONValue {
+    static func statsJSON(_ funnel: EventFunnel, counts sends: MessageCounts, idKey: String, id: String) -> JSONValue {
         let stages: [(name: String, types: [EventType])] = [
             ("delivered", [.delivery]), ("opened", [.open]), ("dismissed", [.dismiss]), ("link_open", [.linkOpen]),
             ("deeplink_open", [.deeplinkOpen]), ("actions", [.action, .reply]),
         ]
-        var counts: [String: JSONValue] = ["sent": 0, "failed": 0]
+        var counts: [String: JSONValue] = [
+            "sent": .integer(Int64(sends.sent)), "failed": .integer(Int64(sends.failed)),
+        ]
         var unique: [String: JSONValue] = [:]
         var uniqueCounts: [String: Int] = [:]
         for stage in stages {

@@ -22,6 +22,8 @@ extension TidingsAPI {
         public var maximumMessageBodyBytes = 1024 * 1024
         /// Whether a message needs an explicit notification consent (`true`) or only its absence of a `false`.
         public var requireNotificationConsent = false
+        /// Hosts whose media a message may name with `http://` (a local media server); others need https.
+        public var insecureMediaHosts: Set<String> = []
 
         public init() {}
     }

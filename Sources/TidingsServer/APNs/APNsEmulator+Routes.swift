@@ -13,6 +13,9 @@ extension APNsEmulator {
             HTTPRoute("GET", "/emulator/devices/{token}/notifications") { [self] request in
                 try await notifications(request)
             },
+            HTTPRoute("GET", "/emulator/topics/{topic}/notifications") { [self] request in
+                try await notifications(request)
+            },
             HTTPRoute("GET", "/emulator/stats") { [self] _ in try stats() },
         ])
     }
@@ -58,7 +61,8 @@ extension APNsEmulator {
         return HTTPResponse(status: 204)
     }
 
-    /// `GET /emulator/devices/{token}/notifications?wait=SECONDS`: `{"notifications": [...]}`.
+    /// `GET /emulator/devices/{token}/notifications?wait=SECONDS` and
+    /// `GET /emulator/topics/{topic}/notifications?wait=SECONDS`: `{"notifications": [...]}`.
     private func notifications(_ request: HTTPRequest) async throws -> HTTPResponse {
         var wait = Duration.zero
         if let text = request.queryValue("wait") {
@@ -67,7 +71,12 @@ extension APNsEmulator {
             }
             wait = .milliseconds(Int64(min(seconds, configuration.maximumWait.seconds) * 1000))
         }
-        let received = await collect(token: request.pathParameters["token"] ?? "", wait: wait)
+        let received: [APNsEmulatorNotification]
+        if let topic = request.pathParameters["topic"] {
+            received = await collect(topic: topic, wait: wait)
+        } else {
+            received = await collect(token: request.pathParameters["token"] ?? "", wait: wait)
+        }
         return Self.json(["notifications": .array(received.map(\.json))])
     }
 

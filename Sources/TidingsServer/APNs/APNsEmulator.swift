@@ -46,15 +46,38 @@ public final class APNsEmulator: Sendable {
         var continuation: CheckedContinuation<[APNsEmulatorNotification], Never>
     }
 
+    /// Who waits: one device, or every device of an app.
+    enum Mailbox: Hashable {
+        case token(String)
+        case topic(String)
+    }
+
     struct State {
         var stored: [String: [APNsEmulatorNotification]] = [:]
-        var waiters: [String: [Waiter]] = [:]
+        var waiters: [Mailbox: [Waiter]] = [:]
         var faults: [String: APNsEmulatorFault] = [:]
         var deviceTopics: [String: String] = [:]
         var counts: [String: Int] = [:]
         /// Provider tokens whose signature verified, so that reused tokens cost no ECDSA (APNs, too,
         /// expects one token reused for up to an hour).
         var verifiedTokens: [String: ES256Verifier.Claims] = [:]
+
+        /// Removes and returns what is stored for `mailbox`, oldest first per device.
+        mutating func take(_ mailbox: Mailbox) -> [APNsEmulatorNotification] {
+            switch mailbox {
+            case .token(let token):
+                defer { stored[token] = nil }
+                return stored[token] ?? []
+            case .topic(let topic):
+                var taken: [APNsEmulatorNotification] = []
+                for (token, notifications) in stored where notifications.contains(where: { $0.topic == topic }) {
+                    taken += notifications.filter { $0.topic == topic }
+                    let others = notifications.filter { $0.topic != topic }
+                    stored[token] = others.isEmpty ? nil : others
+                }
+                return taken
+            }
+        }
     }
 
     /// Verified tokens remembered; the cache is emptied when it is full.
@@ -100,21 +123,25 @@ public final class APNsEmulator: Sendable {
     /// Removes and returns what arrived for `token`; when nothing has, waits up to `wait` (bounded by
     /// ``Configuration/maximumWait``) for the next arrival. Never blocks a thread.
     public func collect(token: String, wait: Duration = .zero) async -> [APNsEmulatorNotification] {
-        let token = token.lowercased()
+        await collect(from: .token(token.lowercased()), wait: wait)
+    }
+
+    /// Removes and returns what arrived for every device of the app `topic`, waiting as
+    /// ``collect(token:wait:)`` does: one long-poll serves a whole fleet of simulated devices.
+    public func collect(topic: String, wait: Duration = .zero) async -> [APNsEmulatorNotification] {
+        await collect(from: .topic(topic), wait: wait)
+    }
+
+    private func collect(from mailbox: Mailbox, wait: Duration) async -> [APNsEmulatorNotification] {
         let wait = min(wait, configuration.maximumWait)
-        let ready = state.withLock { state -> [APNsEmulatorNotification] in
-            defer { state.stored[token] = nil }
-            return state.stored[token] ?? []
-        }
+        let ready = state.withLock { $0.take(mailbox) }
         if !ready.isEmpty || wait <= .zero { return ready }
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let immediate = state.withLock { state -> [APNsEmulatorNotification]? in
-                if let stored = state.stored[token], !stored.isEmpty {
-                    state.stored[token] = nil
-                    return stored
-                }
-                state.waiters[token, default: []].append(Waiter(id: id, continuation: continuation))
+                let stored = state.take(mailbox)
+                if !stored.isEmpty { return stored }
+                state.waiters[mailbox, default: []].append(Waiter(id: id, continuation: continuation))
                 return nil
             }
             if let immediate {
@@ -124,27 +151,29 @@ public final class APNsEmulator: Sendable {
             // Held strongly: the waiter's continuation must be resumed, and the wait is bounded.
             Task {
                 try? await clock.sleep(for: wait)
-                self.expireWaiter(token: token, id: id)
+                self.expireWaiter(mailbox, id: id)
             }
         }
     }
 
-    private func expireWaiter(token: String, id: UUID) {
+    private func expireWaiter(_ mailbox: Mailbox, id: UUID) {
         let waiter = state.withLock { state -> Waiter? in
-            guard let index = state.waiters[token]?.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters[token]?.remove(at: index)
+            guard let index = state.waiters[mailbox]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters[mailbox]?.remove(at: index)
         }
         waiter?.continuation.resume(returning: [])
     }
 
-    /// Hands `notification` to a waiting device, or stores it (dropping the oldest past the bound).
+    /// Hands `notification` to a waiting fleet or device, or stores it (dropping the oldest past the bound).
     func deliver(_ notification: APNsEmulatorNotification) {
         let token = notification.deviceToken
         let waiter = state.withLock { state -> Waiter? in
-            if var waiters = state.waiters[token], !waiters.isEmpty {
-                let first = waiters.removeFirst()
-                state.waiters[token] = waiters.isEmpty ? nil : waiters
-                return first
+            for mailbox in [Mailbox.topic(notification.topic), .token(token)] {
+                if var waiters = state.waiters[mailbox], !waiters.isEmpty {
+                    let first = waiters.removeFirst()
+                    state.waiters[mailbox] = waiters.isEmpty ? nil : waiters
+                    return first
+                }
             }
             var stored = state.stored[token] ?? []
             stored.append(notification)

@@ -29,3 +29,21 @@ public struct APNsEmulatorNotification: Sendable, Equatable {
         return .object(object)
     }
 }
+
+extension APNsEmulatorNotification {
+    /// Reads the wire form back; nil when a required field is missing.
+    public init?(json: JSONValue) {
+        guard let apnsID = json["apns_id"]?.stringValue, let deviceToken = json["device_token"]?.stringValue,
+            let topic = json["topic"]?.stringValue, let payload = json["payload"], payload.objectValue != nil
+        else { return nil }
+        self.apnsID = apnsID
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.payload = payload
+        pushType = json["push_type"]?.stringValue ?? "alert"
+        priority = json["priority"]?.integerValue.map { Int($0) } ?? 10
+        collapseID = json["collapse_id"]?.stringValue
+        expiration = json["expiration"]?.integerValue
+        receivedAt = Date(timeIntervalSince1970: Double(json["received_at"]?.integerValue ?? 0) / 1000)
+    }
+}

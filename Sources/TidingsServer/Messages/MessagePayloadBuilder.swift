@@ -34,7 +34,13 @@ public struct MessagePayloadBuilder: Sendable {
         "default_action", "coupon", "inbox", "data",
     ]
 
-    public init() {}
+    /// Hosts whose media may be fetched over plain HTTP (a media server on the developer's machine); the
+    /// SDK must allow the same hosts (`MediaPolicy.insecureHTTPHosts`).
+    public var insecureMediaHosts: Set<String>
+
+    public init(insecureMediaHosts: Set<String> = []) {
+        self.insecureMediaHosts = insecureMediaHosts
+    }
 
     /// The payload of `content` as `kind`, with `tidings.id` = `messageID` and `tidings.cid` = `campaignID`,
     /// and its native JSON bytes.
@@ -94,7 +100,7 @@ public struct MessagePayloadBuilder: Sendable {
         payload.threadID = try Self.string(object, "thread_id")
         payload.coupon = try Self.string(object, "coupon")
         if let badge = object["badge"], !badge.isNull { payload.badge = try Self.badge(badge) }
-        if let media = object["media"], !media.isNull { payload.media = try Self.media(media) }
+        if let media = object["media"], !media.isNull { payload.media = try mediaContent(media) }
         if let buttons = object["buttons"], !buttons.isNull { payload.buttons = try Self.buttons(buttons) }
         if let action = object["default_action"], !action.isNull {
             payload.defaultAction = try Self.action(action, field: "content.default_action")
@@ -146,14 +152,15 @@ public struct MessagePayloadBuilder: Sendable {
         }
     }
 
-    private static func media(_ value: JSONValue) throws(MessageError) -> PushMedia {
+    private func mediaContent(_ value: JSONValue) throws(MessageError) -> PushMedia {
         guard let object = value.objectValue, let url = object["url"]?.stringValue,
-            let components = URLComponents(string: url), components.scheme?.lowercased() == "https",
-            components.host?.isEmpty == false
+            let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty,
+            components.scheme?.lowercased() == "https"
+                || (components.scheme?.lowercased() == "http" && insecureMediaHosts.contains(host))
         else {
             throw .invalid("content.media.url", "must be an https URL")
         }
-        let typeName = try string(object, "type", prefix: "content.media") ?? "image"
+        let typeName = try Self.string(object, "type", prefix: "content.media") ?? "image"
         guard let type = PushMedia.Kind(rawValue: typeName) else {
             throw .invalid("content.media.type", "must be image, gif, video or audio")
         }

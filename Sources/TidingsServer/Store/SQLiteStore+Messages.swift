@@ -52,13 +52,23 @@ extension SQLiteStore {
     }
 
     public func messageCounts(messageID: String) throws -> MessageCounts {
+        try deliveryCounts(where: "message_id = ?1", [.text(messageID)])
+    }
+
+    public func campaignCounts(appID: String, campaignID: String) throws -> MessageCounts {
+        try deliveryCounts(
+            where: "message_id IN (SELECT id FROM messages WHERE app_id = ?1 AND campaign_id = ?2)",
+            [.text(appID), .text(campaignID)])
+    }
+
+    private func deliveryCounts(where condition: String, _ arguments: [SQLiteValue]) throws -> MessageCounts {
         try database.read { db in
             var counts = MessageCounts()
             let rows = try db.query(
                 """
-                SELECT state, reason, COUNT(*) FROM message_deliveries WHERE message_id = ?1
+                SELECT state, reason, COUNT(*) FROM message_deliveries WHERE \(condition)
                 GROUP BY state, reason
-                """, [.text(messageID)]
+                """, arguments
             ) { row in (row.text(at: 0), row.optionalText(at: 1), Int(row.int64(at: 2))) }
             for (state, reason, count) in rows {
                 counts.targets += count

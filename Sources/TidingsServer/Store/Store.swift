@@ -79,6 +79,8 @@ public protocol Store: Sendable {
     func message(appID: String, messageID: String) throws -> MessageRecord?
     /// The deliveries of a message counted by state and reason.
     func messageCounts(messageID: String) throws -> MessageCounts
+    /// The delivery counts of every message of `campaignID`, added up.
+    func campaignCounts(appID: String, campaignID: String) throws -> MessageCounts
     /// Cancels a queued or sending message: its pending deliveries become skipped (`cancelled`); claimed ones
     /// finish. Returns the message, or nil when there is none; a finished message is returned unchanged.
     func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord?

@@ -165,7 +165,12 @@ import TidingsTesting
         #expect(status.count("queued") == 0)
         #expect(status.count("targets") == 30)
         #expect(status.json["funnel"]?["message_id"] == .string(messageID))
+        #expect(status.json["funnel"]?["sent"] == 30)
         #expect(status.json["campaign_id"] == "spring")
+        let campaign = try await fixture.harness.call(
+            "GET", "/v1/campaigns/spring/stats", key: fixture.harness.serverKey)
+        #expect(campaign.json["sent"] == 30)
+        #expect(campaign.json["failed"] == 0)
         #expect(fixture.provider.maximumInFlight <= 4)
         #expect(registry.counter(name: "tidings_pushes_sent_total", help: "").value == 30)
 

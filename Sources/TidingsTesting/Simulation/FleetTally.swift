@@ -1,0 +1,63 @@
+import TidingsModel
+
+/// What a simulated fleet received and what its people did, counted by the devices themselves (not from
+/// the SDK's events), so a funnel computed by the server can be checked against it.
+public struct FleetTally: Sendable, Hashable {
+    /// Pushes handed to devices by the emulator, resends included.
+    public var received = 0
+    /// Distinct (message, device) alerts shown: what `delivered` must count.
+    public var delivered = 0
+    /// Background (silent) pushes that woke the app and showed nothing.
+    public var background = 0
+    /// Pushes that arrived again for a (message, device) already seen.
+    public var repeats = 0
+    /// Alerts that arrived while the app was in the foreground.
+    public var foreground = 0
+    /// Alerts shown with their media attached by the service extension.
+    public var mediaAttached = 0
+    /// Taps on a notification's body.
+    public var opened = 0
+    /// Taps on one of its buttons.
+    public var actions = 0
+    /// Swipes away that the app hears of (categories registered with the custom-dismiss option).
+    public var dismissed = 0
+    /// Links opened in the app by a tap.
+    public var deeplinkOpens = 0
+    /// Web pages opened by a tap.
+    public var linkOpens = 0
+
+    public init() {}
+
+    /// Adds `other`'s counts to these.
+    public mutating func add(_ other: FleetTally) {
+        received += other.received
+        delivered += other.delivered
+        background += other.background
+        repeats += other.repeats
+        foreground += other.foreground
+        mediaAttached += other.mediaAttached
+        opened += other.opened
+        actions += other.actions
+        dismissed += other.dismissed
+        deeplinkOpens += other.deeplinkOpens
+        linkOpens += other.linkOpens
+    }
+
+    /// The events these actions must produce on the server, by funnel stage name.
+    public var expectedFunnel: [String: Int] {
+        [
+            "delivered": delivered, "opened": opened, "dismissed": dismissed, "actions": actions,
+            "deeplink_open": deeplinkOpens, "link_open": linkOpens,
+        ]
+    }
+
+    /// Every count, by snake-case name.
+    public var json: JSONValue {
+        let counts: [String: Int] = [
+            "received": received, "delivered": delivered, "background": background, "repeats": repeats,
+            "foreground": foreground, "media_attached": mediaAttached, "opened": opened, "actions": actions,
+            "dismissed": dismissed, "deeplink_open": deeplinkOpens, "link_open": linkOpens,
+        ]
+        return .object(counts.mapValues { .integer(Int64($0)) })
+    }
+}

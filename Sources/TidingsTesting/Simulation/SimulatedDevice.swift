@@ -1,0 +1,170 @@
+import Foundation
+import Tidings
+import TidingsModel
+import TidingsServer
+
+/// One simulated iPhone: its own container directory, APNs token and person, running the real SDK.
+///
+/// Like an iOS app, it is not kept running: each time pushes arrive it builds a `TidingsClient` on its
+/// container, lets a ``SimulatedNotificationCenter`` deliver them (service extension, foreground
+/// presentation, taps and swipes), uploads the events and lets the client go. What iOS keeps between
+/// launches (registered categories) and what the person is (a seeded random generator) stay here.
+///
+/// The fleet calls ``handle(_:)`` for one device at a time, never twice at once.
+public actor SimulatedDevice {
+    public nonisolated let index: Int
+    /// The APNs device token, lower-case hex.
+    public nonisolated let token: String
+    public nonisolated let userID: String
+    public nonisolated let configuration: TidingsClient.Configuration
+    let behaviour: DeviceBehaviour
+    private var random: SeededRandomNumberGenerator
+    private var categories: [CategoryDefinition] = []
+    /// Message ids already shown, to count each (message, device) once as iOS's delivery de-dup does.
+    private var seenMessages: Set<String> = []
+    /// Whether the last upload left events behind.
+    public private(set) var hasPendingEvents = false
+    public private(set) var installationID: String?
+
+    init(
+        index: Int, seed: UInt64, userID: String, configuration: TidingsClient.Configuration, behaviour: DeviceBehaviour
+    ) {
+        self.index = index
+        self.userID = userID
+        self.configuration = configuration
+        self.behaviour = behaviour
+        // Mixing the index into the seed gives every device its own, reproducible person and token.
+        var random = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+        token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        self.random = random
+    }
+
+    /// Installs the app: permission granted, consents chosen, user logged in, token registered with
+    /// tidingsd. The `token_register` event waits in the queue for the first upload.
+    /// - Throws: ``DeviceFleetError/deviceFailed(index:reason:)`` when the container cannot be opened or
+    ///   the server refuses the installation.
+    public func register(environment: APNsEnvironment) async throws(DeviceFleetError) {
+        let client = try openClient()
+        let registrar = client.registrar
+        await registrar.setEnvironment(environment)
+        await registrar.setPermission(.authorized)
+        let ads = Double.random(in: 0..<1, using: &random) < behaviour.adsConsentProbability
+        await registrar.setConsents(.init(notifications: true, ads: ads, nightAds: ads))
+        do {
+            try await registrar.login(userID: userID)
+            switch try await client.didRegister(deviceToken: Self.bytes(hex: token)) {
+            case .sent, .unchanged: break
+            case .deferred(_, let reason), .failed(let reason):
+                throw DeviceFleetError.deviceFailed(index: index, reason: "registration: \(reason)")
+            }
+        } catch let error as DeviceFleetError {
+            throw error
+        } catch {
+            throw .deviceFailed(index: index, reason: "registration: \(error)")
+        }
+        installationID = client.installationID
+        hasPendingEvents = true
+    }
+
+    /// Delivers `notifications` as iOS would, lets the person react, then uploads the events.
+    /// - Returns: what arrived and what the person did.
+    public func handle(_ notifications: [APNsEmulatorNotification]) async throws(DeviceFleetError) -> FleetTally {
+        let client = try openClient()
+        let center = SimulatedNotificationCenter(
+            client: client, extensionConfiguration: configuration, appState: .background, categories: categories)
+        var tally = FleetTally()
+        for notification in notifications {
+            tally.received += 1
+            let foreground = draw() < behaviour.foregroundProbability
+            await center.setAppState(foreground ? .foreground : .background)
+            let shown: SimulatedNotificationCenter.Delivered?
+            do {
+                shown = try await center.deliver(userInfo: notification.payload, identifier: notification.apnsID)
+            } catch {
+                throw .deviceFailed(index: index, reason: "the service extension could not start: \(error)")
+            }
+            guard let shown else {
+                tally.background += 1
+                continue
+            }
+            let payload = try? PushPayload(json: notification.payload)
+            let messageKey = payload?.messageID ?? notification.apnsID
+            guard seenMessages.insert(messageKey).inserted else {
+                tally.repeats += 1
+                continue
+            }
+            // iOS lets an app record a delivery only from its extension or while it is in the foreground.
+            if payload?.mutableContent == true || foreground { tally.delivered += 1 }
+            if foreground { tally.foreground += 1 }
+            if shown.attachment != nil { tally.mediaAttached += 1 }
+            await react(to: shown, payload: payload, center: center, tally: &tally)
+        }
+        categories = await center.categories
+        let summary = await client.flush()
+        hasPendingEvents = (summary.remaining ?? 0) > 0 || summary.error != nil
+        return tally
+    }
+
+    /// Uploads what earlier runs left queued (the first `token_register`, or a failed upload).
+    @discardableResult
+    public func flush() async throws(DeviceFleetError) -> UploadSummary {
+        let summary = await (try openClient()).flush()
+        hasPendingEvents = (summary.remaining ?? 0) > 0 || summary.error != nil
+        return summary
+    }
+
+    /// The person taps the body or a button, swipes the notification away, or leaves it.
+    private func react(
+        to shown: SimulatedNotificationCenter.Delivered, payload: PushPayload?, center: SimulatedNotificationCenter,
+        tally: inout FleetTally
+    ) async {
+        if draw() < behaviour.openProbability {
+            let buttons = payload?.buttons ?? []
+            if !buttons.isEmpty, draw() < behaviour.buttonProbability {
+                let button = buttons[Int.random(in: 0..<buttons.count, using: &random)]
+                var replyText: String?
+                if case .reply = button.action { replyText = "On my way" }
+                _ = await center.tap(shown.identifier, action: button.id, text: replyText)
+                tally.actions += 1
+                switch button.action {
+                case .deepLink(let url) where configuration.deepLinks.allows(url): tally.deeplinkOpens += 1
+                case .web: tally.linkOpens += 1
+                default: break
+                }
+            } else {
+                _ = await center.tap(shown.identifier)
+                tally.opened += 1
+                switch payload?.defaultAction {
+                case .deepLink(let url)? where configuration.deepLinks.allows(url): tally.deeplinkOpens += 1
+                case .web?: tally.linkOpens += 1
+                default: break
+                }
+            }
+        } else if draw() < behaviour.dismissProbability {
+            if await center.dismiss(shown.identifier) != nil { tally.dismissed += 1 }
+        }
+    }
+
+    private func draw() -> Double {
+        Double.random(in: 0..<1, using: &random)
+    }
+
+    private func openClient() throws(DeviceFleetError) -> TidingsClient {
+        do {
+            return try TidingsClient(configuration: configuration)
+        } catch {
+            throw .deviceFailed(index: index, reason: "cannot open its container: \(error)")
+        }
+    }
+
+    private static func bytes(hex: String) -> Data {
+        var data = Data(capacity: hex.utf8.count / 2)
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            data.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return data
+    }
+}

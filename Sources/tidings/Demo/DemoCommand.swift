@@ -1,0 +1,103 @@
+import Foundation
+import Tidings
+import TidingsModel
+import TidingsServer
+import TidingsTesting
+
+/// `tidings demo`: the whole system on this machine, in one command.
+///
+/// It starts tidingsd (API and fan-out) on a temporary SQLite store with the APNs emulator and a media
+/// server, creates an app and keys, registers simulated devices that each run the real SDK, sends a rich
+/// campaign, waits for the devices' events and prints the funnel beside what the devices did.
+enum DemoCommand {
+    static let usage = """
+        usage: tidings demo [--devices N] [--seed N] [--keep] [--port N] [--timeout SECONDS] [--json]
+
+        Runs tidingsd, the APNs emulator, a media server and N simulated devices (default 25) on this
+        machine, sends a rich campaign (image, two buttons, a deep link) and prints its funnel.
+
+          --devices N        how many simulated devices (1...20000)
+          --seed N           their behaviour is drawn from this seed (default 1): same seed, same run
+          --keep             leave everything running afterwards and print how to reach it (Ctrl-C stops)
+          --port N           the API's port (default: a free one)
+          --timeout SECONDS  give up waiting after this long (default 120)
+          --json             print the report as JSON on standard output
+
+        Exit status: 0 when the server's funnel equals what the devices did, 1 otherwise.
+        """
+
+    struct Options {
+        var devices = 25
+        var seed: UInt64 = 1
+        var keep = false
+        var port = 0
+        var timeout: Duration = .seconds(120)
+        var json = false
+    }
+
+    static func run(_ rawArguments: [String]) async throws -> Int32 {
+        if rawArguments.contains(where: { ["--help", "-h", "help"].contains($0) }) {
+            Console.write(usage + "\n")
+            return ExitCode.success
+        }
+        let options = try parse(rawArguments)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tidings-demo-\(UUID().uuidString.prefix(8))")
+        let progress = DemoProgress(quiet: false)
+        var configuration = LocalDeployment.Configuration(directory: directory)
+        configuration.apiPort = options.port
+        let deployment: LocalDeployment
+        do {
+            deployment = try LocalDeployment(configuration: configuration)
+        } catch {
+            throw CommandLineError.failure("demo: cannot start the local system: \(error)")
+        }
+        let exitCode: Int32
+        do {
+            exitCode = try await DemoRun(deployment: deployment, options: options, progress: progress).run()
+        } catch {
+            await deployment.shutdown()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        await deployment.shutdown()
+        if !options.keep { try? FileManager.default.removeItem(at: directory) }
+        return exitCode
+    }
+
+    static func parse(_ rawArguments: [String]) throws -> Options {
+        let arguments = try ArgumentList(
+            rawArguments, options: ["devices", "seed", "port", "timeout"], flags: ["keep", "json"])
+        if let extra = arguments.positionals.first {
+            throw CommandLineError.usage("demo: unexpected argument '\(extra)'")
+        }
+        var options = Options()
+        options.keep = arguments.flag("keep")
+        options.json = arguments.flag("json")
+        if let text = arguments.option("devices") {
+            guard let count = Int(text), (1...20_000).contains(count) else {
+                throw CommandLineError.usage("demo: --devices must be a whole number from 1 to 20000; got '\(text)'")
+            }
+            options.devices = count
+        }
+        if let text = arguments.option("seed") {
+            guard let seed = UInt64(text) else {
+                throw CommandLineError.usage("demo: --seed must be a non-negative whole number; got '\(text)'")
+            }
+            options.seed = seed
+        }
+        if let text = arguments.option("port") {
+            guard let port = Int(text), (0...65_535).contains(port) else {
+                throw CommandLineError.usage("demo: --port must be from 0 to 65535; got '\(text)'")
+            }
+            options.port = port
+        }
+        if let text = arguments.option("timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw CommandLineError.usage("demo: --timeout must be a positive number of seconds; got '\(text)'")
+            }
+            options.timeout = .milliseconds(Int64(seconds * 1000))
+        }
+        return options
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Tidings
+import TidingsModel
+import TidingsServer
+import TidingsTesting
+
+/// One demo run against a started ``LocalDeployment``: devices, campaign, funnel.
+struct DemoRun {
+    let deployment: LocalDeployment
+    let options: DemoCommand.Options
+    let progress: DemoProgress
+
+    func run() async throws -> Int32 {
+        let started = ContinuousClock.now
+        progress.line(
+            """
+            Tidings demo: the whole system on this machine
+              tidingsd       \(deployment.apiURL.absoluteString)  (SQLite store in \(deployment.configuration.directory.path))
+              APNs emulator  \(deployment.emulatorURL.absoluteString)  (trusts the app's ES256 provider key)
+              media server   \(deployment.mediaURL.absoluteString)
+              app            "\(deployment.app.name)" (\(deployment.app.bundleID)) with an app key and a server key
+
+            """)
+
+        var fleetConfiguration = DeviceFleet.Configuration(
+            count: options.devices, serverURL: deployment.apiURL, appKey: deployment.appKey,
+            directory: deployment.configuration.directory.appendingPathComponent("devices"))
+        fleetConfiguration.seed = options.seed
+        let fleet = try DeviceFleet(configuration: fleetConfiguration)
+        var mark = ContinuousClock.now
+        progress.step(
+            "[1/4] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
+        try await fleet.registerAll { done in
+            if done % max(1, options.devices / 10) == 0 { progress.step(".") }
+        }
+        progress.line(" \(options.devices) registered in \(Self.elapsed(since: mark))")
+        fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
+
+        let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
+        mark = ContinuousClock.now
+        progress.step("[2/4] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link) ")
+        let (messageID, targets) = try await driver.send(
+            SampleCampaign.body(mediaURL: deployment.mediaURL(named: "picks.png")))
+        progress.line("message \(messageID) to \(targets) installations")
+
+        progress.step("[3/4] fan-out through the APNs emulator to the devices ")
+        let message = try await driver.waitUntilHandled(
+            messageID: messageID, fleet: fleet, timeout: options.timeout)
+        let tally = await fleet.stop()
+        let sent = Int(message["counts"]?["sent"]?.integerValue ?? 0)
+        progress.line("\(sent) sent, \(tally.received) handled by devices in \(Self.elapsed(since: mark))")
+
+        mark = ContinuousClock.now
+        progress.step("[4/4] waiting for the devices' events ")
+        var funnel: JSONValue
+        var matches = true
+        var mismatch: String?
+        do {
+            funnel = try await driver.waitForFunnel(
+                messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(30))
+            progress.line("all in after \(Self.elapsed(since: mark))\n")
+        } catch {
+            matches = false
+            mismatch = error.description
+            funnel = (try? await driver.message(messageID))?["funnel"] ?? .null
+            progress.line("incomplete: \(error.description)\n")
+        }
+        let failures = fleet.failures
+        if !failures.isEmpty { matches = false }
+
+        let report = DemoReport(
+            messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
+            failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
+            deployment: deployment, options: options)
+        Console.write(options.json ? report.json() : report.text())
+
+        if options.keep {
+            fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
+            progress.line(report.keepInstructions())
+            await InterruptSignal.wait()
+            progress.line("\nstopping")
+            _ = await fleet.stop()
+        }
+        return matches ? ExitCode.success : ExitCode.failure
+    }
+
+    static func elapsed(since start: ContinuousClock.Instant) -> String {
+        String(format: "%.2f s", (ContinuousClock.now - start).seconds)
+    }
+}
