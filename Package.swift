@@ -71,5 +71,6 @@ let package = Package(
         .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),
         .testTarget(name: "TidingsServerTests", dependencies: ["TidingsServer", "TidingsTesting"]),
         .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer"]),
+        .testTarget(name: "TidingsEndToEndTests", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
     ]
 )

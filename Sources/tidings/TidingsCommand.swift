@@ -10,6 +10,7 @@ enum TidingsCommand {
           payload lint [FILE|-] [--json]      report what Apple or the SDK would trip over
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
           demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
+          device simulate --count N ...       simulated devices running the real SDK against tidingsd
 
         Run 'tidings <command> --help' for a command's options.
         """
@@ -25,6 +26,7 @@ enum TidingsCommand {
             case "payload": return try await PayloadCommand.run(rest)
             case "queue": return try await QueueCommand.run(rest)
             case "demo": return try await DemoCommand.run(rest)
+            case "device": return try await DeviceCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return ExitCode.success
