@@ -56,7 +56,8 @@ enum Daemon {
             configuration: configuration.apns, metrics: metrics, logger: logger)
         let api = TidingsAPI(
             store: store, logger: logger, metrics: apiMetrics, provider: provider, registry: metrics)
-        let fanout = FanoutService(store: store, provider: provider, logger: logger, metrics: metrics)
+        let fanout = FanoutService(
+            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
         fanout.start()
         var router = api.router
         router.addOperationsRoutes(metrics: metrics)

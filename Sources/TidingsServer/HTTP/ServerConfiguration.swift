@@ -13,15 +13,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level
     /// Where pushes go: Apple's hosts unless overridden (an APNs emulator for local development).
     public var apns: APNsClient.Configuration
+    /// How the fan-out workers claim and send.
+    public var fanout: FanoutWorker.Configuration
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
-        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = APNsClient.Configuration()
+        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = APNsClient.Configuration(),
+        fanout: FanoutWorker.Configuration = FanoutWorker.Configuration()
     ) {
         self.http = http
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
         self.apns = apns
+        self.fanout = fanout
     }
 
     /// What the command line asks for.
@@ -129,6 +133,22 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard !text.isEmpty else { return false }
                 configuration.apns.caBundlePath = text
+                return true
+            }),
+        Setting(
+            flag: "fanout-in-flight", environment: "TIDINGS_FANOUT_IN_FLIGHT", fileKey: "fanout_in_flight",
+            help: "pushes each fan-out worker keeps in flight (default 64)",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...10_000).contains(value) else { return false }
+                configuration.fanout.maximumInFlight = value
+                return true
+            }),
+        Setting(
+            flag: "fanout-lease", environment: "TIDINGS_FANOUT_LEASE", fileKey: "fanout_lease",
+            help: "seconds a claimed chunk stays with its worker; after a crash it is resumed this late (default 300)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.fanout.lease = value
                 return true
             }),
         Setting(

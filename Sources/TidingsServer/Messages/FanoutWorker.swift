@@ -15,7 +15,7 @@ import TidingsModel
 /// a slow but live worker is never overtaken. The device de-duplicates by `tidings.id` for delivery events.
 public final class FanoutWorker: Sendable {
     /// Chunk size, concurrency, lease and retry policy.
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Equatable {
         /// Rows claimed at once.
         public var chunkSize = 500
         /// Pushes in flight at once.

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsServer
+import TidingsTesting
+
+@Suite struct RestartResumesFanoutTests {
+    static let deviceCount = 120
+
+    /// tidingsd is SIGKILLed in the middle of a fan-out and started again on the same store: the message
+    /// reaches every device, pushes are resent only for the few that were in flight, and the funnel counts
+    /// each device once.
+    @Test func aKilledTidingsdResumesItsFanout() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-restart-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dataDirectory = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+
+        // The app, its keys and its APNs key, written to the store tidingsd will open.
+        let key = ES256Key.generate()
+        let keyFile = directory.appendingPathComponent("AuthKey_RESTART001.p8")
+        try Data(try #require(key.privateKeyPEM()).utf8).write(to: keyFile)
+        let administration = AppAdministration(store: try SQLiteStore(directory: dataDirectory))
+        let app = try administration.createApp(name: "restart", bundleID: "com.example.restart")
+        let appKey = try administration.createKey(app: app.id, kind: .app).secret
+        let serverKey = try administration.createKey(app: app.id, kind: .server).secret
+        _ = try APNsCredentialsStore(dataDirectory: dataDirectory).save(
+            appID: app.id, keyFile: keyFile.path, keyID: "RESTART001", teamID: "TEAMRESTRT")
+
+        // A slow Apple, so the kill lands mid fan-out.
+        let emulator = APNsEmulator(
+            configuration: .init(
+                keys: [.init(keyID: "RESTART001", teamID: "TEAMRESTRT", publicKey: key.publicKey())],
+                topics: ["com.example.restart"]))
+        let emulatorHandler = emulator.handler(logger: .disabled())
+        var http = HTTPServer.Configuration()
+        http.host = "127.0.0.1"
+        http.port = 0
+        let emulatorServer = HTTPServer(
+            configuration: http,
+            handler: { request in
+                if request.path.hasPrefix("/3/") { try await Task.sleep(for: .milliseconds(25)) }
+                return try await emulatorHandler(request)
+            }, logger: .disabled())
+        let emulatorPort = try emulatorServer.start()
+
+        let arguments = [
+            "--data-dir", dataDirectory.path, "--apns-endpoint", "http://127.0.0.1:\(emulatorPort)",
+            "--fanout-in-flight", "2", "--fanout-lease", "1", "--log-level", "error",
+        ]
+        var server = try TidingsdProcess(arguments: arguments + ["--listen", "127.0.0.1:0"])
+        let apiURL = try #require(server.url)
+        defer { server.kill() }
+
+        var fleetConfiguration = DeviceFleet.Configuration(
+            count: Self.deviceCount, serverURL: apiURL, appKey: appKey,
+            directory: directory.appendingPathComponent("devices"))
+        fleetConfiguration.behaviour.openProbability = 0
+        fleetConfiguration.behaviour.dismissProbability = 0
+        let fleet = try DeviceFleet(configuration: fleetConfiguration)
+        try await fleet.registerAll()
+        fleet.start(feed: InProcessPushFeed(emulator: emulator, topic: "com.example.restart"))
+
+        let driver = CampaignDriver(apiURL: apiURL, serverKey: serverKey)
+        let (messageID, targets) = try await driver.send(["target": ["all": true], "content": ["title": "Resume"]])
+        #expect(targets == Self.deviceCount)
+        while (emulator.counts["200"] ?? 0) < 20 { try await Task.sleep(for: .milliseconds(10)) }
+        server.kill()
+        let acceptedBeforeKill = emulator.counts["200"] ?? 0
+        #expect(acceptedBeforeKill < Self.deviceCount, "the kill must land mid fan-out")
+
+        server = try TidingsdProcess(arguments: arguments + ["--listen", "127.0.0.1:\(apiURL.port ?? 0)"])
+        let message = try await driver.waitUntilHandled(messageID: messageID, fleet: fleet, timeout: .seconds(60))
+        #expect(message["state"] == "done")
+        #expect(message["counts"]?["sent"] == .integer(Int64(Self.deviceCount)))
+        let tally = await fleet.stop()
+        // Every device got the message; a resend is possible only for the pushes in flight at the kill.
+        #expect(tally.delivered == Self.deviceCount)
+        #expect(tally.repeats <= 2)
+        #expect(tally.received == Self.deviceCount + tally.repeats)
+        let funnel = try await driver.waitForFunnel(
+            messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(20))
+        #expect(funnel["delivered"] == .integer(Int64(Self.deviceCount)))
+
+        server.kill()
+        await emulatorServer.shutdown()
+    }
+}
