@@ -65,7 +65,8 @@ let package = Package(
 
         .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
         .executableTarget(name: "tidingsd", dependencies: ["TidingsServer"]),
-        .executableTarget(name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer"]),
+        .executableTarget(
+            name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),

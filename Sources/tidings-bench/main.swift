@@ -8,6 +8,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("events", EventsBench.run),
     ("media", MediaBench.run),
     ("apns", APNsBench.run),
+    ("e2e", EndToEndBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.

@@ -54,8 +54,11 @@ enum Daemon {
         let provider = AppAPNsProvider(
             store: store, credentials: APNsCredentialsStore(dataDirectory: dataDirectory),
             configuration: configuration.apns, metrics: metrics, logger: logger)
+        var apiConfiguration = TidingsAPI.Configuration()
+        apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
         let api = TidingsAPI(
-            store: store, logger: logger, metrics: apiMetrics, provider: provider, registry: metrics)
+            store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
+            registry: metrics)
         let fanout = FanoutService(
             store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
         fanout.start()

@@ -16,36 +16,23 @@ import TidingsTesting
         let dataDirectory = directory.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
 
-        // The app, its keys and its APNs key, written to the store tidingsd will open.
-        let key = ES256Key.generate()
-        let keyFile = directory.appendingPathComponent("AuthKey_RESTART001.p8")
-        try Data(try #require(key.privateKeyPEM()).utf8).write(to: keyFile)
-        let administration = AppAdministration(store: try SQLiteStore(directory: dataDirectory))
-        let app = try administration.createApp(name: "restart", bundleID: "com.example.restart")
-        let appKey = try administration.createKey(app: app.id, kind: .app).secret
-        let serverKey = try administration.createKey(app: app.id, kind: .server).secret
-        _ = try APNsCredentialsStore(dataDirectory: dataDirectory).save(
-            appID: app.id, keyFile: keyFile.path, keyID: "RESTART001", teamID: "TEAMRESTRT")
+        let provisioned = try ProvisionedApp.create(
+            store: try SQLiteStore(directory: dataDirectory), dataDirectory: dataDirectory, name: "restart",
+            bundleID: "com.example.restart")
+        let (appKey, serverKey) = (provisioned.appKey, provisioned.serverKey)
 
         // A slow Apple, so the kill lands mid fan-out.
         let emulator = APNsEmulator(
-            configuration: .init(
-                keys: [.init(keyID: "RESTART001", teamID: "TEAMRESTRT", publicKey: key.publicKey())],
-                topics: ["com.example.restart"]))
+            configuration: .init(keys: [provisioned.trustedKey], topics: ["com.example.restart"]))
         let emulatorHandler = emulator.handler(logger: .disabled())
-        var http = HTTPServer.Configuration()
-        http.host = "127.0.0.1"
-        http.port = 0
-        let emulatorServer = HTTPServer(
-            configuration: http,
-            handler: { request in
+        let (emulatorServer, emulatorURL) = try LoopbackServers.serve(
+            { request in
                 if request.path.hasPrefix("/3/") { try await Task.sleep(for: .milliseconds(25)) }
                 return try await emulatorHandler(request)
             }, logger: .disabled())
-        let emulatorPort = try emulatorServer.start()
 
         let arguments = [
-            "--data-dir", dataDirectory.path, "--apns-endpoint", "http://127.0.0.1:\(emulatorPort)",
+            "--data-dir", dataDirectory.path, "--apns-endpoint", emulatorURL.absoluteString,
             "--fanout-in-flight", "2", "--fanout-lease", "1", "--log-level", "error",
         ]
         var server = try TidingsdProcess(arguments: arguments + ["--listen", "127.0.0.1:0"])

@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apns: APNsClient.Configuration
     /// How the fan-out workers claim and send.
     public var fanout: FanoutWorker.Configuration
+    /// Hosts whose media messages may name with `http://` (a media server on a developer's machine).
+    public var insecureMediaHosts: Set<String> = []
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -133,6 +135,14 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard !text.isEmpty else { return false }
                 configuration.apns.caBundlePath = text
+                return true
+            }),
+        Setting(
+            flag: "insecure-media-host", environment: "TIDINGS_INSECURE_MEDIA_HOST", fileKey: "insecure_media_host",
+            help: "a host whose media messages may name over plain http (local development only)",
+            apply: { configuration, text in
+                guard !text.isEmpty, !text.contains("/") else { return false }
+                configuration.insecureMediaHosts.insert(text.lowercased())
                 return true
             }),
         Setting(

@@ -47,67 +47,39 @@ public final class LocalDeployment: Sendable {
         let logger = configuration.logger
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(directory: directory)
-        let administration = AppAdministration(store: store)
-        app = try administration.createApp(name: configuration.appName, bundleID: configuration.bundleID)
-        appKey = try administration.createKey(app: app.id, kind: .app).secret
-        serverKey = try administration.createKey(app: app.id, kind: .server).secret
-
-        // A provider key made for this run, trusted by the emulator as Apple trusts a team's .p8 key.
-        let key = ES256Key.generate()
-        let keyID = "DEMOKEY001"
-        let teamID = "DEMOTEAM01"
-        let keyFile = directory.appendingPathComponent("AuthKey_\(keyID).p8")
-        guard let pem = key.privateKeyPEM() else { preconditionFailure("a generated key has a private half") }
-        try Data(pem.utf8).write(to: keyFile)
-        let credentials = APNsCredentialsStore(dataDirectory: directory)
-        _ = try credentials.save(appID: app.id, keyFile: keyFile.path, keyID: keyID, teamID: teamID)
-        try? FileManager.default.removeItem(at: keyFile)
-
-        emulator = APNsEmulator(
-            configuration: .init(
-                keys: [.init(keyID: keyID, teamID: teamID, publicKey: key.publicKey())],
-                topics: [configuration.bundleID]))
+        let provisioned = try ProvisionedApp.create(
+            store: store, dataDirectory: directory, name: configuration.appName, bundleID: configuration.bundleID)
+        app = provisioned.app
+        appKey = provisioned.appKey
+        serverKey = provisioned.serverKey
+        emulator = APNsEmulator(configuration: .init(keys: [provisioned.trustedKey], topics: [configuration.bundleID]))
         metrics = MetricsRegistry()
         var started: [HTTPServer] = []
-        func serve(_ handler: @escaping HTTPHandler, port: Int = 0, threads: Int = 2) throws -> URL {
-            var http = HTTPServer.Configuration()
-            http.host = "127.0.0.1"
-            http.port = port
-            http.threadCount = threads
-            let server = HTTPServer(configuration: http, handler: handler, logger: logger)
-            let bound = try server.start()
-            started.append(server)
-            return URL(string: "http://127.0.0.1:\(bound)")!
-        }
         do {
-            emulatorURL = try serve(emulator.handler(logger: logger))
-            let image = DemoImage.png()
-            let media = Router(routes: [
-                HTTPRoute("GET", "/media/{name}") { _ in
-                    var headers = HTTPHeaders()
-                    headers["Content-Type"] = "image/png"
-                    return HTTPResponse(status: 200, headers: headers, body: image)
-                }
-            ])
-            mediaURL = try serve(
-                HTTPMiddleware.standard(
-                    router: media, logger: logger, metrics: MetricsRegistry(), handlerTimeout: .seconds(10)))
+            let emulatorServer = try LoopbackServers.emulator(emulator, logger: logger)
+            started.append(emulatorServer.server)
+            emulatorURL = emulatorServer.url
+            let mediaServer = try LoopbackServers.media(logger: logger)
+            started.append(mediaServer.server)
+            mediaURL = mediaServer.url
 
             var apns = APNsClient.Configuration()
             apns.productionEndpoint = emulatorURL.absoluteString
             apns.sandboxEndpoint = emulatorURL.absoluteString
             provider = AppAPNsProvider(
-                store: store, credentials: credentials, configuration: apns, metrics: metrics, logger: logger)
+                store: store, credentials: APNsCredentialsStore(dataDirectory: directory), configuration: apns,
+                metrics: metrics, logger: logger)
             var apiConfiguration = TidingsAPI.Configuration()
             apiConfiguration.insecureMediaHosts = ["127.0.0.1"]
             let api = TidingsAPI(
                 store: store, configuration: apiConfiguration, logger: logger, provider: provider, registry: metrics)
             var router = api.router
             router.addOperationsRoutes(metrics: metrics)
-            apiURL = try serve(
+            let apiServer = try LoopbackServers.serve(
                 HTTPMiddleware.standard(router: router, logger: logger, metrics: metrics, handlerTimeout: .seconds(30)),
-                port: configuration.apiPort,
-                threads: 4)
+                threads: 4, port: configuration.apiPort, logger: logger)
+            started.append(apiServer.server)
+            apiURL = apiServer.url
         } catch {
             for server in started { server.stopNow() }
             throw error
