@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TidingsModel
+
+/// `tidings demo` and `tidings device simulate`, run as a user runs them.
+@Suite struct DemoCommandTests {
+    @Test func theDemoPrintsAFunnelThatMatchesWhatTheDevicesDid() throws {
+        let result = try TidingsExecutable.run(["demo", "--devices", "4", "--seed", "3", "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try JSONValue.parse(result.standardOutput)
+        #expect(report["matches"] == true)
+        #expect(report["devices"] == 4)
+        #expect(report["funnel"]?["sent"] == 4)
+        #expect(report["funnel"]?["delivered"] == 4)
+        #expect(report["devices_did"]?["media_attached"] == 4)
+        #expect(report["funnel"]?["opened"] == report["devices_did"]?["opened"])
+        #expect(report["failures"] == [])
+        // Progress goes to standard error, so standard output stays one JSON document.
+        #expect(result.standardError.contains("[4/4]"))
+    }
+
+    @Test func theDemoExplainsItsFunnelToPeople() throws {
+        let result = try TidingsExecutable.run(["demo", "--devices", "2"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("The server's funnel equals what the 2 devices did."))
+        #expect(result.standardOutput.contains("delivered"))
+        #expect(result.standardOutput.contains("Try next:"))
+    }
+
+    @Test(arguments: [
+        (["demo", "--devices", "0"], "--devices must be a whole number from 1 to 20000"),
+        (["demo", "--timeout", "-1"], "--timeout must be a positive number"),
+        (["demo", "extra"], "unexpected argument 'extra'"),
+        (["device", "simulate", "--app-key", "k", "--topic", "t"], "--count must be a whole number"),
+        (["device", "simulate", "--count", "2", "--topic", "t", "--app-key", "k", "--open", "2"], "between 0 and 1"),
+        (["device", "simulate", "--count", "2", "--app-key", "k"], "--topic BUNDLE_ID is required"),
+        (
+            ["device", "simulate", "--count", "2", "--app-key", "k", "--topic", "t", "--server", "ftp://x"],
+            "http(s) URL"
+        ),
+        (["device", "explode"], "unknown subcommand 'explode'"),
+    ])
+    func badArgumentsAreOneLineAndExitTwo(arguments: [String], message: String) throws {
+        let result = try TidingsExecutable.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func simulatingAgainstNoServerFailsWithOneLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-sim-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try TidingsExecutable.run([
+            "device", "simulate", "--count", "2", "--app-key", "tdg_app_x", "--topic", "com.example.none",
+            "--server", "http://127.0.0.1:9", "--directory", directory.path, "--duration", "1",
+        ])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("device simulate: device"))
+        #expect(result.standardError.contains("registration"))
+    }
+}
