@@ -32,6 +32,9 @@ enum TidingsCommand {
         } catch let error as CommandLineError {
             Console.error(error.message)
             return error.exitCode
+        } catch let error as ServerClientError {
+            Console.error(error.description)
+            return error.exitCode
         } catch {
             Console.error("\(error)")
             return ExitCode.failure
