@@ -70,6 +70,6 @@ let package = Package(
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),
         .testTarget(name: "TidingsServerTests", dependencies: ["TidingsServer", "TidingsTesting"]),
-        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer"]),
+        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer", "TidingsTesting"]),
     ]
 )

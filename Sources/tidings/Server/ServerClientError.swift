@@ -33,14 +33,28 @@ struct ServerClientError: Error, Sendable, Hashable, CustomStringConvertible {
         case .refused(let status, let code, let message):
             return "\(server.absoluteString) answered \(status) \(code): \(message)"
         case .unreachable(let error) where error.code == .timeout:
-            return "\(server.absoluteString) did not answer in time (\(error.message))"
+            return "\(server.absoluteString) did not answer in time (\(Self.shortReason(error.message)))"
         case .unreachable(let error):
             return
-                "cannot reach tidingsd at \(server.absoluteString) (\(error.message)); start one with 'tidingsd' "
-                + "or point --server / \(ServerConnection.serverVariable) at a running one"
+                "cannot reach tidingsd at \(server.absoluteString) (\(Self.shortReason(error.message))); start one "
+                + "with 'tidingsd' or point --server / \(ServerConnection.serverVariable) at a running one"
         case .malformedResponse(let detail):
             return "\(server.absoluteString) sent an answer the CLI does not understand: \(detail)"
         }
+    }
+
+    /// The human part of a URLSession error's description (its `NSLocalizedDescription`), else the text,
+    /// at most 160 characters: the whole NSError dump would drown the one line.
+    static func shortReason(_ message: String) -> String {
+        var reason = message
+        if let start = message.range(of: "NSLocalizedDescription=") {
+            let rest = message[start.upperBound...]
+            let end =
+                [rest.range(of: ", NS")?.lowerBound, rest.firstIndex(of: "}")].compactMap { $0 }.min()
+                ?? rest.endIndex
+            reason = String(rest[..<end])
+        }
+        return reason.count > 160 ? String(reason.prefix(159)) + "…" : reason
     }
 
     /// The exit status for this failure: ``ExitCode/unreachable`` when no server answered, else a failure.
