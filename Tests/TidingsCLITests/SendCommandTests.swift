@@ -128,6 +128,26 @@ import TidingsServer
         await backend.stop()
     }
 
+    @Test func waitDrawsABarOnATerminal() async throws {
+        let backend = try APIBackend()
+        for index in 0..<3 { try await backend.register("phone-\(index)") }
+        let arguments = ["send", "--all", "--title", "Hi", "--wait", "--server", backend.endpoint, "--key", backend.serverKey]
+        let environment = backend.environment()
+        let result = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try TerminalCapture.run(arguments, environment: environment) })
+            }
+        }
+        #expect(result.status == 0, "\(result.terminal)")
+        // Redrawn in place (carriage return, erase line), ending on a full bar and a fresh line.
+        #expect(result.terminal.contains("\r\u{1B}[2K[####################] 100%  3/3  done: sent 3, failed 0, skipped 0"))
+        #expect(!result.terminal.contains("progress: "))
+        // The terminal turns the final newline into CR LF.
+        #expect(result.terminal.hasSuffix("\r\n"))
+        #expect(result.standardOutput.contains("State     done"))
+        await backend.stop()
+    }
+
     @Test func waitGivesUpAfterTheTimeout() async throws {
         let backend = try APIBackend(sending: false)
         try await backend.register("phone-1")
