@@ -131,7 +131,9 @@ import TidingsServer
     @Test func waitDrawsABarOnATerminal() async throws {
         let backend = try APIBackend()
         for index in 0..<3 { try await backend.register("phone-\(index)") }
-        let arguments = ["send", "--all", "--title", "Hi", "--wait", "--server", backend.endpoint, "--key", backend.serverKey]
+        let arguments = [
+            "send", "--all", "--title", "Hi", "--wait", "--server", backend.endpoint, "--key", backend.serverKey,
+        ]
         let environment = backend.environment()
         let result = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -140,11 +142,28 @@ import TidingsServer
         }
         #expect(result.status == 0, "\(result.terminal)")
         // Redrawn in place (carriage return, erase line), ending on a full bar and a fresh line.
-        #expect(result.terminal.contains("\r\u{1B}[2K[####################] 100%  3/3  done: sent 3, failed 0, skipped 0"))
+        #expect(
+            result.terminal.contains("\r\u{1B}[2K[####################] 100%  3/3  done: sent 3, failed 0, skipped 0"))
         #expect(!result.terminal.contains("progress: "))
         // The terminal turns the final newline into CR LF.
         #expect(result.terminal.hasSuffix("\r\n"))
         #expect(result.standardOutput.contains("State     done"))
+        await backend.stop()
+    }
+
+    @Test func skippedTargetsAreCountedByReason() async throws {
+        let backend = try APIBackend()
+        try await backend.register("phone-1")
+        let result = try await backend.tidingsConnected([
+            "send", "--installation", "phone-1", "--installation", "ghost", "--body", "Hi", "--wait",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Targets  2 (1 queued, 1 skipped: 1 unknown_installation)"))
+        // The funnel's counts break skipped targets down by reason too.
+        #expect(lines.contains("skipped                               1"))
+        #expect(lines.contains("  skipped: unknown_installation       1"))
+        #expect(lines.contains("sent                                  1"))
         await backend.stop()
     }
 

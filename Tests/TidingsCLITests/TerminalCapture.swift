@@ -46,6 +46,9 @@ enum TerminalCapture {
         process.waitUntilExit()
         captured.wait()
         close(primary)
-        return (process.terminationStatus, String(decoding: standardOutput, as: UTF8.self), String(decoding: bytes.withLock { $0 }, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: standardOutput, as: UTF8.self),
+            String(decoding: bytes.withLock { $0 }, as: UTF8.self)
+        )
     }
 }

@@ -90,11 +90,12 @@ enum SendCommand {
         var text = TwoColumnText()
         text.row("Message", sent.messageID)
         var targets = "\(sent.targets)"
-        if let queued = sent.queued { targets += " (\(queued) queued, \(sent.targets - queued) skipped)" }
-        text.row("Targets", targets)
-        for (reason, count) in sent.skipped.sorted(by: { $0.key < $1.key }) {
-            text.subrow("skipped: \(reason)", "\(count)")
+        if let queued = sent.queued {
+            let reasons = sent.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            targets += " (\(queued) queued, \(sent.targets - queued) skipped"
+            targets += reasons.isEmpty ? ")" : ": " + reasons.joined(separator: ", ") + ")"
         }
+        text.row("Targets", targets)
         return text.render()
     }
 
