@@ -39,7 +39,7 @@ enum DevicesCommand {
         if let extra = arguments.positionals.first {
             throw CommandLineError.usage("devices list: unexpected argument '\(extra)'")
         }
-        let limit = try positiveInteger(arguments, "limit", command: "devices list")
+        let limit = try arguments.positiveInteger("limit", command: "devices list")
         let client = try ServerClient(arguments: arguments)
         var installations: [JSONValue] = []
         var cursor: String?
@@ -60,10 +60,10 @@ enum DevicesCommand {
             ("TOKENS", .left), ("PERMISSION", .left), ("UPDATED", .left),
         ])
         for installation in installations {
+            let field = { (key: String) in DisplayText.value(installation[key]) }
             table.row([
-                text(installation["installation_id"]), text(installation["user_id"]), text(installation["platform"]),
-                text(installation["environment"]), tokens(installation), text(installation["permission"]),
-                time(installation["updated_at"]),
+                field("installation_id"), field("user_id"), field("platform"), field("environment"),
+                tokens(installation), field("permission"), DisplayText.time(installation["updated_at"]),
             ])
         }
         Console.write(table.render())
@@ -91,17 +91,17 @@ enum DevicesCommand {
             ("OS version", "os_version"), ("Device model", "device_model"),
         ]
         for (label, key) in fields {
-            if let value = installation[key], !value.isNull { rows.row(label, text(value)) }
+            if let value = installation[key], !value.isNull { rows.row(label, DisplayText.value(value)) }
         }
         if let consents = installation["consents"]?.objectValue, !consents.isEmpty {
             rows.row("Consents", "")
             for (name, value) in consents.sorted(by: { $0.key < $1.key }) {
-                rows.subrow(name, value.isNull ? "not asked" : text(value))
+                rows.subrow(name, value.isNull ? "not asked" : DisplayText.value(value))
             }
         }
         rows.blank()
-        rows.row("Created", time(installation["created_at"]))
-        rows.row("Updated", time(installation["updated_at"]))
+        rows.row("Created", DisplayText.time(installation["created_at"]))
+        rows.row("Updated", DisplayText.time(installation["updated_at"]))
         Console.write(rows.render())
         return ExitCode.success
     }
@@ -112,30 +112,5 @@ enum DevicesCommand {
             installation[key]?.stringValue?.isEmpty == false
         }
         return held.isEmpty ? "-" : held.map(\.0).joined(separator: "+")
-    }
-
-    static func text(_ value: JSONValue?) -> String {
-        switch value {
-        case .string(let string)?: string
-        case .integer(let number)?: String(number)
-        case .double(let number)?: String(number)
-        case .bool(let flag)?: flag ? "yes" : "no"
-        case .null?, nil: "-"
-        case let other?: (try? other.serializedString(sortedKeys: true)) ?? "-"
-        }
-    }
-
-    static func time(_ value: JSONValue?) -> String {
-        guard case .integer(let milliseconds)? = value else { return "-" }
-        return FunnelText.timestamp(milliseconds)
-    }
-
-    /// An optional `--NAME N` with N ≥ 1.
-    static func positiveInteger(_ arguments: ArgumentList, _ name: String, command: String) throws -> Int? {
-        guard let text = arguments.option(name) else { return nil }
-        guard let value = Int(text), value >= 1 else {
-            throw CommandLineError.usage("\(command): --\(name) '\(text)' must be a whole number, 1 or more")
-        }
-        return value
     }
 }

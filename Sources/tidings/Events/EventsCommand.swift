@@ -61,8 +61,8 @@ enum EventsCommand {
         guard formats.count <= 1 else {
             throw CommandLineError.usage("events query: give one of --json, --ndjson, --csv")
         }
-        let limit = try DevicesCommand.positiveInteger(arguments, "limit", command: "events query")
-        let pageSize = try DevicesCommand.positiveInteger(arguments, "page-size", command: "events query")
+        let limit = try arguments.positiveInteger("limit", command: "events query")
+        let pageSize = try arguments.positiveInteger("page-size", command: "events query")
         let filter = try filter(arguments, now: Date())
         let client = try ServerClient(arguments: arguments)
         if let format = formats.first.flatMap(EventExport.Format.init(rawValue:)) {
@@ -122,8 +122,8 @@ enum EventsCommand {
                 ]),
             flags: ["json"])
         try noPositionals(arguments, "events tail")
-        let count = try DevicesCommand.positiveInteger(arguments, "count", command: "events tail")
-        let pageSize = try DevicesCommand.positiveInteger(arguments, "page-size", command: "events tail")
+        let count = try arguments.positiveInteger("count", command: "events tail")
+        let pageSize = try arguments.positiveInteger("page-size", command: "events tail")
         var interval = 1.0
         if let text = arguments.option("interval") {
             guard let seconds = Double(text), seconds >= 0.05 else {
@@ -187,7 +187,7 @@ enum EventsCommand {
             if let value = event[key]?.stringValue, !value.isEmpty { detail.append("\(key)=\(value)") }
         }
         return [
-            DevicesCommand.time(event["occurred_at"]), event["type"]?.stringValue ?? "-",
+            DisplayText.time(event["occurred_at"]), event["type"]?.stringValue ?? "-",
             event["installation_id"]?.stringValue ?? "-", event["message_id"]?.stringValue ?? "-",
             event["campaign_id"]?.stringValue ?? "-", detail.joined(separator: " "),
         ]

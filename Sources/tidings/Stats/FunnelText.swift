@@ -56,19 +56,12 @@ enum FunnelText {
             if let value = json[key]?.stringValue { text.row(label, value) }
         }
         for (label, key) in [("Created", "created_at"), ("Finished", "finished_at")] {
-            if case .integer(let milliseconds)? = json[key] { text.row(label, timestamp(milliseconds)) }
+            if case .integer(let milliseconds)? = json[key] { text.row(label, DisplayText.timestamp(milliseconds)) }
         }
         if case .integer(let installations)? = json["unique_installations"] {
             text.row("Installations", String(installations))
         }
         return text.render()
-    }
-
-    /// Milliseconds since 1970 as an ISO 8601 date-time with milliseconds, UTC.
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     static func number(_ value: JSONValue?) -> String {
