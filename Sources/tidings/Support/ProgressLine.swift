@@ -1,7 +1,8 @@
 import Foundation
 
 /// Progress of long work on standard error: a redrawn bar on a terminal, plain periodic lines otherwise
-/// (a log file or a pipe must not fill up with carriage returns).
+/// (a log file or a pipe must not fill up with carriage returns): at most one a second while it changes,
+/// and one every ten seconds while it does not.
 ///
 /// ```
 /// [##########----------]  50%  5/10  sent 4, failed 0, skipped 1
@@ -12,6 +13,8 @@ final class ProgressLine {
     private var lastLine: String?
     private var lastLineTime: Date?
     private var drewBar = false
+    /// Without a terminal, how often an unchanged line is repeated.
+    static let heartbeatInterval: TimeInterval = 10
 
     /// - Parameters:
     ///   - isTerminal: Whether standard error is a terminal; by default asks `isatty`.
@@ -39,8 +42,14 @@ final class ProgressLine {
             return
         }
         let line = "progress: \(percent)% \(counts) \(detail)"
-        guard line != lastLine else { return }
-        if let lastLineTime, now.timeIntervalSince(lastLineTime) < minimumLineInterval, percent < 100 { return }
+        if let lastLineTime {
+            let elapsed = now.timeIntervalSince(lastLineTime)
+            // A changed line waits out the interval (the last one never waits); an unchanged one is repeated
+            // now and then, so a log shows the work is still alive.
+            if line == lastLine ? elapsed < Self.heartbeatInterval : elapsed < minimumLineInterval && percent < 100 {
+                return
+            }
+        }
         FileHandle.standardError.write(Data((line + "\n").utf8))
         lastLine = line
         lastLineTime = now
