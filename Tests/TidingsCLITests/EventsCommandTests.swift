@@ -115,8 +115,9 @@ import TidingsModel
         try await backend.post(Self.events(start: Date().millisecondsSince1970 - 3_600_000))
         async let tail = backend.tidingsConnected(["events", "tail", "--count", "1", "--interval", "0.1"])
         try await Task.sleep(for: .milliseconds(800))
+        // Ten seconds ahead, so it is after the tail's start even on a slow machine.
         let fresh = TidingsEvent(
-            type: .open, occurredAt: Date().millisecondsSince1970 + 1000, installationID: "phone-1",
+            type: .open, occurredAt: Date().millisecondsSince1970 + 10_000, installationID: "phone-1",
             messageID: "msg_new", source: .app, appState: .foreground)
         try await backend.post([fresh])
         let result = try await tail

@@ -60,6 +60,19 @@ import TidingsModel
         await backend.stop()
     }
 
+    @Test func xdgConfigHomeHoldsTheDefaultFile() async throws {
+        let backend = try APIBackend(sending: false)
+        let base = backend.directory.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(
+            at: base.appendingPathComponent("tidings"), withIntermediateDirectories: true)
+        try Data(#"{"server": "\#(backend.endpoint)", "key": "\#(backend.serverKey)"}"#.utf8).write(
+            to: base.appendingPathComponent("tidings/config.json"))
+        let result = try await backend.tidings(["devices", "list"], environment: ["XDG_CONFIG_HOME": base.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasSuffix("0 installation(s)\n"))
+        await backend.stop()
+    }
+
     @Test func aWrongKeyIsOneLineWithTheStatus() async throws {
         let backend = try APIBackend(sending: false)
         let result = try await backend.tidings([
