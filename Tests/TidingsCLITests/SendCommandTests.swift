@@ -167,6 +167,48 @@ import TidingsServer
         await backend.stop()
     }
 
+    @Test(.timeLimit(.minutes(1))) func waitEndsInAnErrorWhenTheMessageIsCancelled() async throws {
+        let backend = try APIBackend(sending: false)
+        try await backend.register("phone-1")
+        let process = Process()
+        process.executableURL = TidingsExecutable.url
+        process.arguments = [
+            "send", "--all", "--body", "Hi", "--wait", "--server", backend.endpoint, "--key", backend.serverKey,
+        ]
+        process.environment = backend.environment()
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // The id is printed before the waiting starts; nothing sends, so the message waits to be cancelled.
+        let firstLine = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var data = Data()
+                while !data.contains(UInt8(ascii: "\n")) {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    data += chunk
+                }
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
+        let id = try #require(firstLine.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        #expect(id.hasPrefix("msg_"))
+        let cancelled = try await backend.call("DELETE", "/v1/messages/\(id)", key: backend.serverKey)
+        #expect(cancelled.status == 200)
+        let standardError = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = error.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
+        #expect(process.terminationStatus == 1)
+        #expect(standardError.hasSuffix("tidings: send: message \(id) was cancelled before the fan-out finished\n"))
+        await backend.stop()
+    }
+
     @Test func waitGivesUpAfterTheTimeout() async throws {
         let backend = try APIBackend(sending: false)
         try await backend.register("phone-1")

@@ -82,7 +82,12 @@ enum SendCommand {
             Console.write("\n" + FunnelText.header(status) + "\n")
             Console.write(FunnelText.render(funnel: status["funnel"] ?? [:], counts: status["counts"]))
         }
-        return status["state"]?.stringValue == "done" ? ExitCode.success : ExitCode.failure
+        guard status["state"]?.stringValue == "done" else {
+            // Cancelled (by `DELETE /v1/messages/{id}`) before every target was handled.
+            Console.error("send: message \(sent.messageID) was cancelled before the fan-out finished")
+            return ExitCode.failure
+        }
+        return ExitCode.success
     }
 
     /// The id and the targets, for a person.
