@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),
         .testTarget(name: "TidingsServerTests", dependencies: ["TidingsServer", "TidingsTesting"]),
-        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer"]),
+        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer", "TidingsTesting"]),
         .testTarget(name: "TidingsEndToEndTests", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
     ]
 )

@@ -9,8 +9,17 @@ enum TidingsCommand {
           payload inspect [FILE|-] [--json]   decode a push payload of any dialect and show it
           payload lint [FILE|-] [--json]      report what Apple or the SDK would trip over
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
+          send TARGET CONTENT [--wait]        send a message through tidingsd; --wait follows the fan-out
+          devices list|show                   the installations registered with tidingsd
+          events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
+          stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
+          apps | keys                         where to manage apps and keys (tidingsd apps|keys)
           demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
           device simulate --count N ...       simulated devices running the real SDK against tidingsd
+
+        Commands that talk to tidingsd take --server URL and --key KEY, or TIDINGS_SERVER and
+        TIDINGS_SERVER_KEY, or ~/.config/tidings/config.json (see docs/cli.md). Every command has --json.
+        Exit status: 0 done, 1 failed or refused by the server, 2 usage, 3 no server answered.
 
         Run 'tidings <command> --help' for a command's options.
         """
@@ -25,6 +34,12 @@ enum TidingsCommand {
             switch command {
             case "payload": return try await PayloadCommand.run(rest)
             case "queue": return try await QueueCommand.run(rest)
+            // Commands that talk to tidingsd's API (Sources/tidings/Server).
+            case "send": return try await SendCommand.run(rest)
+            case "devices": return try await DevicesCommand.run(rest)
+            case "events": return try await EventsCommand.run(rest)
+            case "stats": return try await StatsCommand.run(rest)
+            case "apps", "keys": return try AdministrationPointer.run(command, rest)
             case "demo": return try await DemoCommand.run(rest)
             case "device": return try await DeviceCommand.run(rest)
             case "help", "--help", "-h":
@@ -35,6 +50,9 @@ enum TidingsCommand {
             }
         } catch let error as CommandLineError {
             Console.error(error.message)
+            return error.exitCode
+        } catch let error as ServerClientError {
+            Console.error(error.description)
             return error.exitCode
         } catch {
             Console.error("\(error)")

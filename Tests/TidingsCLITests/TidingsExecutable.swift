@@ -20,10 +20,12 @@ enum TidingsExecutable {
             "tidings")
     }
 
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Result {
+    /// Runs `tidings arguments`; `environment`, when given, is the child's whole environment.
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         let error = Pipe()
         let stdin = Pipe()

@@ -3,7 +3,7 @@
 /// Small on purpose: swift-argument-parser cannot be fetched here, and our commands are simple.
 struct ArgumentList {
     private(set) var positionals: [String] = []
-    private var options: [String: String] = [:]
+    private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// Parses `arguments`; `optionNames` take a value, `flagNames` do not; anything else is an error.
@@ -32,9 +32,9 @@ struct ArgumentList {
                 flags.insert(name)
             } else if optionNames.contains(name) {
                 if let inlineValue {
-                    options[name] = inlineValue
+                    options[name, default: []].append(inlineValue)
                 } else if index < arguments.count {
-                    options[name] = arguments[index]
+                    options[name, default: []].append(arguments[index])
                     index += 1
                 } else {
                     throw CommandLineError.usage("--\(name) needs a value")
@@ -47,5 +47,18 @@ struct ArgumentList {
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    func option(_ name: String) -> String? { options[name] }
+    /// The value of option `name`; when it was given more than once, the last one wins.
+    func option(_ name: String) -> String? { options[name]?.last }
+
+    /// Every value of a repeatable option `name`, in command-line order.
+    func values(_ name: String) -> [String] { options[name] ?? [] }
+
+    /// Whether `arguments` asks for help (`--help` or `-h` before any `--`).
+    static func asksForHelp(_ arguments: [String]) -> Bool {
+        for argument in arguments {
+            if argument == "--" { return false }
+            if argument == "--help" || argument == "-h" { return true }
+        }
+        return false
+    }
 }

@@ -1,0 +1,10 @@
+import Foundation
+
+extension ServerClient {
+    /// The client for a command parsed with ``ServerConnection/optionNames``: `--server`, `--key`, `--config`,
+    /// then `TIDINGS_SERVER` / `TIDINGS_SERVER_KEY`, then the config file.
+    /// - Throws: ``CommandLineError`` (usage) when the address is malformed or no key is set anywhere.
+    init(arguments: ArgumentList, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.init(connection: try ServerConnection.resolve(arguments, environment: environment))
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Tidings
+import TidingsModel
+
+/// Typed calls to tidingsd's server-key API (docs/openapi.yaml), over the SDK's ``HTTPTransport``.
+///
+/// ```swift
+/// let client = ServerClient(connection: try ServerConnection.resolve(arguments))
+/// let sent = try await client.sendMessage(["target": ["all": true], "content": ["title": "Hi"]])
+/// let status = try await client.message(sent.messageID)   // state, counts, funnel
+/// ```
+///
+/// Every failure is a ``ServerClientError``: the server's `{"error": {"code", "message"}}` with its status, or
+/// no answer at all (with the address that was tried).
+struct ServerClient: Sendable {
+    let connection: ServerConnection
+    let transport: any HTTPTransport
+    /// How long one request may take.
+    var timeout: Duration = .seconds(30)
+
+    init(connection: ServerConnection, transport: any HTTPTransport = URLSessionTransport()) {
+        self.connection = connection
+        self.transport = transport
+    }
+
+    // MARK: Messages
+
+    /// `POST /v1/messages`: queues `body` (a `MessageRequest`); answers the id and target counts.
+    func sendMessage(_ body: JSONValue) async throws(ServerClientError) -> SentMessage {
+        let json = try await json("POST", ["v1", "messages"], body: body)
+        guard let id = json["message_id"]?.stringValue, case .integer(let targets)? = json["targets"] else {
+            throw error(.malformedResponse("POST /v1/messages answered without message_id and targets"))
+        }
+        var skipped: [String: Int] = [:]
+        for (reason, count) in json["skipped"]?.objectValue ?? [:] {
+            if case .integer(let count) = count { skipped[reason] = Int(count) }
+        }
+        let queued: Int? = if case .integer(let queued)? = json["queued"] { Int(queued) } else { nil }
+        return SentMessage(messageID: id, targets: Int(targets), queued: queued, skipped: skipped, json: json)
+    }
+
+    /// `GET /v1/messages/{id}`: state, delivery counts and funnel.
+    func message(_ id: String) async throws(ServerClientError) -> JSONValue {
+        try await json("GET", ["v1", "messages", id])
+    }
+
+    /// `DELETE /v1/messages/{id}`: cancels what is not sent yet.
+    func cancelMessage(_ id: String) async throws(ServerClientError) -> JSONValue {
+        try await json("DELETE", ["v1", "messages", id])
+    }
+
+    /// `GET /v1/messages/{id}/stats`: the funnel of one message.
+    func messageStats(_ id: String) async throws(ServerClientError) -> JSONValue {
+        try await json("GET", ["v1", "messages", id, "stats"])
+    }
+
+    /// `GET /v1/campaigns/{id}/stats`: the funnel of a campaign.
+    func campaignStats(_ id: String) async throws(ServerClientError) -> JSONValue {
+        try await json("GET", ["v1", "campaigns", id, "stats"])
+    }
+
+    // MARK: Installations
+
+    /// `GET /v1/installations`: one page, optionally of one user or of users with a tag.
+    func installations(userID: String? = nil, tag: String? = nil, cursor: String? = nil, limit: Int? = nil)
+        async throws(ServerClientError) -> ServerPage
+    {
+        let query: [(String, String?)] = [
+            ("user_id", userID), ("tag", tag), ("cursor", cursor), ("limit", limit.map(String.init)),
+        ]
+        let json = try await json("GET", ["v1", "installations"], query: query)
+        return try page(json, itemsKey: "installations", route: "GET /v1/installations")
+    }
+
+    /// `GET /v1/installations/{id}`: one installation and its tokens.
+    func installation(_ id: String) async throws(ServerClientError) -> JSONValue {
+        try await json("GET", ["v1", "installations", id])
+    }
+
+    // MARK: Events
+
+    /// `GET /v1/events`: one JSON page of stored events, oldest first.
+    func events(_ filter: EventFilter, cursor: String? = nil, limit: Int? = nil) async throws(ServerClientError)
+        -> ServerPage
+    {
+        let json = try await json("GET", ["v1", "events"], query: filter.query(cursor: cursor, limit: limit))
+        return try page(json, itemsKey: "events", route: "GET /v1/events")
+    }
+
+    /// `GET /v1/events` as NDJSON or CSV: one page of the export, its bytes as the server wrote them.
+    func exportEvents(_ filter: EventFilter, format: EventExport.Format, cursor: String? = nil, limit: Int? = nil)
+        async throws(ServerClientError) -> EventExport
+    {
+        let response = try await send(
+            "GET", ["v1", "events"], query: filter.query(cursor: cursor, limit: limit), accept: format.mediaType)
+        return EventExport(body: response.body, nextCursor: response.header("X-Next-Cursor"))
+    }
+
+    // MARK: Plumbing
+
+    /// Sends a request and answers its JSON body; any non-2xx status becomes a refusal.
+    func json(_ method: String, _ path: [String], query: [(String, String?)] = [], body: JSONValue? = nil)
+        async throws(ServerClientError) -> JSONValue
+    {
+        let response = try await send(method, path, query: query, body: body, accept: "application/json")
+        do {
+            return try JSONValue.parse(response.body)
+        } catch {
+            throw self.error(
+                .malformedResponse("\(method) /\(path.joined(separator: "/")) answered non-JSON: \(error)"))
+        }
+    }
+
+    /// Sends a request and answers the 2xx response; other statuses become ``ServerClientError``.
+    func send(
+        _ method: String, _ path: [String], query: [(String, String?)] = [], body: JSONValue? = nil, accept: String
+    ) async throws(ServerClientError) -> TransportResponse {
+        var headers = ["Authorization": "Bearer \(connection.key)", "Accept": accept]
+        var bytes: [UInt8] = []
+        if let body {
+            do {
+                bytes = try body.serialized()
+            } catch {
+                throw self.error(.malformedResponse("the request body cannot be written as JSON: \(error)"))
+            }
+            headers["Content-Type"] = "application/json"
+        }
+        let request = TransportRequest(
+            method: method, url: url(path, query: query), headers: headers, body: bytes, timeout: timeout)
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw self.error(.unreachable(error))
+        }
+        guard response.isSuccess else { throw refusal(response) }
+        return response
+    }
+
+    /// The server's `{"error": {"code", "message"}}`, or the bare status when the body is something else.
+    private func refusal(_ response: TransportResponse) -> ServerClientError {
+        let parsed = try? JSONValue.parse(response.body)
+        let code = parsed?["error"]?["code"]?.stringValue ?? "http_\(response.status)"
+        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+        let message =
+            parsed?["error"]?["message"]?.stringValue
+            ?? (text.isEmpty ? "no error body" : text.replacingOccurrences(of: "\n", with: " "))
+        return error(.refused(status: response.status, code: code, message: message))
+    }
+
+    private func page(_ json: JSONValue, itemsKey: String, route: String) throws(ServerClientError) -> ServerPage {
+        guard let items = json[itemsKey]?.arrayValue else {
+            throw error(.malformedResponse("\(route) answered without \(itemsKey)"))
+        }
+        return ServerPage(items: items, nextCursor: json["next_cursor"]?.stringValue)
+    }
+
+    private func error(_ reason: ServerClientError.Reason) -> ServerClientError {
+        ServerClientError(reason: reason, server: connection.server)
+    }
+
+    /// The base URL plus percent-encoded path segments and query items (nil values are left out).
+    func url(_ path: [String], query: [(String, String?)]) -> URL {
+        var text = connection.server.absoluteString
+        for segment in path {
+            text += "/" + (segment.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? segment)
+        }
+        let items = query.compactMap { name, value in
+            value.map { "\(name)=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? $0) }
+        }
+        if !items.isEmpty { text += "?" + items.joined(separator: "&") }
+        // Every character outside `unreserved` is percent-encoded above, so the URL always parses.
+        return URL(string: text)!
+    }
+
+    /// RFC 3986 unreserved characters: everything else in a path segment or query value is encoded, so ids
+    /// holding `/`, `+`, `&` or `#` reach the server intact.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

@@ -1,0 +1,122 @@
+import Foundation
+import TidingsModel
+import TidingsServer
+import TidingsTesting
+
+/// A tidingsd API served over loopback on a fresh store: one app with an app key and a server key, pushes
+/// going to a ``RecordingPushProvider`` through the real fan-out workers.
+struct APIBackend {
+    let directory: URL
+    let store: SQLiteStore
+    let api: TidingsAPI
+    let provider: RecordingPushProvider
+    let fanout: FanoutService
+    let server: HTTPServer
+    let endpoint: String
+    let appKey: String
+    let serverKey: String
+    let appID: String
+
+    /// - Parameter sending: Whether fan-out workers run; without them messages stay queued.
+    init(sending: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-cli-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteStore(directory: directory)
+        let administration = AppAdministration(store: store)
+        let app = try administration.createApp(name: "CLI", bundleID: "com.example.cli")
+        appID = app.id
+        appKey = try administration.createKey(app: app.id, kind: .app).secret
+        serverKey = try administration.createKey(app: app.id, kind: .server).secret
+        provider = RecordingPushProvider()
+        api = TidingsAPI(store: store, logger: .disabled(), provider: provider)
+        var configuration = FanoutWorker.Configuration()
+        configuration.pollInterval = .milliseconds(50)
+        fanout = FanoutService(store: store, provider: provider, configuration: configuration)
+        if sending { fanout.start() }
+        let handler = HTTPMiddleware.standard(
+            router: api.router, logger: .disabled(), metrics: MetricsRegistry(), handlerTimeout: .seconds(30))
+        server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: handler, logger: .disabled())
+        endpoint = "http://127.0.0.1:\(try server.start())"
+    }
+
+    func stop() async {
+        await fanout.stop()
+        server.stopNow()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Calls the API in process and answers the status and JSON body.
+    @discardableResult
+    func call(_ method: String, _ path: String, key: String, _ body: JSONValue? = nil) async throws -> (
+        status: Int, json: JSONValue
+    ) {
+        let request = HTTPRequest(
+            method: method, path: path, headers: ["Authorization": "Bearer \(key)"],
+            body: try body.map { Data(try $0.serialized()) } ?? Data())
+        let response = try await api.router.handler(request)
+        return (response.status, response.body.isEmpty ? .null : try JSONValue.parse(response.body))
+    }
+
+    /// Registers installation `id` with an APNs token (derived from the id), optionally logged in as `user`.
+    @discardableResult
+    func register(_ id: String, user: String? = nil) async throws -> String {
+        let token = Self.token(for: id)
+        var body: [String: JSONValue] = [
+            "platform": "ios", "apns_token": .string(token), "environment": "production",
+            "consents": ["notifications": true, "ads": true, "night_ads": true],
+        ]
+        if let user { body["user_id"] = .string(user) }
+        let answer = try await call("PUT", "/v1/installations/\(id)", key: appKey, .object(body))
+        precondition(answer.status == 200 || answer.status == 201, "register \(id): \(answer)")
+        return token
+    }
+
+    /// A valid APNs token (64 hex digits) that differs per installation id.
+    static func token(for id: String) -> String {
+        let hex = id.utf8.map { String($0, radix: 16) }.joined()
+        return String((hex + String(repeating: "0", count: 64)).prefix(64))
+    }
+
+    /// Gives `user` these tags.
+    func tag(_ user: String, _ tags: [String]) async throws {
+        let answer = try await call(
+            "PUT", "/v1/users/\(user)/tags", key: serverKey, ["tags": .array(tags.map(JSONValue.string))])
+        precondition(answer.status == 200, "tag \(user): \(answer)")
+    }
+
+    /// Uploads `events` as a device would.
+    func post(_ events: [TidingsEvent]) async throws {
+        let answer = try await call("POST", "/v1/events", key: appKey, ["events": .array(events.map(\.json))])
+        precondition(answer.status == 200, "post events: \(answer)")
+    }
+
+    /// The stored message and its decoded payload.
+    func message(_ id: String) throws -> (record: MessageRecord, payload: PushPayload)? {
+        guard let record = try store.message(appID: appID, messageID: id) else { return nil }
+        return (record, try PushPayload.decode(record.payload))
+    }
+
+    /// The environment the CLI runs in: no inherited TIDINGS_* settings, and a HOME with no config file.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ["HOME": directory.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    /// Runs `tidings` off the cooperative pool (the in-process server's handlers need it).
+    func tidings(_ arguments: [String], environment extra: [String: String] = [:]) async throws
+        -> TidingsExecutable.Result
+    {
+        let environment = environment(extra)
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try TidingsExecutable.run(arguments, environment: environment) })
+            }
+        }
+    }
+
+    /// Runs `tidings` with `--server` and `--key` pointing here.
+    func tidingsConnected(_ arguments: [String]) async throws -> TidingsExecutable.Result {
+        try await tidings(arguments + ["--server", endpoint, "--key", serverKey])
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TidingsModel
+
+/// `tidings stats MESSAGE_ID|--campaign ID` against a real tidingsd API over loopback.
+@Suite struct StatsCommandTests {
+    @Test func messageAndCampaignFunnels() async throws {
+        let backend = try APIBackend()
+        for index in 0..<4 { try await backend.register("phone-\(index)") }
+        let sent = try await backend.tidingsConnected([
+            "send", "--all", "--title", "Sale", "--campaign", "spring", "--wait", "--json",
+        ])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        let id = try #require(try JSONValue.parse(sent.standardOutput)["message_id"]?.stringValue)
+        let now = Date().millisecondsSince1970
+        func event(_ type: EventType, _ installation: Int) -> TidingsEvent {
+            TidingsEvent(
+                type: type, occurredAt: now, installationID: "phone-\(installation)", messageID: id,
+                campaignID: "spring", source: .app, appState: .foreground)
+        }
+        // Four delivered, two opened (one of them twice), one dismissed, one deep link.
+        try await backend.post([
+            event(.delivery, 0), event(.delivery, 1), event(.delivery, 2), event(.delivery, 3), event(.open, 0),
+            event(.open, 0), event(.open, 1), event(.dismiss, 2), event(.deeplinkOpen, 1),
+        ])
+
+        let table = try await backend.tidingsConnected(["stats", id])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Message   \(id)"))
+        #expect(lines.contains("Campaign  spring"))
+        #expect(lines.contains("State     done"))
+        #expect(lines.contains("STAGE           EVENTS  INSTALLATIONS   RATE"))
+        #expect(lines.contains("targets              4"))
+        #expect(lines.contains("sent                 4"))
+        #expect(lines.contains("delivered            4              4"))
+        #expect(lines.contains("opened               3              2  50.0%"))
+        #expect(lines.contains("dismissed            1              1  25.0%"))
+        #expect(lines.contains("deeplink opens       1              1"))
+        #expect(lines.contains("clicks (links)                         25.0%"))
+
+        let json = try await backend.tidingsConnected(["stats", id, "--json"])
+        let answer = try JSONValue.parse(json.standardOutput)
+        #expect(answer["funnel"]?["opened"] == 3)
+        #expect(answer["funnel"]?["unique"]?["opened"] == 2)
+        #expect(answer["counts"]?["sent"] == 4)
+
+        let campaign = try await backend.tidingsConnected(["stats", "--campaign", "spring"])
+        #expect(campaign.status == 0, "\(campaign.standardError)")
+        let campaignLines = campaign.standardOutput.split(separator: "\n").map(String.init)
+        #expect(campaignLines.contains("Campaign       spring"))
+        #expect(campaignLines.contains("Installations  4"))
+        #expect(campaignLines.contains("opened               3              2  50.0%"))
+        #expect(!campaignLines.contains { $0.hasPrefix("targets") })
+        let campaignJSON = try await backend.tidingsConnected(["stats", "--campaign", "spring", "--json"])
+        #expect(try JSONValue.parse(campaignJSON.standardOutput)["delivered"] == 4)
+        await backend.stop()
+    }
+
+    @Test func anUnknownMessageIsOneLineAndExitOne() async throws {
+        let backend = try APIBackend(sending: false)
+        let result = try await backend.tidingsConnected(["stats", "msg_nope"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(
+            result.standardError
+                == "tidings: \(backend.endpoint) answered 404 not_found: there is no message msg_nope\n")
+
+        let both = try await backend.tidingsConnected(["stats", "msg_x", "--campaign", "c"])
+        #expect(both.status == 2)
+        let neither = try await backend.tidingsConnected(["stats"])
+        #expect(neither.status == 2)
+        #expect(neither.standardError.contains("give a MESSAGE_ID or --campaign ID"))
+        await backend.stop()
+    }
+}
