@@ -84,3 +84,39 @@ import TidingsTesting
         await harness.tearDown()
     }
 }
+
+/// `tidings device simulate`'s path: the fleet long-polls the emulator over HTTP instead of in process.
+@Suite struct HTTPFeedTests {
+    @Test func aFleetListeningOverHTTPGetsEveryPush() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-feed-\(UUID())")
+        let deployment = try LocalDeployment(configuration: .init(directory: directory))
+        let fleet = try DeviceFleet(
+            configuration: .init(
+                count: 8, serverURL: deployment.apiURL, appKey: deployment.appKey,
+                directory: directory.appendingPathComponent("devices")))
+        do {
+            try await fleet.registerAll()
+            fleet.start(feed: EmulatorHTTPPushFeed(endpoint: deployment.emulatorURL, topic: deployment.app.bundleID))
+            let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
+            let (messageID, _) = try await driver.send(
+                SampleCampaign.body(mediaURL: deployment.mediaURL(named: "a.png")))
+            _ = try await driver.waitUntilHandled(messageID: messageID, fleet: fleet, timeout: .seconds(60))
+            let tally = await fleet.stop()
+            #expect(tally.received == 8)
+            #expect(tally.delivered == 8)
+            #expect(fleet.feedError == nil)
+        } catch {
+            await fleet.stop()
+            await deployment.shutdown()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        await deployment.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func anEmulatorThatIsNotThereIsReportedAsAFeedError() async throws {
+        let feed = EmulatorHTTPPushFeed(endpoint: URL(string: "http://127.0.0.1:9")!, topic: "com.example.none")
+        await #expect(throws: DeviceFleetError.self) { try await feed.next(wait: .milliseconds(10)) }
+    }
+}

@@ -136,10 +136,13 @@ public final class DeviceFleet: Sendable {
                 do throws(DeviceFleetError) {
                     batch = try await feed.next(wait: .seconds(1))
                 } catch {
+                    // Stopping cancels the long-poll in progress; that is not the feed failing.
+                    if Task.isCancelled { break }
                     state.withLock { $0.feedError = error }
                     try? await Task.sleep(for: .milliseconds(200))
                     continue
                 }
+                state.withLock { $0.feedError = nil }
                 dispatch(batch)
             }
         }
