@@ -55,12 +55,8 @@ public final class RS256Key: @unchecked Sendable {
             throw FCMCredentialError(
                 .invalidKey, "not a readable PEM \(isPublic ? "public" : "private") key (an unencrypted PKCS#8 key)")
         }
-        do {
-            try self.init(key: parsed, isPrivate: !isPublic)
-        } catch {
-            EVP_PKEY_free(parsed)
-            throw error
-        }
+        // A key refused by the designated init is fully initialised, so deinit frees it.
+        try self.init(key: parsed, isPrivate: !isPublic)
     }
 
     /// A new random private key (tests and fake servers).
