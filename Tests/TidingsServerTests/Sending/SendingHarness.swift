@@ -31,7 +31,8 @@ final class SendingHarness: Sendable {
     /// - Parameters:
     ///   - withAPNs: store APNs credentials for the app.
     ///   - withFCM: store an FCM service account for the app.
-    init(withAPNs: Bool = true, withFCM: Bool = true) throws {
+    ///   - emulatorClock: the emulator's own clock (Apple's view of time), when it must differ from ours.
+    init(withAPNs: Bool = true, withFCM: Bool = true, emulatorClock: ManualClock? = nil) throws {
         api = try APIHarness(provider: RecordingPushProvider())
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-sending-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -53,7 +54,7 @@ final class SendingHarness: Sendable {
             configuration: .init(
                 keys: [.init(keyID: Self.keyID, teamID: Self.teamID, publicKey: apnsKey.publicKey())],
                 topics: [Self.topic]),
-            clock: api.clock)
+            clock: emulatorClock ?? api.clock)
         emulatorServer = try LoopbackServer(routes: emulator.router.routes)
         var apnsConfiguration = APNsClient.Configuration()
         apnsConfiguration.productionEndpoint = "http://127.0.0.1:\(emulatorServer.port)"
@@ -71,13 +72,20 @@ final class SendingHarness: Sendable {
             metrics: metrics)
     }
 
-    /// A worker on the harness's store, clock and provider; jitter pinned to `random`.
-    func worker(initialBackoff: Duration = .seconds(2), random: Double = 1) -> FanoutWorker {
+    /// A worker on the harness's store and clock, sending through `provider` (default: the routing
+    /// provider); jitter pinned to `random`.
+    func worker(
+        provider: (any PushProvider)? = nil, initialBackoff: Duration = .seconds(2), random: Double = 1,
+        chunkSize: Int = 500, inFlight: Int = 64
+    ) -> FanoutWorker {
         var configuration = FanoutWorker.Configuration()
+        configuration.chunkSize = chunkSize
+        configuration.maximumInFlight = inFlight
         configuration.initialBackoff = initialBackoff
         configuration.random = { random }
         return FanoutWorker(
-            store: store, provider: provider, clock: clock, configuration: configuration, metrics: metrics)
+            store: store, provider: provider ?? self.provider, clock: clock, configuration: configuration,
+            metrics: metrics)
     }
 
     /// Registers `id` with notification consent and `tokens` (`apns_token`, `fcm_token`...).
