@@ -93,7 +93,9 @@ enum AdminCommand {
         default:
             throw AdminUsageError("unknown command '\(command)'")
         }
-        if !["apps create", "apps set-apns", "apps set-fcm", "keys revoke"].contains(command) && !parsed.positionals.isEmpty {
+        if !["apps create", "apps set-apns", "apps set-fcm", "keys revoke"].contains(command)
+            && !parsed.positionals.isEmpty
+        {
             throw AdminUsageError("unexpected argument '\(parsed.positionals[0])'")
         }
         return (command, parsed)

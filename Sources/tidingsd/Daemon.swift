@@ -59,7 +59,8 @@ enum Daemon {
             credentials: FCMCredentialsStore(dataDirectory: dataDirectory), metrics: metrics, logger: logger)
         var routing = RoutingPushProvider.Configuration()
         // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
-        routing.allowsUnsignedAPNs = configuration.apns.productionEndpoint != APNsClient.Configuration.productionEndpoint
+        routing.allowsUnsignedAPNs =
+            configuration.apns.productionEndpoint != APNsClient.Configuration.productionEndpoint
         let provider = RoutingPushProvider(
             store: store, apns: apns, apnsCredentials: apnsCredentials, fcm: fcm, configuration: routing,
             metrics: metrics, logger: logger)

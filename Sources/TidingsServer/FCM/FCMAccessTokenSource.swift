@@ -63,7 +63,9 @@ public actor FCMAccessTokenSource {
             let http = http
             let now = clock.now
             let timeout = timeout
-            task = Task { try await Self.fetch(account: account, tokenURI: tokenURI, http: http, now: now, timeout: timeout) }
+            task = Task {
+                try await Self.fetch(account: account, tokenURI: tokenURI, http: http, now: now, timeout: timeout)
+            }
             inFlight = task
             fetchCount += 1
         }

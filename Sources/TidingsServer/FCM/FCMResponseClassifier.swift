@@ -22,7 +22,8 @@ public enum FCMResponseClassifier {
     public static func reason(body: [UInt8]) -> String? {
         guard let error = (try? JSONValue.parse(body))?["error"] else { return nil }
         for detail in error["details"]?.arrayValue ?? [] {
-            if detail["@type"]?.stringValue?.hasSuffix("FcmError") == true, let code = detail["errorCode"]?.stringValue {
+            if detail["@type"]?.stringValue?.hasSuffix("FcmError") == true, let code = detail["errorCode"]?.stringValue
+            {
                 return code
             }
         }

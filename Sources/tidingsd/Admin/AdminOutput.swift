@@ -66,7 +66,9 @@ struct AdminOutput {
             ])
             return
         }
-        line("FCM service account \(account.clientEmail) (project \(account.projectID)) stored for app \(app.name) (\(app.id)).")
+        line(
+            "FCM service account \(account.clientEmail) (project \(account.projectID)) stored for app \(app.name) (\(app.id))."
+        )
     }
 
     static func appJSON(_ app: AppRecord) -> JSONValue {

@@ -49,7 +49,8 @@ struct FCMServiceAccountTests {
         Malformed(name: "project id with a slash", bytes: document { $0["project_id"] = "a/b" }, code: .invalidField),
         Malformed(name: "email without @", bytes: document { $0["client_email"] = "nobody" }, code: .invalidField),
         Malformed(name: "ftp token_uri", bytes: document { $0["token_uri"] = "ftp://x/token" }, code: .invalidField),
-        Malformed(name: "garbage key", bytes: document { $0["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA" },
+        Malformed(
+            name: "garbage key", bytes: document { $0["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA" },
             code: .invalidKey),
         Malformed(
             name: "public key", bytes: document { $0["private_key"] = .string(key.publicKeyPEM()) }, code: .invalidKey),

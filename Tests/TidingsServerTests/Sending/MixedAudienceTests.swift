@@ -41,7 +41,8 @@ struct MixedAudienceTests {
         #expect(try harness.installation("both")?.fcmToken == "fcm-both")
         #expect(harness.counter("tidings_push_routes_total", ["route": "apns"]) == 2)
         #expect(harness.counter("tidings_push_routes_total", ["route": "fcm"]) == 2)
-        #expect(harness.counter(FCMStatistics.outcomesMetric, ["outcome": "token_invalid", "reason": "UNREGISTERED"]) == 1)
+        #expect(
+            harness.counter(FCMStatistics.outcomesMetric, ["outcome": "token_invalid", "reason": "UNREGISTERED"]) == 1)
         await harness.close()
     }
 
