@@ -27,19 +27,24 @@ public actor FCMAccessTokenSource {
     public let tokenURI: String
     /// A token this close to its expiry is replaced before use.
     public let refreshMargin: Duration
+    /// After a failed fetch, callers get the same error for this long instead of asking again, so a
+    /// broken token endpoint costs one request per interval, not one per push.
+    public let failureHoldoff: Duration
     private let http: CurlMultiClient
     private let clock: any TidingsClock
     private let timeout: Duration
     private var cached: Cached?
     private var inFlight: Task<Cached, any Error>?
+    private var lastFailure: (error: FCMAuthError, at: Date)?
     /// How many tokens were fetched (a test and metrics hook).
     public private(set) var fetchCount = 0
 
     public init(
         account: FCMServiceAccount, tokenURI: String? = nil, http: CurlMultiClient,
         clock: any TidingsClock = SystemClock(), refreshMargin: Duration = .seconds(300),
-        timeout: Duration = .seconds(30)
+        failureHoldoff: Duration = .seconds(5), timeout: Duration = .seconds(30)
     ) {
+        self.failureHoldoff = failureHoldoff
         self.account = account
         self.tokenURI = tokenURI ?? account.tokenURI
         self.http = http
@@ -53,6 +58,9 @@ public actor FCMAccessTokenSource {
     public func accessToken() async throws(FCMAuthError) -> String {
         if let cached, cached.expiresAt.timeIntervalSince(clock.now) > refreshMargin.seconds {
             return cached.token
+        }
+        if let lastFailure, clock.now.timeIntervalSince(lastFailure.at) < failureHoldoff.seconds {
+            throw lastFailure.error
         }
         let task: Task<Cached, any Error>
         if let inFlight {
@@ -73,10 +81,15 @@ public actor FCMAccessTokenSource {
             let fetched = try await task.value
             if inFlight == task { inFlight = nil }
             cached = fetched
+            lastFailure = nil
             return fetched.token
         } catch {
-            if inFlight == task { inFlight = nil }
-            throw (error as? FCMAuthError) ?? FCMAuthError(.transport, "token request failed: \(error)")
+            let failure = (error as? FCMAuthError) ?? FCMAuthError(.transport, "token request failed: \(error)")
+            if inFlight == task {
+                inFlight = nil
+                lastFailure = (failure, clock.now)
+            }
+            throw failure
         }
     }
 

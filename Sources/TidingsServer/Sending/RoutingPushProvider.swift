@@ -80,15 +80,19 @@ public final class RoutingPushProvider: PushProvider, Sendable {
             logger.warning("no app for topic", metadata: ["topic": push.topic, "error": "\(error)"])
             return PushOutcome(disposition: .failed, reason: "NoProviderForTopic")
         }
+        let apnsAvailable = app.hasAPNs || configuration.allowsUnsignedAPNs
         var fcmToken: String?
-        if push.tokenType == .apns, !(app.hasAPNs || configuration.allowsUnsignedAPNs), app.hasFCM,
-            let installationID = push.installationID
-        {
-            fcmToken = try? store.installation(appID: app.appID, installationID: installationID)?.fcmToken
+        if push.tokenType == .apns, !apnsAvailable, let installationID = push.installationID {
+            do {
+                fcmToken = try store.installation(appID: app.appID, installationID: installationID)?.fcmToken
+            } catch {
+                logger.warning("cannot read the installation's tokens", metadata: ["error": "\(error)"])
+                return PushOutcome(disposition: .retry(after: nil), reason: "store_unavailable")
+            }
         }
         let route = PushRoute.choose(
-            tokenType: push.tokenType, token: push.token, fcmToken: fcmToken,
-            apnsAvailable: app.hasAPNs || configuration.allowsUnsignedAPNs, fcmAvailable: app.hasFCM)
+            tokenType: push.tokenType, token: push.token, fcmToken: fcmToken, apnsAvailable: apnsAvailable,
+            fcmAvailable: app.hasFCM)
         switch route {
         case .apns:
             count("apns")

@@ -154,12 +154,18 @@ struct FCMClientTests {
         let refused = await fixture.client.send(fixture.push())
         #expect(refused.disposition == .failed)
         #expect(refused.reason == "AuthenticationFailed")
+        // Within the hold-off the failure is reused: no second request to the token endpoint.
+        #expect(await fixture.client.send(fixture.push()).reason == "AuthenticationFailed")
+        fixture.clock.advance(by: .seconds(5))
         fixture.fake.failOAuth([503])
         let down = await fixture.client.send(fixture.push())
         #expect(down.disposition == .retry(after: nil))
         #expect(down.reason == "AuthenticationUnavailable")
         #expect(fixture.fake.received.isEmpty)
+        fixture.clock.advance(by: .seconds(5))
         #expect(await fixture.client.send(fixture.push()).disposition == .sent)
+        #expect(fixture.fake.issuedTokens.count == 1)
+        #expect(await fixture.client.accessTokens.fetchCount == 3)
         await fixture.close()
     }
 
