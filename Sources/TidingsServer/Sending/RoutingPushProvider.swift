@@ -50,7 +50,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
     private let clock: any TidingsClock
     private let metrics: MetricsRegistry?
     private let logger: Logger
-    private let routes = LockedBox<[String: AppRoutes]>([:])
+    private let knownApps = LockedBox<[String: AppRoutes]>([:])
 
     /// - Parameters:
     ///   - apns: sends APNs pushes (an ``AppAPNsProvider``, or the emulator's client in tests).
@@ -123,7 +123,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
 
     private func routes(topic: String) throws -> AppRoutes {
         let now = clock.now
-        if let cached = routes.withLock({ $0[topic] }),
+        if let cached = knownApps.withLock({ $0[topic] }),
             now.timeIntervalSince(cached.checkedAt) < configuration.credentialsCacheTTL.seconds
         {
             return cached
@@ -135,7 +135,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
             appID: app.id,
             hasAPNs: FileManager.default.fileExists(atPath: apnsCredentials.metadataURL(app.id).path),
             hasFCM: fcm.hasCredentials(appID: app.id), checkedAt: now)
-        routes.withLock { $0[topic] = found }
+        knownApps.withLock { $0[topic] = found }
         return found
     }
 }
