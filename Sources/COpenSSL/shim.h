@@ -10,10 +10,16 @@
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
+#include <openssl/rsa.h>
 
 /// A new P-256 key pair (EVP_EC_gen is a variadic macro Swift cannot call).
 static inline EVP_PKEY *tidings_generate_p256_key(void) {
     return EVP_EC_gen("P-256");
+}
+
+/// A new RSA key pair of `bits` bits (EVP_RSA_gen is a variadic macro Swift cannot call).
+static inline EVP_PKEY *tidings_generate_rsa_key(unsigned int bits) {
+    return EVP_RSA_gen(bits);
 }
 
 /// The bytes held by a memory BIO (BIO_get_mem_data is a macro).

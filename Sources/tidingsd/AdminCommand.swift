@@ -8,6 +8,7 @@ import TidingsServer
 /// tidingsd apps create NAME --bundle-id ID [--json]
 /// tidingsd apps list [--json]
 /// tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]   (the key is copied, never shown)
+/// tidingsd apps set-fcm APP --service-account FILE [--json]   (the file is copied, its key never shown)
 /// tidingsd keys create --app APP --kind app|server [--json]   (the key is shown once)
 /// tidingsd keys list [--app APP] [--json]
 /// tidingsd keys revoke KEY_ID [--json]
@@ -20,6 +21,7 @@ enum AdminCommand {
         usage: tidingsd apps create NAME --bundle-id ID [--json]
                tidingsd apps list [--json]
                tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]
+               tidingsd apps set-fcm APP --service-account FILE [--json]
                tidingsd keys create --app APP --kind app|server [--json]
                tidingsd keys list [--app APP] [--json]
                tidingsd keys revoke KEY_ID [--json]
@@ -42,6 +44,9 @@ enum AdminCommand {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
             return 1
         } catch let error as APNsCredentialError {
+            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
+            return 1
+        } catch let error as FCMCredentialError {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
             return 1
         }
@@ -69,6 +74,11 @@ enum AdminCommand {
             else {
                 throw AdminUsageError("apps set-apns needs one APP, --key-file, --key-id and --team-id")
             }
+        case "apps set-fcm":
+            parsed = try AdminArguments(rest, options: ["service-account"], flags: ["json"])
+            guard parsed.positionals.count == 1, parsed.option("service-account") != nil else {
+                throw AdminUsageError("apps set-fcm needs one APP and --service-account FILE")
+            }
         case "keys create":
             parsed = try AdminArguments(rest, options: ["app", "kind"], flags: ["json"])
             guard parsed.option("app") != nil, let kind = parsed.option("kind"), APIKeyKind(rawValue: kind) != nil
@@ -83,7 +93,9 @@ enum AdminCommand {
         default:
             throw AdminUsageError("unknown command '\(command)'")
         }
-        if !["apps create", "apps set-apns", "keys revoke"].contains(command) && !parsed.positionals.isEmpty {
+        if !["apps create", "apps set-apns", "apps set-fcm", "keys revoke"].contains(command)
+            && !parsed.positionals.isEmpty
+        {
             throw AdminUsageError("unexpected argument '\(parsed.positionals[0])'")
         }
         return (command, parsed)
@@ -102,6 +114,11 @@ enum AdminCommand {
                 appID: app.id, keyFile: arguments.option("key-file")!, keyID: arguments.option("key-id")!,
                 teamID: arguments.option("team-id")!)
             output.apnsCredentials(credentials, app: app)
+        case "apps set-fcm":
+            let app = try admin.app(arguments.positionals[0])
+            let account = try FCMCredentialsStore(dataDirectory: dataDirectory).save(
+                appID: app.id, serviceAccountFile: arguments.option("service-account")!)
+            output.fcmCredentials(account, app: app)
         case "apps create":
             let app = try admin.createApp(name: arguments.positionals[0], bundleID: arguments.option("bundle-id")!)
             output.apps([app], created: true)

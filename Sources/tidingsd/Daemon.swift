@@ -51,9 +51,19 @@ enum Daemon {
             registry: metrics,
             storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
         let store = try SQLiteStore(directory: dataDirectory)
-        let provider = AppAPNsProvider(
-            store: store, credentials: APNsCredentialsStore(dataDirectory: dataDirectory),
-            configuration: configuration.apns, metrics: metrics, logger: logger)
+        let apnsCredentials = APNsCredentialsStore(dataDirectory: dataDirectory)
+        let apns = AppAPNsProvider(
+            store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,
+            logger: logger)
+        let fcm = AppFCMProvider(
+            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), metrics: metrics, logger: logger)
+        var routing = RoutingPushProvider.Configuration()
+        // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
+        routing.allowsUnsignedAPNs =
+            configuration.apns.productionEndpoint != APNsClient.Configuration.productionEndpoint
+        let provider = RoutingPushProvider(
+            store: store, apns: apns, apnsCredentials: apnsCredentials, fcm: fcm, configuration: routing,
+            metrics: metrics, logger: logger)
         var apiConfiguration = TidingsAPI.Configuration()
         apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
         let api = TidingsAPI(
@@ -74,7 +84,8 @@ enum Daemon {
             server: server, logger: logger,
             stopWork: {
                 await fanout.stop()
-                provider.shutdown()
+                apns.shutdown()
+                fcm.shutdown()
             }, flush: logHandler.flush)
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host

@@ -151,7 +151,7 @@ extension APIService {
         }
     }
 
-    private func forEachInstallation(appID: String, userID: String?, _ body: (Installation) throws -> Void) throws {
+    func forEachInstallation(appID: String, userID: String?, _ body: (Installation) throws -> Void) throws {
         var after: String?
         while true {
             let page = try store.installations(

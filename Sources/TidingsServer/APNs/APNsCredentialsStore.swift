@@ -89,7 +89,7 @@ public struct APNsCredentialsStore: Sendable {
 
     /// Writes through a 0600 temporary file and a rename, so the key is never readable by others, even
     /// for a moment, and a reader never sees half a file.
-    private static func writePrivately(_ data: Data, to url: URL) throws(APNsCredentialError) {
+    static func writePrivately(_ data: Data, to url: URL) throws(APNsCredentialError) {
         let temporary = url.path + ".tmp-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw APNsCredentialError(.storageFailed, "cannot create \(temporary)") }
@@ -103,7 +103,7 @@ public struct APNsCredentialsStore: Sendable {
     }
 
     /// App ids become file names, so only letters, digits, `-` and `_` are allowed.
-    private static func checkAppID(_ appID: String) throws(APNsCredentialError) {
+    static func checkAppID(_ appID: String) throws(APNsCredentialError) {
         let allowed =
             !appID.isEmpty && appID.utf8.count <= 128
             && appID.utf8.allSatisfy {

@@ -41,6 +41,7 @@ public struct APNsStatistics: Sendable {
         case .tokenMismatch: "token_mismatch"
         case .retry: "retry"
         case .failed: "failed"
+        case .skipped: "skipped"
         }
     }
 }

@@ -76,13 +76,13 @@ public final class ES256Key: @unchecked Sendable {
 
     /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`).
     public func publicKeyPEM() -> String {
-        withMemoryBIO { bio in PEM_write_bio_PUBKEY(bio, key) }
+        PEMEncoding.write { bio in PEM_write_bio_PUBKEY(bio, key) }
     }
 
     /// The private key as unencrypted PKCS#8 PEM; nil for a public key. Handle with care: never log it.
     public func privateKeyPEM() -> String? {
         guard isPrivate else { return nil }
-        return withMemoryBIO { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
+        return PEMEncoding.write { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
     }
 
     /// The public half as its own key.
@@ -126,15 +126,5 @@ public final class ES256Key: @unchecked Sendable {
         return message.withUnsafeBufferPointer { input in
             EVP_DigestVerify(context, der, der.count, input.baseAddress, input.count)
         } == 1
-    }
-
-    private func withMemoryBIO(_ write: (OpaquePointer?) -> Int32) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { preconditionFailure("BIO_new failed") }
-        defer { BIO_free(bio) }
-        precondition(write(bio) == 1, "PEM encoding failed")
-        var pointer: UnsafeMutablePointer<CChar>?
-        let length = tidings_bio_mem_data(bio, &pointer)
-        guard let pointer, length > 0 else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 }

@@ -5,7 +5,8 @@ import TidingsModel
 ///
 /// In order: the environment filter (`environment`), notification consent (`no_consent`), for ads the ad
 /// consent (`no_ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time
-/// ad consent (`night_ad_consent`), and last a token of the needed kind (`no_token`).
+/// ad consent (`night_ad_consent`), and last a token of the needed kind (`no_token`). Uninstall checks skip
+/// only by environment and token.
 ///
 /// - By default only an explicit notification consent of `false` skips: an app that does not manage
 ///   consent relies on the OS permission. With ``requireNotificationConsent`` (NHN Cloud's rule, for apps
@@ -47,16 +48,20 @@ public struct DeliveryPolicy: Sendable {
         let token: (String, TokenType)? =
             switch kind {
             case .voip: installation.voipToken.map { ($0, .voip) }
-            case .alert, .background:
+            case .alert, .background, .uninstallCheck:
                 installation.apnsToken.map { ($0, .apns) } ?? installation.fcmToken.map { ($0, .fcm) }
             }
         if let token {
             delivery.token = token.0
             delivery.tokenType = token.1
         }
-        if let reason = skipReason(
-            installation, hasToken: token != nil, messageType: messageType, environment: environment, now: now)
-        {
+        // An uninstall check shows nothing and records nothing on the device, so consent does not apply.
+        let reason =
+            kind == .uninstallCheck
+            ? skipReason(installation, hasToken: token != nil, environment: environment)
+            : skipReason(
+                installation, hasToken: token != nil, messageType: messageType, environment: environment, now: now)
+        if let reason {
             delivery.state = .skipped
             delivery.reason = reason.rawValue
         }
@@ -78,6 +83,17 @@ public struct DeliveryPolicy: Sendable {
             if Self.isNight(at: now, timeZone: installation.timezone) && installation.consents.nightAds != true {
                 return .nightAdConsent
             }
+        }
+        return hasToken ? nil : .noToken
+    }
+
+    /// Why `installation` is skipped by a message that consent does not govern (an uninstall check): only
+    /// the environment filter and a missing token.
+    public func skipReason(
+        _ installation: Installation, hasToken: Bool, environment: OutgoingPush.Environment?
+    ) -> SkipReason? {
+        if let environment, (installation.environment ?? "production") != environment.rawValue {
+            return .environment
         }
         return hasToken ? nil : .noToken
     }

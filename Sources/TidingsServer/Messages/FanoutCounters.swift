@@ -7,6 +7,7 @@ struct FanoutCounters: Sendable {
     let tokensDeactivated: Counter?
     let messagesAccepted: Counter?
     let messagesFinished: Counter?
+    let uninstallsRecorded: Counter?
 
     init(registry: MetricsRegistry?) {
         func counter(_ name: String, _ help: String) -> Counter? {
@@ -19,5 +20,7 @@ struct FanoutCounters: Sendable {
         tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
         messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
         messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")
+        uninstallsRecorded = counter(
+            "tidings_uninstalls_recorded_total", "Uninstall events recorded by uninstall checks (APNs 410, FCM 404).")
     }
 }

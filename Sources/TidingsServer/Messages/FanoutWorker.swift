@@ -26,11 +26,21 @@ public final class FanoutWorker: Sendable {
         public var pollInterval: Duration = .milliseconds(500)
         /// Sends per delivery before a retryable failure becomes final.
         public var maximumAttempts = 5
-        /// The wait before the first retry; it doubles per attempt, up to ``maximumBackoff``.
+        /// The ceiling of the first retry's wait; it doubles per attempt, up to ``maximumBackoff``, and the
+        /// wait is drawn uniformly below it (full jitter, ``RetryBackoff``), never under `Retry-After`.
         public var initialBackoff: Duration = .seconds(2)
         public var maximumBackoff: Duration = .seconds(300)
+        /// The jitter's uniform draw in `0..<1`; tests pin it.
+        public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
         public init() {}
+
+        /// Equal settings; the random source is a function and is not compared.
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.chunkSize == rhs.chunkSize && lhs.maximumInFlight == rhs.maximumInFlight && lhs.lease == rhs.lease
+                && lhs.pollInterval == rhs.pollInterval && lhs.maximumAttempts == rhs.maximumAttempts
+                && lhs.initialBackoff == rhs.initialBackoff && lhs.maximumBackoff == rhs.maximumBackoff
+        }
     }
 
     /// Identifies this worker's claims.
@@ -124,7 +134,7 @@ public final class FanoutWorker: Sendable {
                 start(next)
             }
             while let (delivery, outcome) = try await group.next() {
-                try record(delivery, outcome)
+                try record(delivery, outcome, message: messages[delivery.messageID] ?? nil)
                 if let next = pending.next() { start(next) }
             }
         }
@@ -136,11 +146,14 @@ public final class FanoutWorker: Sendable {
             environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
             expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
-            payload: message.payload)
+            payload: message.payload, installationID: delivery.installationID)
     }
 
-    private func record(_ delivery: MessageDelivery, _ outcome: PushOutcome?) throws {
+    private func record(_ delivery: MessageDelivery, _ outcome: PushOutcome?, message: MessageRecord?) throws {
         let now = clock.now.millisecondsSince1970
+        // A router may have sent the push to another of the installation's tokens: hygiene applies to that one.
+        let token = outcome?.token ?? delivery.token
+        let tokenType = outcome?.tokenType ?? delivery.tokenType
         let result: DeliveryResult
         switch outcome?.disposition {
         case nil:
@@ -149,14 +162,19 @@ public final class FanoutWorker: Sendable {
             result = .sent
         case .tokenInvalid(let since):
             let cleared = try store.deactivateToken(
-                delivery.tokenType, token: delivery.token, appID: delivery.appID,
-                installationID: delivery.installationID, unlessChangedAfter: since?.millisecondsSince1970, now: now)
+                tokenType, token: token, appID: delivery.appID, installationID: delivery.installationID,
+                unlessChangedAfter: since?.millisecondsSince1970, now: now)
             if cleared { counters.tokensDeactivated?.increment() }
+            if message?.kind == .uninstallCheck {
+                try recordUninstall(delivery, token: token, tokenType: tokenType, since: since, outcome: outcome)
+            }
             result = .failed(reason: outcome?.reason ?? "token_invalid")
         case .tokenMismatch:
             try store.markTokenMismatch(
-                token: delivery.token, appID: delivery.appID, installationID: delivery.installationID, now: now)
+                token: token, appID: delivery.appID, installationID: delivery.installationID, now: now)
             result = .failed(reason: outcome?.reason ?? "token_mismatch")
+        case .skipped:
+            result = .skipped(reason: outcome?.reason ?? "no_provider")
         case .retry(let after):
             let reason = outcome?.reason ?? "retry"
             if delivery.attempts + 1 >= configuration.maximumAttempts {
@@ -180,13 +198,31 @@ public final class FanoutWorker: Sendable {
         case .sent: counters.sent?.increment()
         case .failed: counters.failed?.increment()
         case .retry: counters.retried?.increment()
+        case .skipped: counters.skipped?.increment()
         }
     }
 
-    /// Milliseconds to wait before retry number `attempt + 1`: the provider's wish, or exponential backoff.
+    /// An uninstall check learnt the token is gone: an `uninstall` event at the time APNs says the app
+    /// stopped taking pushes (APNs' 410 timestamp; now when the provider gives none, as FCM does).
+    private func recordUninstall(
+        _ delivery: MessageDelivery, token: String, tokenType: TokenType, since: Date?, outcome: PushOutcome?
+    ) throws {
+        var attributes: [String: JSONValue] = ["source": "uninstall_check"]
+        if let reason = outcome?.reason { attributes["reason"] = .string(reason) }
+        if let since { attributes["provider_timestamp"] = .integer(since.millisecondsSince1970) }
+        let event = TidingsEvent(
+            type: .uninstall, occurredAt: since?.millisecondsSince1970 ?? clock.now.millisecondsSince1970,
+            installationID: delivery.installationID, messageID: delivery.messageID, token: token,
+            tokenType: tokenType, environment: delivery.environment, attributes: attributes)
+        _ = try store.insertEvents(
+            appID: delivery.appID, events: [event], receivedAt: clock.now.millisecondsSince1970)
+        counters.uninstallsRecorded?.increment()
+    }
+
+    /// Milliseconds to wait before retry number `attempt + 1`: backoff with full jitter, not under `after`.
     private func backoff(attempt: Int, after: Duration?) -> Int64 {
-        let exponential = configuration.initialBackoff.seconds * pow(2, Double(min(attempt, 20)))
-        let seconds = max(after?.seconds ?? 0, min(exponential, configuration.maximumBackoff.seconds))
-        return Int64(seconds * 1000)
+        let backoff = RetryBackoff(initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
+        let delay = backoff.delay(attempt: attempt, retryAfter: after, random: configuration.random())
+        return Int64(delay.seconds * 1000)
     }
 }

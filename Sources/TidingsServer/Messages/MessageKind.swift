@@ -6,6 +6,9 @@ public enum MessageKind: String, Sendable, Hashable, CaseIterable {
     case background
     /// A PushKit VoIP push, sent to the VoIP token; its payload may be 5120 bytes.
     case voip
+    /// Tidings' own silent push to find uninstalled apps (`POST /v1/uninstall-checks`): background, priority 5,
+    /// `tidings.internal` so the SDK records nothing; never accepted by `POST /v1/messages`.
+    case uninstallCheck = "uninstall_check"
 
     /// The largest payload APNs accepts for this kind, in bytes.
     public var payloadLimit: Int { self == .voip ? 5120 : 4096 }
@@ -14,7 +17,7 @@ public enum MessageKind: String, Sendable, Hashable, CaseIterable {
     public var pushType: OutgoingPush.PushType {
         switch self {
         case .alert: .alert
-        case .background: .background
+        case .background, .uninstallCheck: .background
         case .voip: .voip
         }
     }

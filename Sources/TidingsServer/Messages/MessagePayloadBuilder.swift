@@ -87,7 +87,8 @@ public struct MessagePayloadBuilder: Sendable {
                 throw .invalid(
                     "content.\(key)", "a \(kind.rawValue) message shows nothing; put what the app needs in data")
             }
-            payload.contentAvailable = kind == .background
+            payload.contentAvailable = kind == .background || kind == .uninstallCheck
+            payload.isInternal = kind == .uninstallCheck
             return payload
         }
         let alert = PushAlert(

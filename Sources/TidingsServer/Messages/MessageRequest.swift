@@ -33,7 +33,7 @@ public struct MessageRequest: Sendable, Hashable {
             throw .invalid(key, "is not a field of a message")
         }
         let kindName = try string(body, "kind") ?? "alert"
-        guard let kind = MessageKind(rawValue: kindName) else {
+        guard let kind = MessageKind(rawValue: kindName), kind != .uninstallCheck else {
             throw .invalid("kind", "must be alert, background or voip")
         }
         let typeName = try string(body, "message_type") ?? "notification"

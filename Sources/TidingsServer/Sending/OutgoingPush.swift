@@ -37,12 +37,16 @@ public struct OutgoingPush: Sendable, Hashable {
     public var apnsID: UUID
     /// The JSON payload, already built and checked against the size limit.
     public var payload: [UInt8]
+    /// The installation the push is for, when fan-out knows it: lets a router find the installation's
+    /// other tokens.
+    public var installationID: String?
 
     public init(
         token: String, tokenType: TokenType = .apns, environment: Environment, topic: String,
         pushType: PushType = .alert, priority: Int = 10, expiration: Date? = nil, collapseID: String? = nil,
-        apnsID: UUID = UUID(), payload: [UInt8]
+        apnsID: UUID = UUID(), payload: [UInt8], installationID: String? = nil
     ) {
+        self.installationID = installationID
         self.token = token
         self.tokenType = tokenType
         self.environment = environment

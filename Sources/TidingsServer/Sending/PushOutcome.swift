@@ -1,4 +1,5 @@
 import Foundation
+import TidingsModel
 
 /// What a provider made of one push: the input of fan-out's bookkeeping and token hygiene.
 public struct PushOutcome: Sendable, Hashable {
@@ -16,6 +17,8 @@ public struct PushOutcome: Sendable, Hashable {
         case retry(after: Duration?)
         /// Never retry (a malformed request, a payload too large, a bad topic...).
         case failed
+        /// Not sent: no provider the app has credentials for can reach the installation; the reason says why.
+        case skipped
     }
 
     public var disposition: Disposition
@@ -25,11 +28,20 @@ public struct PushOutcome: Sendable, Hashable {
     public var reason: String?
     /// The `apns-id` the provider answered with.
     public var apnsID: UUID?
+    /// The token the push actually went to when a router sent it to another of the installation's tokens
+    /// (its FCM token instead of its APNs token): token hygiene applies to this one. Nil: the push's own.
+    public var token: String?
+    public var tokenType: TokenType?
 
-    public init(disposition: Disposition, status: Int? = nil, reason: String? = nil, apnsID: UUID? = nil) {
+    public init(
+        disposition: Disposition, status: Int? = nil, reason: String? = nil, apnsID: UUID? = nil,
+        token: String? = nil, tokenType: TokenType? = nil
+    ) {
         self.disposition = disposition
         self.status = status
         self.reason = reason
         self.apnsID = apnsID
+        self.token = token
+        self.tokenType = tokenType
     }
 }

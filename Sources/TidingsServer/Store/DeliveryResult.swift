@@ -3,6 +3,8 @@ public enum DeliveryResult: Sendable, Hashable {
     case sent
     /// Never retried; the reason is the provider's (`BadDeviceToken`, `token_invalid`...).
     case failed(reason: String)
+    /// Never sent: no provider could reach the installation (`no_fcm_credentials`...).
+    case skipped(reason: String)
     /// Back to pending, with one more attempt, not before the given unix milliseconds.
     case retry(reason: String, notBefore: Int64)
 }

@@ -160,6 +160,7 @@ extension SQLiteStore {
             switch result {
             case .sent: ("sent", nil, nil, 1)
             case .failed(let reason): ("failed", reason, nil, 1)
+            case .skipped(let reason): ("skipped", reason, nil, 0)
             case .retry(let reason, let notBefore): ("pending", reason, notBefore, 1)
             }
         return try database.write { db in

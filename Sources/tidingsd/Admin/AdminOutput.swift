@@ -57,6 +57,20 @@ struct AdminOutput {
         line("APNs key \(credentials.keyID) (team \(credentials.teamID)) stored for app \(app.name) (\(app.id)).")
     }
 
+    /// The stored service account's project and client email of `app`; never the key.
+    func fcmCredentials(_ account: FCMServiceAccount, app: AppRecord) {
+        if json {
+            write([
+                "app_id": .string(app.id), "project_id": .string(account.projectID),
+                "client_email": .string(account.clientEmail),
+            ])
+            return
+        }
+        line(
+            "FCM service account \(account.clientEmail) (project \(account.projectID)) stored for app \(app.name) (\(app.id))."
+        )
+    }
+
     static func appJSON(_ app: AppRecord) -> JSONValue {
         [
             "id": .string(app.id), "name": .string(app.name), "bundle_id": .string(app.bundleID),

@@ -1,0 +1,66 @@
+import Foundation
+import TidingsModel
+
+/// Sends FCM pushes through the ``FCMClient`` of the app they belong to, authorised by that app's service
+/// account (`tidingsd apps set-fcm`); one client, so one connection and one access token, per app, made on
+/// first use.
+public final class AppFCMProvider: Sendable {
+    private let credentials: FCMCredentialsStore
+    private let configuration: FCMClient.Configuration
+    private let metrics: MetricsRegistry
+    private let clock: any TidingsClock
+    private let logger: Logger
+    private let clients = LockedBox<[String: FCMClient]>([:])
+
+    public init(
+        credentials: FCMCredentialsStore, configuration: FCMClient.Configuration = .init(),
+        metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger
+    ) {
+        self.credentials = credentials
+        self.configuration = configuration
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Whether `appID` has a service account stored (it is not parsed here).
+    public func hasCredentials(appID: String) -> Bool {
+        FileManager.default.fileExists(atPath: credentials.fileURL(appID).path)
+    }
+
+    /// Sends `push` (an FCM token) with the client of `appID`; `failed` with reason `NoFCMCredentials` or
+    /// `InvalidFCMCredentials` when the app has no usable service account.
+    public func send(_ push: OutgoingPush, appID: String) async -> PushOutcome {
+        let client: FCMClient
+        do {
+            guard let made = try self.client(appID: appID) else {
+                return PushOutcome(disposition: .failed, reason: "NoFCMCredentials")
+            }
+            client = made
+        } catch {
+            logger.warning("unusable FCM service account", metadata: ["app": appID, "error": "\(error)"])
+            return PushOutcome(disposition: .failed, reason: "InvalidFCMCredentials")
+        }
+        return await client.send(push)
+    }
+
+    /// The client of `appID`, made on first use; nil when the app has no service account.
+    public func client(appID: String) throws -> FCMClient? {
+        if let client = clients.withLock({ $0[appID] }) { return client }
+        guard let account = try credentials.load(appID: appID) else { return nil }
+        let made = try FCMClient(
+            account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)
+        let (client, spare) = clients.withLock { clients -> (FCMClient, FCMClient?) in
+            if let existing = clients[appID] { return (existing, made) }
+            clients[appID] = made
+            return (made, nil)
+        }
+        spare?.shutdown()
+        return client
+    }
+
+    /// Closes every client; pushes in flight end as retries.
+    public func shutdown() {
+        for client in clients.withLock({ Array($0.values) }) { client.shutdown() }
+    }
+}
