@@ -15,6 +15,7 @@ public actor SimulatedDevice {
     public nonisolated let index: Int
     /// The APNs device token, lower-case hex.
     public nonisolated let token: String
+    private let tokenBytes: [UInt8]
     public nonisolated let userID: String
     public nonisolated let configuration: TidingsClient.Configuration
     let behaviour: DeviceBehaviour
@@ -35,7 +36,8 @@ public actor SimulatedDevice {
         self.behaviour = behaviour
         // Mixing the index into the seed gives every device its own, reproducible person and token.
         var random = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
-        token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        tokenBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        token = tokenBytes.map { String(format: "%02x", $0) }.joined()
         self.random = random
     }
 
@@ -52,7 +54,7 @@ public actor SimulatedDevice {
         await registrar.setConsents(.init(notifications: true, ads: ads, nightAds: ads))
         do {
             try await registrar.login(userID: userID)
-            switch try await client.didRegister(deviceToken: Self.bytes(hex: token)) {
+            switch try await client.didRegister(deviceToken: Data(tokenBytes)) {
             case .sent, .unchanged: break
             case .deferred(_, let reason), .failed(let reason):
                 throw DeviceFleetError.deviceFailed(index: index, reason: "registration: \(reason)")
@@ -155,16 +157,5 @@ public actor SimulatedDevice {
         } catch {
             throw .deviceFailed(index: index, reason: "cannot open its container: \(error)")
         }
-    }
-
-    private static func bytes(hex: String) -> Data {
-        var data = Data(capacity: hex.utf8.count / 2)
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            data.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return data
     }
 }
