@@ -5,7 +5,7 @@ import TidingsModel
 ///
 /// ```swift
 /// let clients = AppClientCache<FCMClient> { $0.shutdown() }
-/// let client = try clients.client(for: appID) { try FCMClient(account: account) }   // FCMClient?
+/// let client = try clients.client(for: appID) { try FCMClient(account: account) }
 /// ```
 final class AppClientCache<Client: Sendable>: Sendable {
     private let clients = LockedBox<[String: Client]>([:])
@@ -21,7 +21,9 @@ final class AppClientCache<Client: Sendable>: Sendable {
     ///
     /// `make` runs outside the lock (it may open connections or read keys from disk); when two callers race
     /// for a new key, the first to finish is kept and the other's client is closed.
-    func client<Failure: Error>(for key: String, make: () throws(Failure) -> Client?) throws(Failure) -> Client? {
+    func clientIfAvailable<Failure: Error>(for key: String, make: () throws(Failure) -> Client?) throws(Failure)
+        -> Client?
+    {
         if let client = clients.withLock({ $0[key] }) { return client }
         guard let made = try make() else { return nil }
         let (client, spare) = clients.withLock { clients -> (Client, Client?) in
@@ -35,7 +37,7 @@ final class AppClientCache<Client: Sendable>: Sendable {
 
     /// The client kept for `key`, or the one `make` builds, kept from now on.
     func client<Failure: Error>(for key: String, make: () throws(Failure) -> Client) throws(Failure) -> Client {
-        let client = try client(for: key) { () throws(Failure) -> Client? in try make() }
+        let client = try clientIfAvailable(for: key, make: { () throws(Failure) -> Client? in try make() })
         // `make` never answers nil, so neither does the lookup.
         guard let client else { preconditionFailure("AppClientCache kept no client for \(key)") }
         return client

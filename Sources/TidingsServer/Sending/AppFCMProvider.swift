@@ -46,7 +46,7 @@ public final class AppFCMProvider: Sendable {
 
     /// The client of `appID`, made on first use; nil when the app has no service account.
     public func client(appID: String) throws -> FCMClient? {
-        try clients.client(for: appID) { () throws -> FCMClient? in
+        try clients.clientIfAvailable(for: appID) {
             guard let account = try credentials.load(appID: appID) else { return nil }
             return try FCMClient(
                 account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)
