@@ -22,31 +22,22 @@ public struct FCMCredentialsStore: Sendable {
     /// - Throws: ``FCMCredentialError``; nothing is stored when it throws.
     @discardableResult
     public func save(appID: String, serviceAccountFile: String) throws(FCMCredentialError) -> FCMServiceAccount {
-        try Self.checkAppID(appID)
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         guard let data = FileManager.default.contents(atPath: serviceAccountFile) else {
             throw FCMCredentialError(.unreadableFile, "cannot read the service-account file \(serviceAccountFile)")
         }
         let account = try FCMServiceAccount(json: Array(data))
         _ = try account.key.sign(Array("tidings".utf8))  // OpenSSL can sign with the key
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            // An existing directory keeps its mode unless set again.
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        } catch {
-            throw FCMCredentialError(.storageFailed, "cannot create \(directory.path)")
-        }
-        do {
-            try APNsCredentialsStore.writePrivately(data, to: fileURL(appID))
-        } catch {
-            throw FCMCredentialError(.storageFailed, error.message)
+        try storage { () throws(CredentialStorageError) in
+            try CredentialFiles.createDirectory(directory)
+            try CredentialFiles.writePrivately(data, to: fileURL(appID))
         }
         return account
     }
 
     /// The stored service account of `appID`, or nil when it has none.
     public func load(appID: String) throws(FCMCredentialError) -> FCMServiceAccount? {
-        try Self.checkAppID(appID)
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         let path = fileURL(appID).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try FCMServiceAccount(contentsOfFile: path)
@@ -55,22 +46,20 @@ public struct FCMCredentialsStore: Sendable {
     /// Deletes the stored service account of `appID`; false when there was none.
     @discardableResult
     public func remove(appID: String) throws(FCMCredentialError) -> Bool {
-        try Self.checkAppID(appID)
-        let url = fileURL(appID)
-        guard FileManager.default.fileExists(atPath: url.path) else { return false }
-        do {
-            try FileManager.default.removeItem(at: url)
-        } catch {
-            throw FCMCredentialError(.storageFailed, "cannot remove \(url.path)")
+        try storage { () throws(CredentialStorageError) in
+            try CredentialFiles.checkAppID(appID)
+            return try CredentialFiles.remove([fileURL(appID)])
         }
-        return true
     }
 
     func fileURL(_ appID: String) -> URL { directory.appendingPathComponent("\(appID).json") }
 
-    private static func checkAppID(_ appID: String) throws(FCMCredentialError) {
+    /// Runs `body`, reporting a storage failure as `storage_failed`.
+    private func storage<Result>(_ body: () throws(CredentialStorageError) -> Result) throws(FCMCredentialError)
+        -> Result
+    {
         do {
-            try APNsCredentialsStore.checkAppID(appID)
+            return try body()
         } catch {
             throw FCMCredentialError(.storageFailed, error.message)
         }

@@ -14,7 +14,7 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     private let metrics: MetricsRegistry
     private let clock: any TidingsClock
     private let logger: Logger
-    private let clients = LockedBox<[String: APNsClient]>([:])
+    private let clients = AppClientCache<APNsClient> { $0.shutdown() }
 
     public init(
         store: any Store, credentials: APNsCredentialsStore, configuration: APNsClient.Configuration = .init(),
@@ -40,7 +40,7 @@ public final class AppAPNsProvider: PushProvider, Sendable {
 
     /// Closes every client; pushes in flight end as retries.
     public func shutdown() {
-        for client in clients.withLock({ Array($0.values) }) { client.shutdown() }
+        clients.shutdown()
     }
 
     private struct UnknownTopic: Error, CustomStringConvertible {
@@ -49,23 +49,17 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     }
 
     private func client(for topic: String) throws -> APNsClient {
-        if let client = clients.withLock({ $0[topic] }) { return client }
-        guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {
-            throw UnknownTopic(topic: topic)
+        try clients.client(for: topic) { () throws -> APNsClient in
+            guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {
+                throw UnknownTopic(topic: topic)
+            }
+            let authorization = try credentials.load(appID: app.id)?.providerToken(clock: clock)
+            if authorization == nil {
+                logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": app.id])
+            }
+            return try APNsClient(
+                configuration: configuration, authorization: authorization, metrics: metrics, clock: clock,
+                logger: logger)
         }
-        let authorization = try credentials.load(appID: app.id)?.providerToken(clock: clock)
-        if authorization == nil {
-            logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": app.id])
-        }
-        let made = try APNsClient(
-            configuration: configuration, authorization: authorization, metrics: metrics, clock: clock,
-            logger: logger)
-        let (client, spare) = clients.withLock { clients -> (APNsClient, APNsClient?) in
-            if let existing = clients[topic] { return (existing, made) }
-            clients[topic] = made
-            return (made, nil)
-        }
-        spare?.shutdown()
-        return client
     }
 }

@@ -10,7 +10,7 @@ public final class AppFCMProvider: Sendable {
     private let metrics: MetricsRegistry
     private let clock: any TidingsClock
     private let logger: Logger
-    private let clients = LockedBox<[String: FCMClient]>([:])
+    private let clients = AppClientCache<FCMClient> { $0.shutdown() }
 
     public init(
         credentials: FCMCredentialsStore, configuration: FCMClient.Configuration = .init(),
@@ -46,21 +46,15 @@ public final class AppFCMProvider: Sendable {
 
     /// The client of `appID`, made on first use; nil when the app has no service account.
     public func client(appID: String) throws -> FCMClient? {
-        if let client = clients.withLock({ $0[appID] }) { return client }
-        guard let account = try credentials.load(appID: appID) else { return nil }
-        let made = try FCMClient(
-            account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)
-        let (client, spare) = clients.withLock { clients -> (FCMClient, FCMClient?) in
-            if let existing = clients[appID] { return (existing, made) }
-            clients[appID] = made
-            return (made, nil)
+        try clients.clientIfAvailable(for: appID) {
+            guard let account = try credentials.load(appID: appID) else { return nil }
+            return try FCMClient(
+                account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)
         }
-        spare?.shutdown()
-        return client
     }
 
     /// Closes every client; pushes in flight end as retries.
     public func shutdown() {
-        for client in clients.withLock({ Array($0.values) }) { client.shutdown() }
+        clients.shutdown()
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TidingsModel
+
+@testable import TidingsServer
+
+/// The per-app client cache behind AppAPNsProvider and AppFCMProvider.
+@Suite("Per-app client cache")
+struct AppClientCacheTests {
+    final class FakeClient: Sendable {
+        let name: String
+        let closed = LockedBox(0)
+        init(_ name: String) { self.name = name }
+    }
+
+    struct MakeFailed: Error {}
+
+    let cache = AppClientCache<FakeClient> { $0.closed.withLock { $0 += 1 } }
+
+    @Test func makesOnceAndKeeps() throws {
+        let first = cache.client(for: "app") { FakeClient("first") }
+        let second = try cache.client(for: "app") { () throws(MakeFailed) -> FakeClient in throw MakeFailed() }
+        #expect(first === second)
+        let other = cache.client(for: "other") { FakeClient("other") }
+        #expect(other !== first)
+    }
+
+    @Test func nilAndFailuresAreNotKept() throws {
+        #expect(cache.clientIfAvailable(for: "app", make: { nil }) == nil)
+        #expect(throws: MakeFailed.self) {
+            try cache.client(for: "app") { () throws(MakeFailed) -> FakeClient in throw MakeFailed() }
+        }
+        let made = cache.clientIfAvailable(for: "app", make: { FakeClient("late") })
+        #expect(made?.name == "late")
+    }
+
+    @Test func aRacerThatLosesHasItsClientClosed() {
+        let winner = FakeClient("winner")
+        let loser = FakeClient("loser")
+        // The loser's maker runs while the winner's client is being kept.
+        let kept = cache.client(for: "app") { () -> FakeClient in
+            #expect(cache.client(for: "app") { winner } === winner)
+            return loser
+        }
+        #expect(kept === winner)
+        #expect(loser.closed.withLock { $0 } == 1)
+        #expect(winner.closed.withLock { $0 } == 0)
+    }
+
+    @Test func shutdownClosesEveryKeptClient() {
+        let clients = (0..<3).map { index in cache.client(for: "app-\(index)") { FakeClient("\(index)") } }
+        cache.shutdown()
+        #expect(clients.map { $0.closed.withLock { $0 } } == [1, 1, 1])
+    }
+}
