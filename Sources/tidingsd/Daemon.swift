@@ -43,56 +43,20 @@ enum Daemon {
         signal(SIGPIPE, SIG_IGN)
         let logHandler = BufferedLogHandler()
         let logger = Logger(label: "tidingsd", level: configuration.logLevel, handler: logHandler)
-        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        let metrics = MetricsRegistry()
-        let storeFile = dataDirectory.appendingPathComponent(SQLiteStore.fileName)
-        let apiMetrics = RegistryAPIMetrics(
-            registry: metrics,
-            storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
-        let store = try SQLiteStore(directory: dataDirectory)
-        let apnsCredentials = APNsCredentialsStore(dataDirectory: dataDirectory)
-        let apns = AppAPNsProvider(
-            store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,
-            logger: logger)
-        let fcm = AppFCMProvider(
-            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), metrics: metrics, logger: logger)
-        var routing = RoutingPushProvider.Configuration()
-        // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
-        routing.allowsUnsignedAPNs =
-            configuration.apns.productionEndpoint != APNsClient.Configuration.productionEndpoint
-        let provider = RoutingPushProvider(
-            store: store, apns: apns, apnsCredentials: apnsCredentials, fcm: fcm, configuration: routing,
-            metrics: metrics, logger: logger)
-        var apiConfiguration = TidingsAPI.Configuration()
-        apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
-        let api = TidingsAPI(
-            store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
-            registry: metrics)
-        let fanout = FanoutService(
-            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
-        fanout.start()
-        var router = api.router
-        router.addOperationsRoutes(metrics: metrics)
-        let handler = HTTPMiddleware.standard(
-            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+        let service = try TidingsService(configuration: configuration, logger: logger)
         let server = HTTPServer(
-            configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
+            configuration: configuration.http, handler: service.handler, logger: logger, metrics: service.metrics)
         // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
         // address is known must not fall in a window where it is ignored and lost.
         ShutdownSignals.install(
-            server: server, logger: logger,
-            stopWork: {
-                await fanout.stop()
-                apns.shutdown()
-                fcm.shutdown()
-            }, flush: logHandler.flush)
+            server: server, logger: logger, stopWork: { await service.stop() }, flush: logHandler.flush)
+        service.start()
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
         FileHandle.standardOutput.write(
             Data(
                 """
-                tidingsd listening on http://\(host):\(port) (data in \(dataDirectory.path))
+                tidingsd listening on http://\(host):\(port) (data in \(URL(fileURLWithPath: configuration.dataDirectory).path))
                   health:  curl http://\(host):\(port)/healthz
                   metrics: curl http://\(host):\(port)/metrics
                   create an app:  tidingsd apps create NAME --bundle-id ID

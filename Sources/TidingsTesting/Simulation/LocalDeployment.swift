@@ -24,7 +24,8 @@ public final class LocalDeployment: Sendable {
     }
 
     public let configuration: Configuration
-    public let store: SQLiteStore
+    /// tidingsd's store (the service's).
+    public var store: SQLiteStore { service.store }
     public let app: AppRecord
     /// The key an app embeds (registration and events).
     public let appKey: String
@@ -34,10 +35,10 @@ public final class LocalDeployment: Sendable {
     public let apiURL: URL
     public let emulatorURL: URL
     public let mediaURL: URL
-    public let metrics: MetricsRegistry
+    /// tidingsd's metrics (`GET /metrics`).
+    public var metrics: MetricsRegistry { service.metrics }
+    private let service: TidingsService
     private let servers: [HTTPServer]
-    private let fanout: FanoutService
-    private let provider: AppAPNsProvider
 
     /// Creates the store, the app, its keys and APNs credentials, and starts the three servers.
     /// - Throws: store, credential or `HTTPServerError` errors (a port in use, for example).
@@ -46,14 +47,13 @@ public final class LocalDeployment: Sendable {
         let directory = configuration.directory
         let logger = configuration.logger
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteStore(directory: directory)
         let provisioned = try ProvisionedApp.create(
-            store: store, dataDirectory: directory, name: configuration.appName, bundleID: configuration.bundleID)
+            store: try SQLiteStore(directory: directory), dataDirectory: directory, name: configuration.appName,
+            bundleID: configuration.bundleID)
         app = provisioned.app
         appKey = provisioned.appKey
         serverKey = provisioned.serverKey
         emulator = APNsEmulator(configuration: .init(keys: [provisioned.trustedKey], topics: [configuration.bundleID]))
-        metrics = MetricsRegistry()
         var started: [HTTPServer] = []
         do {
             let emulatorServer = try LoopbackServers.emulator(emulator, logger: logger)
@@ -63,21 +63,14 @@ public final class LocalDeployment: Sendable {
             started.append(mediaServer.server)
             mediaURL = mediaServer.url
 
-            var apns = APNsClient.Configuration()
-            apns.productionEndpoint = emulatorURL.absoluteString
-            apns.sandboxEndpoint = emulatorURL.absoluteString
-            provider = AppAPNsProvider(
-                store: store, credentials: APNsCredentialsStore(dataDirectory: directory), configuration: apns,
-                metrics: metrics, logger: logger)
-            var apiConfiguration = TidingsAPI.Configuration()
-            apiConfiguration.insecureMediaHosts = ["127.0.0.1"]
-            let api = TidingsAPI(
-                store: store, configuration: apiConfiguration, logger: logger, provider: provider, registry: metrics)
-            var router = api.router
-            router.addOperationsRoutes(metrics: metrics)
+            // tidingsd as `tidingsd --apns-endpoint EMULATOR --insecure-media-host 127.0.0.1` runs it.
+            var server = ServerConfiguration(dataDirectory: directory.path, fanout: configuration.fanout)
+            server.apns.productionEndpoint = emulatorURL.absoluteString
+            server.apns.sandboxEndpoint = emulatorURL.absoluteString
+            server.insecureMediaHosts = ["127.0.0.1"]
+            service = try TidingsService(configuration: server, logger: logger)
             let apiServer = try LoopbackServers.serve(
-                HTTPMiddleware.standard(router: router, logger: logger, metrics: metrics, handlerTimeout: .seconds(30)),
-                threads: 4, port: configuration.apiPort, logger: logger)
+                service.handler, threads: 4, port: configuration.apiPort, logger: logger)
             started.append(apiServer.server)
             apiURL = apiServer.url
         } catch {
@@ -85,9 +78,7 @@ public final class LocalDeployment: Sendable {
             throw error
         }
         servers = started
-        fanout = FanoutService(
-            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
-        fanout.start()
+        service.start()
     }
 
     /// The URL of a demo image on the media server.
@@ -97,8 +88,7 @@ public final class LocalDeployment: Sendable {
 
     /// Stops fan-out and the servers (requests in flight finish first).
     public func shutdown() async {
-        await fanout.stop()
-        provider.shutdown()
+        await service.stop()
         for server in servers.reversed() { await server.shutdown() }
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import TidingsModel
+
+/// tidingsd's parts wired together from a ``ServerConfiguration``: the store, the push providers (APNs and
+/// FCM, chosen per installation), the API and operations routes, the fan-out workers and the metrics.
+///
+/// `tidingsd` serves it; so do `tidings demo` and the end-to-end tests, which therefore run exactly the
+/// server that ships.
+///
+/// ```swift
+/// let service = try TidingsService(configuration: configuration, logger: logger)
+/// let server = HTTPServer(configuration: configuration.http, handler: service.handler, logger: logger)
+/// service.start()
+/// _ = try server.start()
+/// ```
+public final class TidingsService: Sendable {
+    public let store: SQLiteStore
+    public let metrics: MetricsRegistry
+    /// The API and operations routes (`/healthz`, `/metrics`).
+    public let router: Router
+    /// ``router`` in the standard pipeline (request ids, access log, metrics, JSON errors, timeout).
+    public let handler: HTTPHandler
+    private let fanout: FanoutService
+    private let apns: AppAPNsProvider
+    private let fcm: AppFCMProvider
+
+    /// Opens (or creates) the store in the configuration's data directory and builds everything; nothing
+    /// runs until ``start()``.
+    /// - Throws: when the data directory or the store cannot be opened.
+    public init(configuration: ServerConfiguration, logger: Logger) throws {
+        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let metrics = MetricsRegistry()
+        let storeFile = dataDirectory.appendingPathComponent(SQLiteStore.fileName)
+        let apiMetrics = RegistryAPIMetrics(
+            registry: metrics, storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
+        let store = try SQLiteStore(directory: dataDirectory)
+        let apnsCredentials = APNsCredentialsStore(dataDirectory: dataDirectory)
+        apns = AppAPNsProvider(
+            store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,
+            logger: logger)
+        fcm = AppFCMProvider(
+            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), metrics: metrics, logger: logger)
+        var routing = RoutingPushProvider.Configuration()
+        // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
+        routing.allowsUnsignedAPNs =
+            configuration.apns.productionEndpoint != APNsClient.Configuration.productionEndpoint
+        let provider = RoutingPushProvider(
+            store: store, apns: apns, apnsCredentials: apnsCredentials, fcm: fcm, configuration: routing,
+            metrics: metrics, logger: logger)
+        var apiConfiguration = TidingsAPI.Configuration()
+        apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
+        let api = TidingsAPI(
+            store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
+            registry: metrics)
+        var router = api.router
+        router.addOperationsRoutes(metrics: metrics)
+        fanout = FanoutService(
+            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
+        self.store = store
+        self.metrics = metrics
+        self.router = router
+        handler = HTTPMiddleware.standard(
+            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+    }
+
+    /// Starts the fan-out workers.
+    public func start() {
+        fanout.start()
+    }
+
+    /// Stops the fan-out workers (each finishes the push it is sending) and closes the providers.
+    public func stop() async {
+        await fanout.stop()
+        apns.shutdown()
+        fcm.shutdown()
+    }
+}
