@@ -63,7 +63,9 @@ enum Daemon {
         let handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
         let server = HTTPServer(
-            configuration: configuration.http, handler: handler, logger: logger, metrics: metrics)
+            configuration: configuration.http, handler: handler,
+            immediateHandler: HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics),
+            logger: logger, metrics: metrics)
         // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
         // address is known must not fall in a window where it is ignored and lost.
         ShutdownSignals.install(

@@ -93,7 +93,7 @@ extension TidingsEvent {
         }
 
         let rawID = try required(Field.eventID)
-        guard let eventID = UUID(uuidString: rawID) else {
+        guard let eventID = UUID(canonical: rawID) else {
             throw EventValidationError(
                 code: .invalidValue, field: Field.eventID, message: "event_id '\(rawID)' is not a UUID")
         }

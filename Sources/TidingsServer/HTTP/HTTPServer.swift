@@ -11,9 +11,12 @@ import TidingsModel
 /// await server.shutdown()
 /// ```
 ///
-/// The network threads only read requests and write responses. Once a request is read in full, its
-/// connection is suspended and the handler runs in a Swift task; the connection resumes when the
-/// response is ready, so no network thread ever waits for Swift work.
+/// Once a request is read in full, the server first offers it to the immediate handler, if one was given
+/// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared with an
+/// ``ImmediateHTTPHandler`` is answered right there, on the network thread, with no task, no suspended
+/// connection and no thread hand-off. Every other request suspends its connection while the handler runs
+/// in a Swift task; the connection resumes when the response is ready, so no network thread waits for
+/// asynchronous work.
 ///
 /// Limits, and what a client sees when it passes one:
 /// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
@@ -80,6 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let configuration: Configuration
     let handler: HTTPHandler
+    let immediateHandler: ImmediateRequestHandler?
     let logger: Logger
     let metrics: HTTPServerMetrics?
 
@@ -97,13 +101,16 @@ public final class HTTPServer: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - handler: usually ``HTTPMiddleware/standard(router:logger:metrics:handlerTimeout:)``.
+    ///   - immediateHandler: usually ``HTTPMiddleware/standardImmediate(router:logger:metrics:)`` over the
+    ///     same router; it answers the requests it can on the network thread and returns nil for the rest.
     ///   - metrics: where the server counts open connections and requests refused or cut short.
     public init(
-        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger,
-        metrics: MetricsRegistry? = nil
+        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler,
+        immediateHandler: ImmediateRequestHandler? = nil, logger: Logger, metrics: MetricsRegistry? = nil
     ) {
         self.configuration = configuration
         self.handler = handler
+        self.immediateHandler = immediateHandler
         self.logger = logger
         self.metrics = metrics.map(HTTPServerMetrics.init(registry:))
     }
