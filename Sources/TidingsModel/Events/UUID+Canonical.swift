@@ -1,9 +1,10 @@
 import Foundation
 
 extension UUID {
-    /// Parses the canonical `8-4-4-4-12` form, hex digits in either case: what `UUID(uuidString:)` accepts,
-    /// read with a plain loop instead of `sscanf` (which Foundation uses on Linux), because every event of
-    /// every batch has one.
+    /// Parses the canonical `8-4-4-4-12` form, hex digits in either case, with a plain loop instead of
+    /// `sscanf` (which Foundation uses on Linux), because every event of every batch has one. Whatever
+    /// this accepts, `UUID(uuidString:)` reads the same way; it also accepts a few odd forms this does not
+    /// (`sscanf` skips whitespace), so callers fall back to it.
     init?(canonical text: String) {
         var text = text
         let parsed: uuid_t? = text.withUTF8 { bytes in

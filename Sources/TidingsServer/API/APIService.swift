@@ -33,17 +33,19 @@ final class APIService: Sendable {
     /// parses and calls the store are `immediate`: the server answers them on its network thread.
     func routes() -> [HTTPRoute] {
         [
-            HTTPRoute("PUT", "/v1/installations/{installation_id}", immediate: { try self.putInstallation($0) }),
-            HTTPRoute("GET", "/v1/installations/{installation_id}", immediate: { try self.getInstallation($0) }),
-            HTTPRoute("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}", immediate: { try self.deleteToken($0) }),
-            HTTPRoute("GET", "/v1/installations", immediate: { try self.listInstallations($0) }),
+            HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
+            HTTPRoute.immediate("GET", "/v1/installations/{installation_id}") { try self.getInstallation($0) },
+            HTTPRoute.immediate("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
+                try self.deleteToken($0)
+            },
+            HTTPRoute.immediate("GET", "/v1/installations") { try self.listInstallations($0) },
             HTTPRoute("GET", "/v1/users/{user_id}/tags") { try await self.getTags($0) },
             HTTPRoute("PUT", "/v1/users/{user_id}/tags") { try await self.replaceTags($0) },
             HTTPRoute("POST", "/v1/users/{user_id}/tags") { try await self.addTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags") { try await self.removeAllTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags/{tag}") { try await self.removeTag($0) },
-            HTTPRoute("POST", "/v1/events", immediate: { try self.postEvents($0) }),
-            HTTPRoute("GET", "/v1/events", immediate: { try self.getEvents($0) }),
+            HTTPRoute.immediate("POST", "/v1/events") { try self.postEvents($0) },
+            HTTPRoute.immediate("GET", "/v1/events") { try self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
             HTTPRoute("POST", "/v1/messages") { try await self.postMessage($0) },

@@ -11,7 +11,8 @@ extension HTTPMiddleware {
                 let route = routes.pattern(for: request)
                 let response = try await next(request)
                 return response.onBodyEnd { bytes, failed in
-                    logRequest(logger, request, route: route, response.status, bytes: bytes, failed: failed, since: start)
+                    logRequest(
+                        logger, request, route: route, response.status, bytes: bytes, failed: failed, since: start)
                 }
             }
         }

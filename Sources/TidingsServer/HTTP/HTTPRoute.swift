@@ -25,12 +25,15 @@ public struct HTTPRoute: Sendable {
     }
 
     /// A route whose handler never waits, so the server may answer it on its network thread.
-    public init(_ method: String, _ pattern: String, immediate: @escaping ImmediateHTTPHandler) {
-        self.method = method
-        self.pattern = pattern
-        self.handler = { request in try immediate(request) }
-        self.immediate = immediate
-        segments = Self.split(pattern)
+    ///
+    /// A static function rather than an initialiser, so that a trailing closure without `await` given to
+    /// ``init(_:_:_:)`` never turns into an immediate route by overload resolution.
+    public static func immediate(
+        _ method: String, _ pattern: String, _ handler: @escaping ImmediateHTTPHandler
+    ) -> HTTPRoute {
+        var route = HTTPRoute(method, pattern) { request in try handler(request) }
+        route.immediate = handler
+        return route
     }
 
     private static func split(_ pattern: String) -> [Substring] {

@@ -11,6 +11,11 @@ import TidingsSQLite
 ///
 /// Every method runs in one transaction on the connection's lock, so concurrent calls are serialised;
 /// statements are prepared once and cached.
+///
+/// Durability: WAL with `synchronous=NORMAL`. A write is committed to the log before its call returns, so
+/// whatever a request was answered for survives the server process crashing or being killed (the
+/// kill -9 pilot in platform_facts.md lost nothing). A power loss or kernel crash may lose the commits
+/// made since the log was last flushed, which the background checkpointer does every quarter second.
 public final class SQLiteStore: Store {
     /// The file name inside the data directory.
     public static let fileName = "tidings.sqlite"
