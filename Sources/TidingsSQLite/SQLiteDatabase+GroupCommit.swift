@@ -4,14 +4,16 @@ extension SQLiteDatabase {
     /// Runs `body` in a write transaction shared with the writes other threads are asking for at the same
     /// moment (group commit), and returns once that transaction has committed.
     ///
-    /// The first caller to find no commit under way leads: it takes every write waiting, runs each inside
-    /// its own savepoint, and commits them together, so a busy server pays for one commit (and one write
-    /// of each page the writes share) instead of one per request. A write that throws is rolled back to its
-    /// savepoint alone and its caller gets the error; the others still commit. When the commit itself
-    /// fails, every caller of the group gets that error and nothing of the group is applied.
+    /// The first caller to find no commit under way leads: it takes every write waiting and runs them one
+    /// after the other in one transaction, so a busy server pays for one commit (and writes each page the
+    /// writes share once) instead of one per request. Writes run in arrival order, so a later one sees
+    /// what an earlier one wrote.
     ///
-    /// Writes run in arrival order, so a later one sees what an earlier one wrote. `body` must not use
-    /// this database again (its connection is already locked by the group).
+    /// Failures stay with their write: when a write throws, or the commit fails, the whole group is rolled
+    /// back and each of its writes is run again alone, in its own transaction, so the others still commit
+    /// and the failing one applies nothing and gets its error. Writes must therefore depend only on the
+    /// database (they may run twice, the first run rolled back). `body` must not use this database again
+    /// (its connection is already locked by the group).
     @discardableResult
     public func groupWrite<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try withoutActuallyEscaping(body) { body in
@@ -22,35 +24,44 @@ extension SQLiteDatabase {
                 return true
             }
             if let error = groupCommit.submit(write, database: self) { throw error }
-            // `submit` returns only after the write ran (or its group failed, handled above).
+            // `submit` returns only after the write ran and committed, or failed alone (handled above).
             return try outcome!.get()
         }
     }
 
-    /// Runs one group in a transaction: each write in a savepoint unless it is alone.
-    /// - Returns: the error that kept the group from committing, nil when it committed.
-    func commitGroup(_ writes: [GroupedWrite]) -> (any Error)? {
+    /// Commits `writes` together, or, when one of them or the commit fails, each alone.
+    /// - Returns: for each write, the error that kept its transaction from committing (nil when it
+    ///   committed, or when the write itself threw, which the write keeps).
+    func commitGroup(_ writes: [GroupedWrite]) -> [(any Error)?] {
         read { connection in
-            do {
-                try connection.run("BEGIN IMMEDIATE")
-                if writes.count == 1 {
-                    guard writes[0].run(connection) else {
-                        _ = try? connection.run("ROLLBACK")
-                        return nil
-                    }
-                } else {
-                    for write in writes {
-                        try connection.run("SAVEPOINT group_write")
-                        if !write.run(connection) { try connection.run("ROLLBACK TO group_write") }
-                        try connection.run("RELEASE group_write")
-                    }
-                }
-                try connection.run("COMMIT")
-                return nil
-            } catch {
-                _ = try? connection.run("ROLLBACK")
-                return error
+            if writes.count > 1, (try? Self.commit(writes, on: connection)) == true {
+                return Array(repeating: nil, count: writes.count)
             }
+            return writes.map { write in
+                do {
+                    _ = try Self.commit([write], on: connection)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+    }
+
+    /// Runs `writes` in one transaction and commits it; rolls back and returns false when a write throws.
+    /// - Throws: when the transaction cannot begin or commit (it is rolled back).
+    private static func commit(_ writes: [GroupedWrite], on connection: SQLiteConnection) throws -> Bool {
+        try connection.run("BEGIN IMMEDIATE")
+        do {
+            for write in writes where !write.run(connection) {
+                _ = try? connection.run("ROLLBACK")
+                return false
+            }
+            try connection.run("COMMIT")
+            return true
+        } catch {
+            _ = try? connection.run("ROLLBACK")
+            throw error
         }
     }
 }
@@ -76,7 +87,7 @@ final class GroupCommitQueue: @unchecked Sendable {
     private var pending: [GroupedWrite] = []
     private var leading = false
 
-    /// Waits until `write` ran in a committed group (nil) or its group failed (the error).
+    /// Waits until `write` ran and committed, or failed: nil, or the error of its commit.
     func submit(_ write: GroupedWrite, database: SQLiteDatabase) -> (any Error)? {
         condition.lock()
         defer { condition.unlock() }
@@ -90,9 +101,9 @@ final class GroupCommitQueue: @unchecked Sendable {
             let group = pending
             pending.removeAll(keepingCapacity: true)
             condition.unlock()
-            let error = database.commitGroup(group)
+            let errors = database.commitGroup(group)
             condition.lock()
-            for member in group {
+            for (member, error) in zip(group, errors) {
                 member.done = true
                 member.groupError = error
             }

@@ -11,10 +11,9 @@ import TidingsSQLite
 ///
 /// Every method runs in one transaction on the connection's lock, so concurrent calls are serialised;
 /// statements are prepared once and cached.
-/// Installation upserts arriving together share one transaction (group commit,
-/// ``SQLiteDatabase/groupWrite(_:)``), each in its own savepoint, and each returns only once that
-/// transaction has committed. Event batches commit alone: a savepoint around hundreds of rows copies every
-/// page they touch into the statement journal, which costs more than the shared commit saves.
+/// Installation upserts and event batches arriving together share one transaction (group commit,
+/// ``SQLiteDatabase/groupWrite(_:)``), and each returns only once that transaction has committed; a write
+/// that fails is retried alone, so it never takes the others down with it.
 ///
 /// Durability: WAL with `synchronous=NORMAL`. A write is committed to the log before its call returns, so
 /// whatever a request was answered for survives the server process crashing or being killed (the

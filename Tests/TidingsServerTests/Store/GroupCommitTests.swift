@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TidingsModel
-import TidingsSQLite
 
-/// Writes from many threads committed together: each caller gets its own result, a failing write is
-/// undone alone, and nothing returns before its group has committed.
+@testable import TidingsSQLite
+
+/// Writes from many threads committed together: each caller gets its own result, a failing write (or a
+/// write whose commit fails) is undone alone, and nothing returns before its transaction has committed.
 @Suite struct GroupCommitTests {
     struct Refused: Error, Equatable {
         var number: Int
@@ -82,6 +83,58 @@ import TidingsSQLite
         let maximum = try database.read { try $0.scalar("SELECT MAX(number) FROM rows")?.integerValue }
         #expect(count == 400)
         #expect(maximum == 400)
+    }
+
+    @Test func aWriteWhoseCommitFailsIsUndoneAloneAndTheRestOfItsGroupCommits() throws {
+        let (database, directory) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try database.write { connection in
+            try connection.execute(
+                """
+                CREATE TABLE parents (id INTEGER PRIMARY KEY);
+                CREATE TABLE children (id INTEGER PRIMARY KEY,
+                    parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
+        }
+        let runs = LockedBox([Int]())
+        func insert(_ number: Int64, orphan: Bool = false) -> GroupedWrite {
+            GroupedWrite { connection in
+                runs.withLock { $0.append(Int(number)) }
+                _ = try? connection.run("INSERT INTO rows (number) VALUES (?1)", [.integer(number)])
+                // A deferred foreign key is only checked at COMMIT, so it is the commit that fails.
+                if orphan { _ = try? connection.run("INSERT INTO children (id, parent) VALUES (1, 42)") }
+                return true
+            }
+        }
+        let errors = database.commitGroup([insert(1), insert(2, orphan: true), insert(3)])
+        #expect(errors.map { $0 == nil } == [true, false, true])
+        #expect(errors[1] is SQLiteError)
+        // Once together (rolled back at COMMIT), then each alone.
+        #expect(runs.withLock { $0 } == [1, 2, 3, 1, 2, 3])
+        let stored = try database.read { try $0.query("SELECT number FROM rows ORDER BY number") { $0.int(at: 0) } }
+        #expect(stored == [1, 3])
+        #expect(try database.read { try $0.scalar("SELECT COUNT(*) FROM children")?.integerValue } == 0)
+    }
+
+    @Test func aGroupWithoutFailuresRunsEachWriteOnceInOneTransaction() throws {
+        let (database, directory) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let runs = LockedBox(0)
+        let writes = (1...5).map { number in
+            GroupedWrite { connection in
+                runs.withLock { $0 += 1 }
+                // Inside one transaction the earlier writes are visible to the later ones.
+                let count = try? connection.scalar("SELECT COUNT(*) FROM rows")?.integerValue
+                _ = try? connection.run(
+                    "INSERT INTO rows (number, note) VALUES (?1, ?2)",
+                    [.integer(Int64(number)), .text("\(count ?? -1)")])
+                return true
+            }
+        }
+        #expect(database.commitGroup(writes).allSatisfy { $0 == nil })
+        #expect(runs.withLock { $0 } == 5)
+        let notes = try database.read { try $0.query("SELECT note FROM rows ORDER BY number") { $0.text(at: 0) } }
+        #expect(notes == ["0", "1", "2", "3", "4"])
     }
 
     @Test func aFailedCommitFailsEveryWriteOfTheGroupAndAppliesNothing() throws {
