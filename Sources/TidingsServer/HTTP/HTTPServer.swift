@@ -33,6 +33,9 @@ import TidingsModel
 /// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
 ///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
+///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
+///   by their own work (a store call waits at most the store's busy timeout); while one waits, the
+///   connections of the other network threads are served.
 /// - a streamed body with no write for ``Configuration/handlerTimeout``: the body is ended as failed
 ///   (the chunked encoding is left unterminated, so the client can tell).
 ///
