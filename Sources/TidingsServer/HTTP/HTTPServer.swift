@@ -60,9 +60,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// streamed body may go without a write before the server ends it (as failed).
         public var handlerTimeout: Duration
         public var maximumConnections: Int
-        /// Network threads; defaults to three per core. They also run the immediate routes, which wait for
-        /// the store: while one waits, the others keep reading and answering, and writes that wait together
-        /// commit together (``SQLiteDatabase/groupWrite(_:)``).
+        /// Network threads; defaults to six per core (at most 256). They also run the immediate routes, which
+        /// wait for the store: while some wait, the others keep reading and parsing the next requests, and
+        /// writes that wait together commit together (`SQLiteDatabase.groupWrite`). Six per core measured
+        /// best on two cores (BENCHMARKS.md): one per core left the store idle between commits.
         public var threadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
@@ -71,7 +72,7 @@ public final class HTTPServer: @unchecked Sendable {
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
             connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
-            threadCount: Int = 3 * ProcessInfo.processInfo.activeProcessorCount,
+            threadCount: Int = min(256, 6 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10)
         ) {
             self.host = host
