@@ -114,13 +114,14 @@ public final class SQLiteConnection {
     /// `immediate` takes the write lock up front, so two processes never deadlock upgrading a
     /// read transaction to a write (which SQLite answers with `SQLITE_BUSY` at once).
     public func transaction<Result>(immediate: Bool = true, _ body: () throws -> Result) throws -> Result {
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        // Prepared once and kept, like every statement: `sqlite3_exec` would parse them on every call.
+        try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            _ = try? run("ROLLBACK")
             throw error
         }
     }

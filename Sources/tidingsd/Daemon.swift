@@ -45,7 +45,8 @@ enum Daemon {
         let logger = Logger(label: "tidingsd", level: configuration.logLevel, handler: logHandler)
         let service = try TidingsService(configuration: configuration, logger: logger)
         let server = HTTPServer(
-            configuration: configuration.http, handler: service.handler, logger: logger, metrics: service.metrics)
+            configuration: configuration.http, handler: service.handler,
+            immediateHandler: service.immediateHandler, logger: logger, metrics: service.metrics)
         // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
         // address is known must not fall in a window where it is ignored and lost.
         ShutdownSignals.install(

@@ -93,7 +93,8 @@ extension TidingsEvent {
         }
 
         let rawID = try required(Field.eventID)
-        guard let eventID = UUID(uuidString: rawID) else {
+        // The plain loop reads canonical ids; anything else gets Foundation's reading, quirks and all.
+        guard let eventID = UUID(canonical: rawID) ?? UUID(uuidString: rawID) else {
             throw EventValidationError(
                 code: .invalidValue, field: Field.eventID, message: "event_id '\(rawID)' is not a UUID")
         }

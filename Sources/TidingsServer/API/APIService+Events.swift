@@ -8,7 +8,7 @@ extension APIService {
     /// alone: rejected when invalid, duplicate when its id was stored before in this app (with no time
     /// window), accepted otherwise. The accepted events of a batch are
     /// inserted in one transaction.
-    func postEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func postEvents(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let limits = configuration.eventLimits
         let body = try jsonObject(request, maximumBytes: limits.maximumBatchBytes)
@@ -23,13 +23,13 @@ extension APIService {
         }
         let now = self.now
         var receipts = [EventReceipt?](repeating: nil, count: elements.count)
-        var candidates: [(index: Int, event: TidingsEvent)] = []
+        var candidates: [(index: Int, event: TidingsEvent, eventID: String)] = []
         candidates.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             do {
                 let event = try TidingsEvent(json: element)
                 try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(element))
-                candidates.append((index, event))
+                candidates.append((index, event, event.eventID.lowercasedString))
             } catch {
                 receipts[index] = EventReceipt(
                     eventID: Self.readableEventID(element), status: .rejected,
@@ -44,7 +44,7 @@ extension APIService {
         var counts = (accepted: 0, duplicate: 0)
         for (candidate, isNew) in zip(accepted, inserted) {
             receipts[candidate.index] = EventReceipt(
-                eventID: candidate.event.eventID.lowercasedString, status: isNew ? .accepted : .duplicate)
+                eventID: candidate.eventID, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
         }
         let rejected = elements.count - counts.accepted - counts.duplicate
@@ -55,7 +55,8 @@ extension APIService {
                 "app": caller.appID, "accepted": String(counts.accepted), "duplicate": String(counts.duplicate),
                 "rejected": String(rejected), "request_id": request.requestID,
             ])
-        return json(["receipts": .array(receipts.compactMap { $0.map(Self.receiptJSON) })])
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: Self.receiptsData(receipts))
     }
 
     /// The id to put on a receipt for an event that could not be read: lower-cased when it is a UUID.
@@ -64,14 +65,36 @@ extension APIService {
         return UUID(uuidString: raw).map { $0.lowercasedString } ?? raw
     }
 
-    private static func receiptJSON(_ receipt: EventReceipt) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "event_id": receipt.eventID.map(JSONValue.string) ?? .null, "status": .string(receipt.status.rawValue),
-        ]
-        if let error = receipt.error {
-            object["error"] = ["code": .string(error.code), "message": .string(error.message)]
+    /// `{"receipts":[...]}`, each receipt written with sorted keys (`error`, `event_id`, `status`) as
+    /// ``JSONText`` would, without a dictionary per receipt.
+    static func receiptsData(_ receipts: [EventReceipt?]) -> Data {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(16 + receipts.count * 72)
+        bytes.append(contentsOf: #"{"receipts":["#.utf8)
+        var first = true
+        for case let receipt? in receipts {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            bytes.append(UInt8(ascii: "{"))
+            if let error = receipt.error {
+                bytes.append(contentsOf: #""error":{"code":"#.utf8)
+                JSONText.writeString(error.code, into: &bytes)
+                bytes.append(contentsOf: #","message":"#.utf8)
+                JSONText.writeString(error.message, into: &bytes)
+                bytes.append(contentsOf: "},".utf8)
+            }
+            bytes.append(contentsOf: #""event_id":"#.utf8)
+            if let eventID = receipt.eventID {
+                JSONText.writeString(eventID, into: &bytes)
+            } else {
+                bytes.append(contentsOf: "null".utf8)
+            }
+            bytes.append(contentsOf: #","status":""#.utf8)
+            bytes.append(contentsOf: receipt.status.rawValue.utf8)
+            bytes.append(contentsOf: #""}"#.utf8)
         }
-        return .object(object)
+        bytes.append(contentsOf: "]}".utf8)
+        return Data(bytes)
     }
 
     /// `GET /v1/events?type=&message_id=&campaign_id=&since=&until=&cursor=&limit=`, for server keys.
@@ -80,7 +103,7 @@ extension APIService {
     /// as lines (`limit` up to 100,000), with the next cursor in `X-Next-Cursor`.
     /// - Note: The export body is built whole in memory; switch to the server's streaming body once it
     ///   offers one, so exports need no limit.
-    func getEvents(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func getEvents(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let accept = request.headers["Accept"]?.lowercased() ?? ""
         let format: ExportFormat =

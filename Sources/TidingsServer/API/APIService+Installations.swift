@@ -3,7 +3,7 @@ import TidingsModel
 
 extension APIService {
     /// `PUT /v1/installations/{installation_id}`: creates (201) or changes (200) an installation.
-    func putInstallation(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func putInstallation(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         let update = try InstallationJSON.update(
@@ -12,21 +12,24 @@ extension APIService {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, update: update, now: now)
         }
         metrics.installationUpserted(created: created)
-        return json(InstallationJSON.json(installation), status: created ? 201 : 200)
+        return HTTPResponse(
+            status: created ? 201 : 200, headers: ["Content-Type": "application/json"],
+            body: InstallationJSON.data(installation))
     }
 
     /// `GET /v1/installations/{installation_id}`: the installation and its tokens.
-    func getInstallation(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func getInstallation(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         guard let installation = try store.installation(appID: caller.appID, installationID: installationID) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no installation \(installationID)")
         }
-        return json(InstallationJSON.json(installation))
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
     }
 
     /// `DELETE /v1/installations/{installation_id}/tokens/{token_type}`: unregisters one token.
-    func deleteToken(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func deleteToken(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         let name = try parameter(request, "token_type")
@@ -43,7 +46,7 @@ extension APIService {
     }
 
     /// `GET /v1/installations?user_id=&tag=&cursor=&limit=`: a page of installations, for server keys.
-    func listInstallations(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func listInstallations(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let limit = try pageLimit(request)
         var query = InstallationQuery(limit: limit + 1)

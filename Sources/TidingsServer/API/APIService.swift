@@ -29,22 +29,23 @@ final class APIService: Sendable {
     /// Milliseconds since 1970 on the injected clock.
     var now: Int64 { clock.now.millisecondsSince1970 }
 
-    /// The route table: one line per endpoint, documented in docs/openapi.yaml.
+    /// The route table: one line per endpoint, documented in docs/openapi.yaml. Routes whose handler only
+    /// parses and calls the store are `immediate`: the server answers them on its network thread.
     func routes() -> [HTTPRoute] {
         [
-            HTTPRoute("PUT", "/v1/installations/{installation_id}") { try await self.putInstallation($0) },
-            HTTPRoute("GET", "/v1/installations/{installation_id}") { try await self.getInstallation($0) },
-            HTTPRoute("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
-                try await self.deleteToken($0)
+            HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
+            HTTPRoute.immediate("GET", "/v1/installations/{installation_id}") { try self.getInstallation($0) },
+            HTTPRoute.immediate("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
+                try self.deleteToken($0)
             },
-            HTTPRoute("GET", "/v1/installations") { try await self.listInstallations($0) },
+            HTTPRoute.immediate("GET", "/v1/installations") { try self.listInstallations($0) },
             HTTPRoute("GET", "/v1/users/{user_id}/tags") { try await self.getTags($0) },
             HTTPRoute("PUT", "/v1/users/{user_id}/tags") { try await self.replaceTags($0) },
             HTTPRoute("POST", "/v1/users/{user_id}/tags") { try await self.addTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags") { try await self.removeAllTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags/{tag}") { try await self.removeTag($0) },
-            HTTPRoute("POST", "/v1/events") { try await self.postEvents($0) },
-            HTTPRoute("GET", "/v1/events") { try await self.getEvents($0) },
+            HTTPRoute.immediate("POST", "/v1/events") { try self.postEvents($0) },
+            HTTPRoute.immediate("GET", "/v1/events") { try self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
             HTTPRoute("POST", "/v1/messages") { try await self.postMessage($0) },

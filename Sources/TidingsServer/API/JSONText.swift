@@ -35,6 +35,12 @@ enum JSONText {
         bytes.append(contentsOf: Self.bytes(value))
     }
 
+    /// Appends `text` as a JSON string (quoted and escaped), for answers written field by field.
+    static func writeString(_ text: String, into bytes: inout [UInt8]) {
+        // A string has no non-finite number in it, so writing it cannot fail.
+        try? JSONWriter().serialize(.string(text), into: &bytes)
+    }
+
     /// A computed figure (a rate over zero deliveries) may be NaN; JSON has no such number, so it is `null`.
     private static func bytes(_ value: JSONValue) -> [UInt8] {
         if let bytes = try? value.serialized(sortedKeys: true) { return bytes }

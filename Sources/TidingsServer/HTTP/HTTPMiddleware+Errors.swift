@@ -11,18 +11,22 @@ extension HTTPMiddleware {
             { request in
                 do {
                     return try await next(request)
-                } catch let error as HTTPError {
-                    return .error(error)
                 } catch {
-                    logger.error(
-                        "unhandled error",
-                        metadata: [
-                            "request_id": request.requestID, "method": request.method, "path": request.path,
-                            "error": String(describing: error),
-                        ])
-                    return .error(.internalError(requestID: request.requestID))
+                    return render(error, of: request, logger: logger)
                 }
             }
         }
+    }
+
+    /// The response for `error` thrown while handling `request`, logged when it is not an ``HTTPError``.
+    static func render(_ error: any Error, of request: HTTPRequest, logger: Logger) -> HTTPResponse {
+        if let error = error as? HTTPError { return .error(error) }
+        logger.error(
+            "unhandled error",
+            metadata: [
+                "request_id": request.requestID, "method": request.method, "path": request.path,
+                "error": String(describing: error),
+            ])
+        return .error(.internalError(requestID: request.requestID))
     }
 }

@@ -11,54 +11,100 @@ extension HTTPMiddleware {
                 let route = routes.pattern(for: request)
                 let response = try await next(request)
                 return response.onBodyEnd { bytes, failed in
-                    let elapsed = ContinuousClock.now - start
-                    var metadata: Logger.Metadata = [
-                        "method": request.method, "route": route, "path": request.path,
-                        "status": String(response.status), "bytes": String(bytes),
-                        "duration_ms": String(format: "%.3f", elapsed.seconds * 1000),
-                        "request_id": request.requestID,
-                    ]
-                    if failed { metadata["stream"] = "failed" }
-                    logger.info("request", metadata: metadata)
+                    logRequest(
+                        logger, request, route: route, response.status, bytes: bytes, failed: failed, since: start)
                 }
             }
         }
+    }
+
+    /// The access log record of one request; nothing is formatted when `info` is off.
+    static func logRequest(
+        _ logger: Logger, _ request: HTTPRequest, route: String, _ status: Int, bytes: Int, failed: Bool,
+        since start: ContinuousClock.Instant
+    ) {
+        guard logger.logLevel <= .info else { return }
+        let elapsed = ContinuousClock.now - start
+        var metadata: Logger.Metadata = [
+            "method": request.method, "route": route, "path": request.path, "status": String(status),
+            "bytes": String(bytes), "duration_ms": String(format: "%.3f", elapsed.seconds * 1000),
+            "request_id": request.requestID,
+        ]
+        if failed { metadata["stream"] = "failed" }
+        logger.info("request", metadata: metadata)
     }
 
     /// Counts requests by method, route pattern and status, and times them per route:
     /// `tidings_http_requests_total`, `tidings_http_request_duration_seconds`,
     /// `tidings_http_requests_in_flight`.
     public static func metrics(_ registry: MetricsRegistry, routes: RoutePatterns) -> HTTPMiddleware {
-        let inFlight = registry.gauge(
-            name: "tidings_http_requests_in_flight", help: "HTTP requests being handled now.")
+        let recorder = RequestMetrics(registry: registry)
         return HTTPMiddleware { next in
             { request in
                 let start = ContinuousClock.now
                 let route = routes.pattern(for: request)
-                // Clients choose the method: an unknown one must not mint new series.
-                let method = knownMethods.contains(request.method) ? request.method : "other"
-                inFlight.increment()
+                recorder.began()
                 let response: HTTPResponse
                 do {
                     response = try await next(request)
                 } catch {
-                    inFlight.decrement()
+                    recorder.abandoned()
                     throw error
                 }
                 return response.onBodyEnd { _, _ in
-                    inFlight.decrement()
-                    registry.counter(
-                        name: "tidings_http_requests_total", help: "HTTP requests answered, by route and status.",
-                        labels: ["method": method, "route": route, "status": String(response.status)]
-                    ).increment()
-                    registry.histogram(
-                        name: "tidings_http_request_duration_seconds",
-                        help: "Time from request to the end of the response body, by route.",
-                        labels: ["method": method, "route": route]
-                    ).observe(ContinuousClock.now - start)
+                    recorder.ended(method: request.method, route: route, status: response.status, since: start)
                 }
             }
         }
+    }
+}
+
+/// The request series of ``HTTPMiddleware/metrics(_:routes:)``, with the handles of each label set kept,
+/// so that a request costs a dictionary lookup rather than rendering and sorting its labels.
+final class RequestMetrics: Sendable {
+    private struct SeriesKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    private let registry: MetricsRegistry
+    private let inFlight: Gauge
+    private let series = LockedBox([SeriesKey: (requests: Counter, duration: Histogram)]())
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        inFlight = registry.gauge(name: "tidings_http_requests_in_flight", help: "HTTP requests being handled now.")
+    }
+
+    /// A request is being handled.
+    func began() { inFlight.increment() }
+
+    /// A request ended without a response (its handler threw past the pipeline).
+    func abandoned() { inFlight.decrement() }
+
+    /// A request was answered with `status`; its duration counts from `start`.
+    func ended(method: String, route: String, status: Int, since start: ContinuousClock.Instant) {
+        inFlight.decrement()
+        // Clients choose the method: an unknown one must not mint new series.
+        let key = SeriesKey(method: knownMethods.contains(method) ? method : "other", route: route, status: status)
+        let handles =
+            series.withLock { $0[key] }
+            ?? {
+                let made = (
+                    requests: registry.counter(
+                        name: "tidings_http_requests_total", help: "HTTP requests answered, by route and status.",
+                        labels: ["method": key.method, "route": route, "status": String(status)]),
+                    duration: registry.histogram(
+                        name: "tidings_http_request_duration_seconds",
+                        help: "Time from request to the end of the response body, by route.",
+                        labels: ["method": key.method, "route": route])
+                )
+                series.withLock { $0[key] = made }
+                return made
+            }()
+        handles.requests.increment()
+        handles.duration.observe(ContinuousClock.now - start)
     }
 }
 

@@ -11,9 +11,12 @@ import TidingsModel
 /// await server.shutdown()
 /// ```
 ///
-/// The network threads only read requests and write responses. Once a request is read in full, its
-/// connection is suspended and the handler runs in a Swift task; the connection resumes when the
-/// response is ready, so no network thread ever waits for Swift work.
+/// Once a request is read in full, the server first offers it to the immediate handler, if one was given
+/// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared with an
+/// ``ImmediateHTTPHandler`` is answered right there, on the network thread, with no task, no suspended
+/// connection and no thread hand-off. Every other request suspends its connection while the handler runs
+/// in a Swift task; the connection resumes when the response is ready, so no network thread waits for
+/// asynchronous work.
 ///
 /// Limits, and what a client sees when it passes one:
 /// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
@@ -30,6 +33,9 @@ import TidingsModel
 /// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
 ///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
+///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
+///   by their own work (a store call waits at most the store's busy timeout); while one waits, the
+///   connections of the other network threads are served.
 /// - a streamed body with no write for ``Configuration/handlerTimeout``: the body is ended as failed
 ///   (the chunked encoding is left unterminated, so the client can tell).
 ///
@@ -54,7 +60,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// streamed body may go without a write before the server ends it (as failed).
         public var handlerTimeout: Duration
         public var maximumConnections: Int
-        /// Network threads; defaults to the number of cores.
+        /// Network threads; defaults to six per core (at most 256). They also run the immediate routes, which
+        /// wait for the store: while some wait, the others keep reading and parsing the next requests, and
+        /// writes that wait together commit together (`SQLiteDatabase.groupWrite`). Six per core measured
+        /// best on two cores (BENCHMARKS.md): one per core left the store idle between commits.
         public var threadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
@@ -63,7 +72,7 @@ public final class HTTPServer: @unchecked Sendable {
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
             connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
-            threadCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+            threadCount: Int = min(256, 6 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10)
         ) {
             self.host = host
@@ -80,6 +89,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let configuration: Configuration
     let handler: HTTPHandler
+    let immediateHandler: ImmediateRequestHandler?
     let logger: Logger
     let metrics: HTTPServerMetrics?
 
@@ -97,13 +107,16 @@ public final class HTTPServer: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - handler: usually ``HTTPMiddleware/standard(router:logger:metrics:handlerTimeout:)``.
+    ///   - immediateHandler: usually ``HTTPMiddleware/standardImmediate(router:logger:metrics:)`` over the
+    ///     same router; it answers the requests it can on the network thread and returns nil for the rest.
     ///   - metrics: where the server counts open connections and requests refused or cut short.
     public init(
-        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler, logger: Logger,
-        metrics: MetricsRegistry? = nil
+        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler,
+        immediateHandler: ImmediateRequestHandler? = nil, logger: Logger, metrics: MetricsRegistry? = nil
     ) {
         self.configuration = configuration
         self.handler = handler
+        self.immediateHandler = immediateHandler
         self.logger = logger
         self.metrics = metrics.map(HTTPServerMetrics.init(registry:))
     }

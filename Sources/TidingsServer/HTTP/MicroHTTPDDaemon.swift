@@ -130,6 +130,10 @@ enum MicroHTTPDDaemon {
         case .receiving:
             let request = makeRequest(connection: connection, url: url, method: method, body: state.body)
             state.body = Data()
+            if let immediate = server.immediateHandler, let response = immediate(request) {
+                state.phase = .responded
+                return queue(response, on: connection, state: state, server: server)
+            }
             state.phase = .handling
             server.suspend(state)
             let handler = server.handler

@@ -20,11 +20,10 @@ public struct Router: Sendable {
     public func match(method: String, path: String) -> Result<(HTTPRoute, [String: String]), HTTPError> {
         let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
         var pathMatched = false
-        for route in routes {
-            guard let parameters = Self.bind(route.segments, to: requestSegments) else { continue }
+        for route in routes where Self.matches(route.segments, requestSegments) {
             pathMatched = true
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                return .success((route, parameters))
+                return .success((route, Self.bind(route.segments, to: requestSegments)))
             }
         }
         if pathMatched {
@@ -36,14 +35,17 @@ public struct Router: Sendable {
 
     /// The pattern of the route that serves `method` and `path`, for metrics labels; nil when none does.
     public func pattern(method: String, path: String) -> String? {
-        if case .success(let (route, _)) = match(method: method, path: path) { return route.pattern }
-        return nil
+        let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
+        return routes.first {
+            ($0.method == method || (method == "HEAD" && $0.method == "GET"))
+                && Self.matches($0.segments, requestSegments)
+        }?.pattern
     }
 
     /// The pattern of the first route whose path matches, whatever its method; nil when no path does.
     public func pathPattern(path: String) -> String? {
         let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
-        return routes.first(where: { Self.bind($0.segments, to: requestSegments) != nil })?.pattern
+        return routes.first(where: { Self.matches($0.segments, requestSegments) })?.pattern
     }
 
     /// One handler for every route; errors that are not ``HTTPError`` propagate to the server.
@@ -61,18 +63,34 @@ public struct Router: Sendable {
         }
     }
 
-    private static func bind(_ pattern: [Substring], to path: [Substring]) -> [String: String]? {
-        guard pattern.count == path.count else { return nil }
-        var parameters: [String: String] = [:]
+    /// Whether `path` has the shape of `pattern`: equal literal segments, and a non-empty decodable value
+    /// for each `{name}`.
+    private static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
+        guard pattern.count == path.count else { return false }
         for (expected, actual) in zip(pattern, path) {
             if expected.first == "{" && expected.last == "}" {
-                let name = String(expected.dropFirst().dropLast())
-                guard let decoded = String(actual).removingPercentEncoding, !decoded.isEmpty else { return nil }
-                parameters[name] = decoded
+                guard decode(actual) != nil else { return false }
             } else if expected != actual {
-                return nil
+                return false
             }
         }
+        return true
+    }
+
+    /// The `{name}` values of a path that ``matches(_:_:)`` the pattern.
+    private static func bind(_ pattern: [Substring], to path: [Substring]) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(pattern, path) where expected.first == "{" && expected.last == "}" {
+            parameters[String(expected.dropFirst().dropLast())] = decode(actual)
+        }
         return parameters
+    }
+
+    /// A path segment percent-decoded; nil when it decodes to nothing or is not valid percent-encoded UTF-8.
+    /// Most segments have no escape, and they skip Foundation's decoder.
+    private static func decode(_ segment: Substring) -> String? {
+        if !segment.utf8.contains(UInt8(ascii: "%")) { return segment.isEmpty ? nil : String(segment) }
+        guard let decoded = String(segment).removingPercentEncoding, !decoded.isEmpty else { return nil }
+        return decoded
     }
 }

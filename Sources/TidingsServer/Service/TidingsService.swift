@@ -9,7 +9,9 @@ import TidingsModel
 ///
 /// ```swift
 /// let service = try TidingsService(configuration: configuration, logger: logger)
-/// let server = HTTPServer(configuration: configuration.http, handler: service.handler, logger: logger)
+/// let server = HTTPServer(
+///     configuration: configuration.http, handler: service.handler, immediateHandler: service.immediateHandler,
+///     logger: logger)
 /// service.start()
 /// _ = try server.start()
 /// ```
@@ -20,6 +22,8 @@ public final class TidingsService: Sendable {
     public let router: Router
     /// ``router`` in the standard pipeline (request ids, access log, metrics, JSON errors, timeout).
     public let handler: HTTPHandler
+    /// The same pipeline for the routes answered on the network thread (`HTTPRoute.immediate`).
+    public let immediateHandler: ImmediateRequestHandler
     private let fanout: FanoutService
     private let apns: AppAPNsProvider
     private let fcm: AppFCMProvider
@@ -62,6 +66,7 @@ public final class TidingsService: Sendable {
         self.router = router
         handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+        immediateHandler = HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics)
     }
 
     /// Starts the fan-out workers.

@@ -20,7 +20,7 @@ extension SQLiteStore {
 
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
         guard !events.isEmpty else { return [] }
-        return try database.write { db in
+        return try database.groupWrite { db in
             let statement = try db.prepare(Self.insertEventSQL)
             var inserted = [Bool]()
             inserted.reserveCapacity(events.count)

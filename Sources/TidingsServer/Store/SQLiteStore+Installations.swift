@@ -25,7 +25,7 @@ extension SQLiteStore {
     public func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64)
         throws -> (installation: Installation, created: Bool)
     {
-        try database.write { db in
+        try database.groupWrite { db in
             let existing = try Self.installation(db, appID: appID, installationID: installationID)
             var installation = update.applied(
                 to: existing

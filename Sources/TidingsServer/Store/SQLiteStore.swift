@@ -11,6 +11,14 @@ import TidingsSQLite
 ///
 /// Every method runs in one transaction on the connection's lock, so concurrent calls are serialised;
 /// statements are prepared once and cached.
+/// Installation upserts and event batches arriving together share one transaction (group commit,
+/// ``SQLiteDatabase/groupWrite(_:)``), and each returns only once that transaction has committed; a write
+/// that fails is retried alone, so it never takes the others down with it.
+///
+/// Durability: WAL with `synchronous=NORMAL`. A write is committed to the log before its call returns, so
+/// whatever a request was answered for survives the server process crashing or being killed (the
+/// kill -9 pilot in platform_facts.md lost nothing). A power loss or kernel crash may lose the commits
+/// made since the log was last flushed, which the background checkpointer does every quarter second.
 public final class SQLiteStore: Store {
     /// The file name inside the data directory.
     public static let fileName = "tidings.sqlite"
@@ -32,8 +40,12 @@ public final class SQLiteStore: Store {
         try database.read { db in
             // 64 MiB of page cache instead of 2 MiB, so indexes stay in memory.
             try db.execute("PRAGMA cache_size = -65536")
-            // The background checkpointer keeps the log short; this threshold (~64 MiB) is only a backstop.
-            try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 16384)")
+            // The background checkpointer copies the log back while requests write; this threshold (~256 MiB)
+            // is only a backstop. A checkpoint the writer has to run itself holds the write lock for its whole
+            // copy, and with a 64 MiB threshold sustained event ingest reached it every second or so: raising
+            // it took POST /v1/events from about 51,000 to 55,000-59,000 events/s (BENCHMARKS.md). The log
+            // file keeps the size it reached.
+            try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 65536)")
         }
         try Self.migrate(database)
         if path == ":memory:" {

@@ -70,7 +70,8 @@ public final class LocalDeployment: Sendable {
             server.insecureMediaHosts = ["127.0.0.1"]
             service = try TidingsService(configuration: server, logger: logger)
             let apiServer = try LoopbackServers.serve(
-                service.handler, threads: 4, port: configuration.apiPort, logger: logger)
+                service.handler, immediateHandler: service.immediateHandler, threads: 4, port: configuration.apiPort,
+                logger: logger)
             started.append(apiServer.server)
             apiURL = apiServer.url
         } catch {

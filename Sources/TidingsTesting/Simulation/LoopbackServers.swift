@@ -6,14 +6,16 @@ import TidingsServer
 public enum LoopbackServers {
     /// Serves `handler` on 127.0.0.1 and a free port.
     /// - Returns: the started server and its base URL.
-    public static func serve(_ handler: @escaping HTTPHandler, threads: Int = 2, port: Int = 0, logger: Logger)
-        throws -> (server: HTTPServer, url: URL)
-    {
+    public static func serve(
+        _ handler: @escaping HTTPHandler, immediateHandler: ImmediateRequestHandler? = nil, threads: Int = 2,
+        port: Int = 0, logger: Logger
+    ) throws -> (server: HTTPServer, url: URL) {
         var http = HTTPServer.Configuration()
         http.host = "127.0.0.1"
         http.port = port
         http.threadCount = threads
-        let server = HTTPServer(configuration: http, handler: handler, logger: logger)
+        let server = HTTPServer(
+            configuration: http, handler: handler, immediateHandler: immediateHandler, logger: logger)
         let bound = try server.start()
         return (server, URL(string: "http://127.0.0.1:\(bound)")!)
     }

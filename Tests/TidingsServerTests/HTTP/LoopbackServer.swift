@@ -20,7 +20,10 @@ struct LoopbackServer {
         let metrics = MetricsRegistry()
         let handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.handlerTimeout)
-        server = HTTPServer(configuration: configuration, handler: handler, logger: logger, metrics: metrics)
+        server = HTTPServer(
+            configuration: configuration, handler: handler,
+            immediateHandler: HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics),
+            logger: logger, metrics: metrics)
         port = try server.start()
         self.metrics = metrics
         self.logs = logs

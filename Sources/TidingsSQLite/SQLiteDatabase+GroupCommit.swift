@@ -1,0 +1,115 @@
+import Foundation
+
+extension SQLiteDatabase {
+    /// Runs `body` in a write transaction shared with the writes other threads are asking for at the same
+    /// moment (group commit), and returns once that transaction has committed.
+    ///
+    /// The first caller to find no commit under way leads: it takes every write waiting and runs them one
+    /// after the other in one transaction, so a busy server pays for one commit (and writes each page the
+    /// writes share once) instead of one per request. Writes run in arrival order, so a later one sees
+    /// what an earlier one wrote.
+    ///
+    /// Failures stay with their write: when a write throws, or the commit fails, the whole group is rolled
+    /// back and each of its writes is run again alone, in its own transaction, so the others still commit
+    /// and the failing one applies nothing and gets its error. Writes must therefore depend only on the
+    /// database (they may run twice, the first run rolled back). `body` must not use this database again
+    /// (its connection is already locked by the group).
+    @discardableResult
+    public func groupWrite<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try withoutActuallyEscaping(body) { body in
+            var outcome: Swift.Result<Result, any Error>?
+            let write = GroupedWrite { connection in
+                outcome = Swift.Result { try body(connection) }
+                if case .failure = outcome { return false }
+                return true
+            }
+            if let error = groupCommit.submit(write, database: self) { throw error }
+            // `submit` returns only after the write ran and committed, or failed alone (handled above).
+            return try outcome!.get()
+        }
+    }
+
+    /// Commits `writes` together, or, when one of them or the commit fails, each alone.
+    /// - Returns: for each write, the error that kept its transaction from committing (nil when it
+    ///   committed, or when the write itself threw, which the write keeps).
+    func commitGroup(_ writes: [GroupedWrite]) -> [(any Error)?] {
+        read { connection in
+            if writes.count > 1, (try? Self.commit(writes, on: connection)) == true {
+                return Array(repeating: nil, count: writes.count)
+            }
+            return writes.map { write in
+                do {
+                    _ = try Self.commit([write], on: connection)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+    }
+
+    /// Runs `writes` in one transaction and commits it; rolls back and returns false when a write throws.
+    /// - Throws: when the transaction cannot begin or commit (it is rolled back).
+    private static func commit(_ writes: [GroupedWrite], on connection: SQLiteConnection) throws -> Bool {
+        try connection.run("BEGIN IMMEDIATE")
+        do {
+            for write in writes where !write.run(connection) {
+                _ = try? connection.run("ROLLBACK")
+                return false
+            }
+            try connection.run("COMMIT")
+            return true
+        } catch {
+            _ = try? connection.run("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// One caller's write waiting for its group.
+final class GroupedWrite: @unchecked Sendable {
+    // @unchecked: `run` is called by the group's leader while its submitter waits on the queue's
+    // condition; `done` and `groupError` are touched only under that condition's lock.
+    /// Runs the write; false when it threw (its error is kept by the caller).
+    let run: (SQLiteConnection) -> Bool
+    var done = false
+    var groupError: (any Error)?
+
+    init(_ run: @escaping (SQLiteConnection) -> Bool) {
+        self.run = run
+    }
+}
+
+/// The writes waiting for a group, and whether a leader is committing one now.
+final class GroupCommitQueue: @unchecked Sendable {
+    // @unchecked: `pending` and `leading` are touched only with `condition` locked.
+    private let condition = NSCondition()
+    private var pending: [GroupedWrite] = []
+    private var leading = false
+
+    /// Waits until `write` ran and committed, or failed: nil, or the error of its commit.
+    func submit(_ write: GroupedWrite, database: SQLiteDatabase) -> (any Error)? {
+        condition.lock()
+        defer { condition.unlock() }
+        pending.append(write)
+        while !write.done {
+            if leading {
+                condition.wait()
+                continue
+            }
+            leading = true
+            let group = pending
+            pending.removeAll(keepingCapacity: true)
+            condition.unlock()
+            let errors = database.commitGroup(group)
+            condition.lock()
+            for (member, error) in zip(group, errors) {
+                member.done = true
+                member.groupError = error
+            }
+            leading = false
+            condition.broadcast()
+        }
+        return write.groupError
+    }
+}
