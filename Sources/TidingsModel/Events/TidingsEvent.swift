@@ -40,7 +40,7 @@ public struct TidingsEvent: Sendable, Hashable {
     public var attributes: [String: JSONValue]?
 
     public init(
-        eventID: UUID = UUID(), type: EventType, occurredAt: Int64, installationID: String,
+        eventID: UUID = .version7(), type: EventType, occurredAt: Int64, installationID: String,
         platform: String = "ios", sdkVersion: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
         deviceModel: String? = nil, userID: String? = nil, messageID: String? = nil, campaignID: String? = nil,
         dialect: String? = nil, source: EventSource? = nil, appState: AppState? = nil, actionID: String? = nil,

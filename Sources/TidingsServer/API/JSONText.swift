@@ -71,15 +71,18 @@ enum JSONText {
     }
 
     private static func stringByteCount(_ string: String) -> Int {
-        var count = 2
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
-                count += 2
-            case 0..<0x20: count += 6
-            default: count += 1
+        // Over the contiguous UTF-8 bytes: every event of every batch is measured, so this loop is hot.
+        var string = string
+        return string.withUTF8 { bytes in
+            var count = 2 + bytes.count
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                    count += 1
+                default: count += 5
+                }
             }
+            return count
         }
-        return count
     }
 }

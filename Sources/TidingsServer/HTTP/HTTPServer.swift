@@ -60,10 +60,11 @@ public final class HTTPServer: @unchecked Sendable {
         /// streamed body may go without a write before the server ends it (as failed).
         public var handlerTimeout: Duration
         public var maximumConnections: Int
-        /// Network threads; defaults to six per core (at most 256). They also run the immediate routes, which
-        /// wait for the store: while some wait, the others keep reading and parsing the next requests, and
-        /// writes that wait together commit together (`SQLiteDatabase.groupWrite`). Six per core measured
-        /// best on two cores (BENCHMARKS.md): one per core left the store idle between commits.
+        /// Network threads; defaults to three per core (at most 256). They also run the immediate routes, which
+        /// write to the store on them, so several must be able to wait on the store at once for group commit
+        /// to form groups (`SQLiteDatabase.groupWrite`). On two cores, one per core left the store idle between
+        /// commits; six per core added upserts but cost event batches (many threads contending for two
+        /// cores); three per core met both goals (BENCHMARKS.md).
         public var threadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
@@ -72,7 +73,7 @@ public final class HTTPServer: @unchecked Sendable {
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
             connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
-            threadCount: Int = min(256, 6 * ProcessInfo.processInfo.activeProcessorCount),
+            threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10)
         ) {
             self.host = host

@@ -112,7 +112,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
         Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
-            help: "network threads (default: six per core)",
+            help: "network threads (default: three per core)",
             apply: { configuration, text in
                 guard let value = Int(text), (1...256).contains(value) else { return false }
                 configuration.http.threadCount = value
