@@ -31,7 +31,11 @@ import TidingsModel
         (["demo", "--devices", "0"], "--devices must be a whole number from 1 to 20000"),
         (["demo", "--timeout", "-1"], "--timeout must be a positive number"),
         (["demo", "extra"], "unexpected argument 'extra'"),
-        (["device", "simulate", "--app-key", "k", "--topic", "t"], "--count must be a whole number"),
+        (["device", "simulate", "--app-key", "k", "--topic", "t"], "--count N is required"),
+        (
+            ["device", "simulate", "--count", "0", "--app-key", "k", "--topic", "t"],
+            "--count must be a whole number from 1 to 20000"
+        ),
         (["device", "simulate", "--count", "2", "--topic", "t", "--app-key", "k", "--open", "2"], "between 0 and 1"),
         (["device", "simulate", "--count", "2", "--app-key", "k"], "--topic BUNDLE_ID is required"),
         (

@@ -1,3 +1,5 @@
+import TidingsModel
+
 /// A push token as the server stores it: APNs and VoIP tokens as lower-case hex, FCM tokens as text.
 ///
 /// ```swift
@@ -87,19 +89,10 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
         bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            guard let high = utf8[index].hexDigitValue, let low = utf8[index + 1].hexDigitValue else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -17,7 +17,7 @@ extension UUID {
                         guard bytes[position] == UInt8(ascii: "-") else { return false }
                         position += 1
                     }
-                    guard let high = Self.nibble(bytes[position]), let low = Self.nibble(bytes[position + 1]) else {
+                    guard let high = bytes[position].hexDigitValue, let low = bytes[position + 1].hexDigitValue else {
                         return false
                     }
                     output[offset] = high << 4 | low
@@ -29,14 +29,5 @@ extension UUID {
         }
         guard let parsed else { return nil }
         self.init(uuid: parsed)
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

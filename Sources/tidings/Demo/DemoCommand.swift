@@ -74,30 +74,10 @@ enum DemoCommand {
         var options = Options()
         options.keep = arguments.flag("keep")
         options.json = arguments.flag("json")
-        if let text = arguments.option("devices") {
-            guard let count = Int(text), (1...20_000).contains(count) else {
-                throw CommandLineError.usage("demo: --devices must be a whole number from 1 to 20000; got '\(text)'")
-            }
-            options.devices = count
-        }
-        if let text = arguments.option("seed") {
-            guard let seed = UInt64(text) else {
-                throw CommandLineError.usage("demo: --seed must be a non-negative whole number; got '\(text)'")
-            }
-            options.seed = seed
-        }
-        if let text = arguments.option("port") {
-            guard let port = Int(text), (0...65_535).contains(port) else {
-                throw CommandLineError.usage("demo: --port must be from 0 to 65535; got '\(text)'")
-            }
-            options.port = port
-        }
-        if let text = arguments.option("timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                throw CommandLineError.usage("demo: --timeout must be a positive number of seconds; got '\(text)'")
-            }
-            options.timeout = .milliseconds(Int64(seconds * 1000))
-        }
+        options.devices = try arguments.integer("devices", in: 1...20_000, command: "demo") ?? options.devices
+        options.seed = try arguments.unsignedInteger("seed", command: "demo") ?? options.seed
+        options.port = try arguments.integer("port", in: 0...65_535, command: "demo") ?? options.port
+        options.timeout = try arguments.duration("timeout", command: "demo") ?? options.timeout
         return options
     }
 }

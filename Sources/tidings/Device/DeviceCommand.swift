@@ -62,8 +62,10 @@ enum DeviceCommand {
             throw CommandLineError.usage("device simulate: unexpected argument '\(extra)'")
         }
         let environment = ProcessInfo.processInfo.environment
-        guard let countText = arguments.option("count"), let count = Int(countText), (1...20_000).contains(count)
-        else { throw CommandLineError.usage("device simulate: --count must be a whole number from 1 to 20000") }
+        let command = "device simulate"
+        guard let count = try arguments.integer("count", in: 1...20_000, command: command) else {
+            throw CommandLineError.usage("device simulate: --count N is required (a whole number from 1 to 20000)")
+        }
         guard let appKey = arguments.option("app-key") ?? environment["TIDINGS_APP_KEY"] else {
             throw CommandLineError.usage("device simulate: --app-key KEY (or $TIDINGS_APP_KEY) is required")
         }
@@ -79,24 +81,15 @@ enum DeviceCommand {
 
         var configuration = DeviceFleet.Configuration(
             count: count, serverURL: server, appKey: appKey, directory: directory)
-        if let seed = arguments.option("seed") {
-            guard let value = UInt64(seed) else {
-                throw CommandLineError.usage("device simulate: --seed must be a non-negative whole number")
-            }
-            configuration.seed = value
-        }
+        configuration.seed = try arguments.unsignedInteger("seed", command: command) ?? configuration.seed
         if let name = arguments.option("environment") {
             guard let value = APNsEnvironment(rawValue: name) else {
                 throw CommandLineError.usage("device simulate: --environment must be sandbox or production")
             }
             configuration.environment = value
         }
-        if let text = arguments.option("concurrency") {
-            guard let value = Int(text), (1...1024).contains(value) else {
-                throw CommandLineError.usage("device simulate: --concurrency must be from 1 to 1024")
-            }
-            configuration.concurrency = value
-        }
+        configuration.concurrency =
+            try arguments.integer("concurrency", in: 1...1024, command: command) ?? configuration.concurrency
         let paths: [String: WritableKeyPath<DeviceBehaviour, Double>] = [
             "open": \.openProbability, "button": \.buttonProbability, "dismiss": \.dismissProbability,
             "foreground": \.foregroundProbability, "ads": \.adsConsentProbability,
@@ -108,13 +101,7 @@ enum DeviceCommand {
             }
             configuration.behaviour[keyPath: path] = value
         }
-        var duration: Duration?
-        if let text = arguments.option("duration") {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                throw CommandLineError.usage("device simulate: --duration must be a positive number of seconds")
-            }
-            duration = .milliseconds(Int64(seconds * 1000))
-        }
+        let duration = try arguments.duration("duration", command: command)
 
         let fleet: DeviceFleet
         do {
