@@ -9,7 +9,8 @@ import TidingsTesting
 
     /// tidingsd is SIGKILLed in the middle of a fan-out and started again on the same store: the message
     /// reaches every device, pushes are resent only for the few that were in flight, and the funnel counts
-    /// each device once.
+    /// each device once. The lease is the default five minutes: the restarted process holds the store's
+    /// sender lock, so it resumes the dead one's claims at once instead of waiting for them to expire.
     @Test func aKilledTidingsdResumesItsFanout() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-restart-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -33,7 +34,7 @@ import TidingsTesting
 
         let arguments = [
             "--data-dir", dataDirectory.path, "--apns-endpoint", emulatorURL.absoluteString,
-            "--fanout-in-flight", "2", "--fanout-lease", "1", "--log-level", "error",
+            "--fanout-in-flight", "2", "--log-level", "error",
         ]
         var server = try TidingsdProcess(arguments: arguments + ["--listen", "127.0.0.1:0"])
         let apiURL = try #require(server.url)

@@ -25,6 +25,8 @@ public final class TidingsService: Sendable {
     /// The same pipeline for the routes answered on the network thread (`HTTPRoute.immediate`).
     public let immediateHandler: ImmediateRequestHandler
     private let fanout: FanoutService
+    /// Held while this process may be the only sender from the store; nil when another process has it.
+    private let senderLock: SenderLock?
     private let apns: AppAPNsProvider
     private let fcm: AppFCMProvider
 
@@ -39,6 +41,15 @@ public final class TidingsService: Sendable {
         let apiMetrics = RegistryAPIMetrics(
             registry: metrics, storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
         let store = try SQLiteStore(directory: dataDirectory)
+        senderLock = SenderLock(dataDirectory: dataDirectory)
+        if senderLock != nil {
+            // No other sender is alive: what is still claimed was in the hands of a process that stopped.
+            let released = try store.releaseAllClaims(now: Date().millisecondsSince1970)
+            if released > 0 {
+                logger.notice(
+                    "resuming deliveries claimed by a process that stopped", metadata: ["count": String(released)])
+            }
+        }
         let apnsCredentials = APNsCredentialsStore(dataDirectory: dataDirectory)
         apns = AppAPNsProvider(
             store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,

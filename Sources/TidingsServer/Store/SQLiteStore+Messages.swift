@@ -106,6 +106,17 @@ extension SQLiteStore {
         }
     }
 
+    public func releaseAllClaims(now: Int64) throws -> Int {
+        try database.write { db in
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = ?1
+                WHERE state = 'claimed'
+                """, [.integer(now)])
+        }
+    }
+
     public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
         -> [MessageDelivery]
     {

@@ -85,6 +85,10 @@ public protocol Store: Sendable {
     /// finish. Returns the message, or nil when there is none; a finished message is returned unchanged.
     func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord?
 
+    /// Returns every claimed delivery to pending, whoever holds it. Only for a process that knows no
+    /// other sender is alive (``TidingsService`` holds the store's sender lock); others wait for leases.
+    /// - Returns: how many deliveries were released.
+    func releaseAllClaims(now: Int64) throws -> Int
     /// Claims up to `limit` pending deliveries of queued or sending messages due at `now` for `worker` until
     /// `leaseUntil`, first returning expired claims to pending. Concurrent callers never get the same row
     /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
