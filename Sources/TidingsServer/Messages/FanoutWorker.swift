@@ -5,7 +5,9 @@ import TidingsModel
 /// bounded concurrency through a ``PushProvider``, and records each outcome as soon as it arrives.
 ///
 /// Several workers (in one process or many) share the queue: a claim is exclusive until its lease
-/// expires. A worker that dies leaves its claims to expire; the next claim returns them to pending.
+/// expires. A worker that dies leaves its claims to expire; the next claim returns them to pending. A
+/// restarted tidingsd that finds itself the only sender (``TidingsService`` takes the store's sender lock)
+/// returns them at once.
 ///
 /// At most once per installation per message: a row recorded as `sent` is never claimed again, and an
 /// outcome is recorded only by the worker that still holds the claim. The one window is between the
