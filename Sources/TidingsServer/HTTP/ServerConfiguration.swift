@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apns: APNsClient.Configuration
     /// How the fan-out workers claim and send.
     public var fanout: FanoutWorker.Configuration
+    /// Where FCM sends go: Google unless overridden (a local stand-in).
+    public var fcm = FCMClient.Configuration()
     /// Hosts whose media messages may name with `http://` (a media server on a developer's machine).
     public var insecureMediaHosts: Set<String> = []
 
@@ -135,6 +137,24 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard !text.isEmpty else { return false }
                 configuration.apns.caBundlePath = text
+                return true
+            }),
+        Setting(
+            flag: "fcm-endpoint", environment: "TIDINGS_FCM_ENDPOINT", fileKey: "fcm_endpoint",
+            help: "send FCM messages here instead of https://fcm.googleapis.com (a local stand-in)",
+            apply: { configuration, text in
+                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
+                else { return false }
+                configuration.fcm.endpoint = text.hasSuffix("/") ? String(text.dropLast()) : text
+                return true
+            }),
+        Setting(
+            flag: "fcm-token-uri", environment: "TIDINGS_FCM_TOKEN_URI", fileKey: "fcm_token_uri",
+            help: "exchange FCM service-account assertions here instead of the account's token_uri",
+            apply: { configuration, text in
+                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
+                else { return false }
+                configuration.fcm.tokenURI = text
                 return true
             }),
         Setting(

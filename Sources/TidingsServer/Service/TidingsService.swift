@@ -55,7 +55,8 @@ public final class TidingsService: Sendable {
             store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,
             logger: logger)
         fcm = AppFCMProvider(
-            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), metrics: metrics, logger: logger)
+            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), configuration: configuration.fcm,
+            metrics: metrics, logger: logger)
         var routing = RoutingPushProvider.Configuration()
         // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
         routing.allowsUnsignedAPNs =

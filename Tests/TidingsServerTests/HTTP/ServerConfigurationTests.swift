@@ -42,6 +42,28 @@ import TidingsServer
         #expect(throws: ServerConfigurationError.self) { try Self.configuration(["--apns-endpoint", "ftp://x"]) }
     }
 
+    @Test func sendingSettingsReachTheirProviders() throws {
+        let defaults = try Self.configuration([])
+        #expect(defaults.fcm == FCMClient.Configuration())
+        #expect(defaults.fanout == FanoutWorker.Configuration())
+        #expect(defaults.insecureMediaHosts.isEmpty)
+        let configuration = try Self.configuration([
+            "--fcm-endpoint", "http://127.0.0.1:9000/", "--fcm-token-uri", "http://127.0.0.1:9000/token",
+            "--fanout-lease", "30", "--fanout-in-flight", "8", "--insecure-media-host", "LocalHost",
+        ])
+        #expect(configuration.fcm.endpoint == "http://127.0.0.1:9000")
+        #expect(configuration.fcm.tokenURI == "http://127.0.0.1:9000/token")
+        #expect(configuration.fanout.lease == .seconds(30))
+        #expect(configuration.fanout.maximumInFlight == 8)
+        #expect(configuration.insecureMediaHosts == ["localhost"])
+        for bad in [
+            ["--fcm-endpoint", "fcm.googleapis.com"], ["--fanout-in-flight", "0"], ["--fanout-lease", "-1"],
+            ["--insecure-media-host", "http://x/"],
+        ] {
+            #expect(throws: ServerConfigurationError.self) { try Self.configuration(bad) }
+        }
+    }
+
     @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
         let files = [
             "/etc/t.json": #"{"listen": "10.0.0.1:1", "data_dir": "/file", "log_level": "debug", "threads": 3}"#
