@@ -43,7 +43,6 @@ enum DemoCommand {
         let options = try parse(rawArguments)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tidings-demo-\(UUID().uuidString.prefix(8))")
-        let progress = DemoProgress(quiet: false)
         var configuration = LocalDeployment.Configuration(directory: directory)
         configuration.apiPort = options.port
         let deployment: LocalDeployment
@@ -54,7 +53,7 @@ enum DemoCommand {
         }
         let exitCode: Int32
         do {
-            exitCode = try await DemoRun(deployment: deployment, options: options, progress: progress).run()
+            exitCode = try await DemoRun(deployment: deployment, options: options).run()
         } catch {
             await deployment.shutdown()
             try? FileManager.default.removeItem(at: directory)

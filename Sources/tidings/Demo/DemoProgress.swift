@@ -2,10 +2,7 @@ import Foundation
 
 /// The demo's running commentary, on standard error so that standard output stays the report.
 struct DemoProgress: Sendable {
-    var quiet: Bool
-
     func step(_ text: String) {
-        guard !quiet else { return }
         FileHandle.standardError.write(Data(text.utf8))
     }
 

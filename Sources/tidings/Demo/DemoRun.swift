@@ -8,19 +8,19 @@ import TidingsTesting
 struct DemoRun {
     let deployment: LocalDeployment
     let options: DemoCommand.Options
-    let progress: DemoProgress
 
     func run() async throws -> Int32 {
         let started = ContinuousClock.now
-        progress.line(
-            """
-            Tidings demo: the whole system on this machine
-              tidingsd       \(deployment.apiURL.absoluteString)  (SQLite store in \(deployment.configuration.directory.path))
-              APNs emulator  \(deployment.emulatorURL.absoluteString)  (trusts the app's ES256 provider key)
-              media server   \(deployment.mediaURL.absoluteString)
-              app            "\(deployment.app.name)" (\(deployment.app.bundleID)) with an app key and a server key
+        Console.progress(
+            line:
+                """
+                Tidings demo: the whole system on this machine
+                  tidingsd       \(deployment.apiURL.absoluteString)  (SQLite store in \(deployment.configuration.directory.path))
+                  APNs emulator  \(deployment.emulatorURL.absoluteString)  (trusts the app's ES256 provider key)
+                  media server   \(deployment.mediaURL.absoluteString)
+                  app            "\(deployment.app.name)" (\(deployment.app.bundleID)) with an app key and a server key
 
-            """)
+                """)
 
         var fleetConfiguration = DeviceFleet.Configuration(
             count: options.devices, serverURL: deployment.apiURL, appKey: deployment.appKey,
@@ -28,42 +28,42 @@ struct DemoRun {
         fleetConfiguration.seed = options.seed
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
         var mark = ContinuousClock.now
-        progress.step(
+        Console.progress(
             "[1/4] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
         try await fleet.registerAll { done in
-            if done % max(1, options.devices / 10) == 0 { progress.step(".") }
+            if done % max(1, options.devices / 10) == 0 { Console.progress(".") }
         }
-        progress.line(" \(options.devices) registered in \(Self.elapsed(since: mark))")
+        Console.progress(line: " \(options.devices) registered in \(Self.elapsed(since: mark))")
         fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
 
         let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         mark = ContinuousClock.now
-        progress.step("[2/4] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link) ")
+        Console.progress("[2/4] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link) ")
         let (messageID, targets) = try await driver.send(
             SampleCampaign.body(mediaURL: deployment.mediaURL(named: "picks.png")))
-        progress.line("message \(messageID) to \(targets) installations")
+        Console.progress(line: "message \(messageID) to \(targets) installations")
 
-        progress.step("[3/4] fan-out through the APNs emulator to the devices ")
+        Console.progress("[3/4] fan-out through the APNs emulator to the devices ")
         let message = try await driver.waitUntilHandled(
             messageID: messageID, fleet: fleet, timeout: options.timeout)
         let tally = await fleet.stop()
         let sent = Int(message["counts"]?["sent"]?.integerValue ?? 0)
-        progress.line("\(sent) sent, \(tally.received) handled by devices in \(Self.elapsed(since: mark))")
+        Console.progress(line: "\(sent) sent, \(tally.received) handled by devices in \(Self.elapsed(since: mark))")
 
         mark = ContinuousClock.now
-        progress.step("[4/4] waiting for the devices' events ")
+        Console.progress("[4/4] waiting for the devices' events ")
         var funnel: JSONValue
         var matches = true
         var mismatch: String?
         do {
             funnel = try await driver.waitForFunnel(
                 messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(30))
-            progress.line("all in after \(Self.elapsed(since: mark))\n")
+            Console.progress(line: "all in after \(Self.elapsed(since: mark))\n")
         } catch {
             matches = false
             mismatch = error.description
             funnel = (try? await driver.message(messageID))?["funnel"] ?? .null
-            progress.line("incomplete: \(error.description)\n")
+            Console.progress(line: "incomplete: \(error.description)\n")
         }
         let failures = fleet.failures
         if !failures.isEmpty { matches = false }
@@ -76,9 +76,9 @@ struct DemoRun {
 
         if options.keep {
             fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
-            progress.line(report.keepInstructions())
+            Console.progress(line: report.keepInstructions())
             await InterruptSignal.wait()
-            progress.line("\nstopping")
+            Console.progress(line: "\nstopping")
             _ = await fleet.stop()
         }
         return matches ? ExitCode.success : ExitCode.failure

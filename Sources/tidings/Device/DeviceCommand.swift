@@ -110,17 +110,17 @@ enum DeviceCommand {
             throw CommandLineError.usage("device simulate: \(error.description)")
         }
         let started = ContinuousClock.now
-        progress("registering \(count) devices with \(server.absoluteString) ")
+        Console.progress("registering \(count) devices with \(server.absoluteString) ")
         do {
             try await fleet.registerAll { done in
-                if done % max(1, count / 10) == 0 { progress(".") }
+                if done % max(1, count / 10) == 0 { Console.progress(".") }
             }
         } catch {
-            progress("\n")
+            Console.progress("\n")
             throw CommandLineError.failure("device simulate: \(error.description)")
         }
-        progress(" done in \(String(format: "%.2f s", (ContinuousClock.now - started).seconds))\n")
-        progress("listening on \(emulator.absoluteString) for pushes to \(topic); Ctrl-C stops\n")
+        Console.progress(" done in \(String(format: "%.2f s", (ContinuousClock.now - started).seconds))\n")
+        Console.progress("listening on \(emulator.absoluteString) for pushes to \(topic); Ctrl-C stops\n")
         fleet.start(feed: EmulatorHTTPPushFeed(endpoint: emulator, topic: topic))
 
         let reporter = Task {
@@ -129,12 +129,12 @@ enum DeviceCommand {
                 try? await Task.sleep(for: .seconds(2))
                 let tally = fleet.tally
                 if tally != last {
-                    progress(
+                    Console.progress(
                         "received \(tally.received), delivered \(tally.delivered), opened \(tally.opened), "
                             + "buttons \(tally.actions), dismissed \(tally.dismissed)\n")
                     last = tally
                 }
-                if let error = fleet.feedError, tally == last { progress("\(error.description)\n") }
+                if let error = fleet.feedError, tally == last { Console.progress("\(error.description)\n") }
             }
         }
         if let duration {
@@ -170,9 +170,5 @@ enum DeviceCommand {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil
         else { throw CommandLineError.usage("device simulate: --\(option) must be an http(s) URL; got '\(text)'") }
         return url
-    }
-
-    private static func progress(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }

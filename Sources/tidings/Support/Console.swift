@@ -6,6 +6,17 @@ enum Console {
         FileHandle.standardError.write(Data("tidings: \(message)\n".utf8))
     }
 
+    /// Commentary on long work (no prefix, no newline added), on standard error so that standard output
+    /// stays the result.
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// ``progress(_:)`` as a whole line.
+    static func progress(line text: String) {
+        progress(text + "\n")
+    }
+
     static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
