@@ -97,7 +97,8 @@ extension APIService {
         return Data(bytes)
     }
 
-    /// `GET /v1/events?type=&message_id=&campaign_id=&since=&until=&cursor=&limit=`, for server keys.
+    /// `GET /v1/events?type=&message_id=&campaign_id=&since=&until=&received_since=&cursor=&limit=`, for
+    /// server keys.
     ///
     /// JSON pages by default (`limit` up to 1,000); `Accept: application/x-ndjson` or `text/csv` exports
     /// as lines (`limit` up to 100,000), with the next cursor in `X-Next-Cursor`.
@@ -114,6 +115,7 @@ extension APIService {
         query.messageID = request.queryValue("message_id")
         query.campaignID = request.queryValue("campaign_id")
         query.since = try timestamp(request, "since")
+        query.receivedSince = try timestamp(request, "received_since")
         query.until = try timestamp(request, "until")
         if let position = try position(request, kind: "e") {
             guard let sequence = Int64(position) else {

@@ -9,19 +9,23 @@ public struct EventQuery: Sendable, Hashable {
     public var since: Int64?
     /// `occurred_at` before, in milliseconds since 1970.
     public var until: Int64?
+    /// Received by the server at or after, in milliseconds since 1970: what a tail wants, since an app
+    /// uploads events some time after they occur.
+    public var receivedSince: Int64?
     /// Continue after this sequence number (from the previous page's ``EventPage/nextSequence``).
     public var afterSequence: Int64?
     public var limit: Int
 
     public init(
         type: EventType? = nil, messageID: String? = nil, campaignID: String? = nil, since: Int64? = nil,
-        until: Int64? = nil, afterSequence: Int64? = nil, limit: Int = 100
+        until: Int64? = nil, receivedSince: Int64? = nil, afterSequence: Int64? = nil, limit: Int = 100
     ) {
         self.type = type
         self.messageID = messageID
         self.campaignID = campaignID
         self.since = since
         self.until = until
+        self.receivedSince = receivedSince
         self.afterSequence = afterSequence
         self.limit = limit
     }

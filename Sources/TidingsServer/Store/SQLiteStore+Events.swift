@@ -72,6 +72,7 @@ extension SQLiteStore {
         if let campaignID = query.campaignID { add("campaign_id = ?", .text(campaignID)) }
         if let since = query.since { add("occurred_at >= ?", .integer(since)) }
         if let until = query.until { add("occurred_at < ?", .integer(until)) }
+        if let receivedSince = query.receivedSince { add("received_at >= ?", .integer(receivedSince)) }
         if let after = query.afterSequence { add("seq > ?", .integer(after)) }
         let limit = max(0, query.limit)
         bindings.append(.integer(Int64(limit) + 1))

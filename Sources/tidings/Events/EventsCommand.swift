@@ -20,8 +20,9 @@ enum EventsCommand {
         a table, --json (one document), --ndjson (one event per line) or --csv (a header, then one row per
         event), the last two exactly as the server exports them.
 
-        tail prints events as they arrive, from --since (default: now) until interrupted or --count events
-        were printed; it asks every --interval seconds (default 1). --json prints one event per line.
+        tail prints events as the server receives them from now on (with --since: those that occurred from
+        TIME) until interrupted or --count events were printed; it asks every --interval seconds (default 1).
+        --json prints one event per line.
 
         --page-size N asks the server for N events per request (default 1000 for JSON, 10000 for NDJSON
         and CSV; the server allows up to 1000 and 100000).
@@ -133,7 +134,9 @@ enum EventsCommand {
         }
         let now = Date()
         var filter = try filter(arguments, now: now)
-        if filter.since == nil { filter.since = String(now.millisecondsSince1970) }
+        // Without --since, follow what the server receives from now on: an app uploads events some time after
+        // they occur, so a filter on occurrence would miss the ones that happened just before the tail began.
+        if filter.since == nil { filter.receivedSince = String(now.millisecondsSince1970) }
         let client = try ServerClient(arguments: arguments)
         let json = arguments.flag("json")
         var printed = 0

@@ -8,12 +8,14 @@ struct EventFilter: Sendable, Hashable {
     var since: String?
     /// `occurred_at` before: milliseconds since 1970 or an ISO 8601 date-time.
     var until: String?
+    /// Received by the server at or after (what `events tail` follows): milliseconds since 1970.
+    var receivedSince: String?
 
     /// The query items of a request for one page.
     func query(cursor: String?, limit: Int?) -> [(String, String?)] {
         [
             ("type", type), ("message_id", messageID), ("campaign_id", campaignID), ("since", since),
-            ("until", until), ("cursor", cursor), ("limit", limit.map(String.init)),
+            ("until", until), ("received_since", receivedSince), ("cursor", cursor), ("limit", limit.map(String.init)),
         ]
     }
 }

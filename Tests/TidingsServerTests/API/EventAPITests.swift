@@ -235,3 +235,25 @@ import TidingsServer
         #expect(reply.errorMessage.contains(name))
     }
 }
+
+/// `received_since`: when the server received an event, not when it occurred.
+@Suite struct EventReceivedSinceTests {
+    @Test func filtersOnReceptionNotOccurrence() async throws {
+        let harness = try APIHarness()
+        try await harness.register("inst-1")
+        let old = harness.event("delivery", installation: "inst-1")
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [old]])
+        harness.clock.advance(by: .seconds(60))
+        let cut = harness.clock.now.millisecondsSince1970
+        let late = harness.event("open", installation: "inst-1")
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [late]])
+
+        let page = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("received_since", String(cut))])
+        #expect(page.status == 200)
+        #expect(page.json["events"]?.arrayValue?.map { $0["type"] } == ["open"])
+        let bad = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("received_since", "yesterday")])
+        #expect(bad.status == 400)
+    }
+}
