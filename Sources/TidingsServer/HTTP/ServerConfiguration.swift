@@ -124,9 +124,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             flag: "apns-endpoint", environment: "TIDINGS_APNS_ENDPOINT", fileKey: "apns_endpoint",
             help: "send every push here instead of Apple's hosts (an APNs emulator: http://127.0.0.1:PORT)",
             apply: { configuration, text in
-                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
-                else { return false }
-                let endpoint = text.hasSuffix("/") ? String(text.dropLast()) : text
+                guard let endpoint = httpBase(text) else { return false }
                 configuration.apns.productionEndpoint = endpoint
                 configuration.apns.sandboxEndpoint = endpoint
                 return true
@@ -143,17 +141,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             flag: "fcm-endpoint", environment: "TIDINGS_FCM_ENDPOINT", fileKey: "fcm_endpoint",
             help: "send FCM messages here instead of https://fcm.googleapis.com (a local stand-in)",
             apply: { configuration, text in
-                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
-                else { return false }
-                configuration.fcm.endpoint = text.hasSuffix("/") ? String(text.dropLast()) : text
+                guard let endpoint = httpBase(text) else { return false }
+                configuration.fcm.endpoint = endpoint
                 return true
             }),
         Setting(
             flag: "fcm-token-uri", environment: "TIDINGS_FCM_TOKEN_URI", fileKey: "fcm_token_uri",
             help: "exchange FCM service-account assertions here instead of the account's token_uri",
             apply: { configuration, text in
-                guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil
-                else { return false }
+                guard httpBase(text) != nil else { return false }
                 configuration.fcm.tokenURI = text
                 return true
             }),
@@ -190,6 +186,14 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
     ]
+
+    /// `text` without a trailing slash when it is an absolute http(s) URL with a host; nil otherwise.
+    static func httpBase(_ text: String) -> String? {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            return nil
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
 
     /// Resolves the configuration from arguments (without the program name), environment and file.
     ///
