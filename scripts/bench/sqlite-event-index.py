@@ -5,7 +5,8 @@
 
 Inserts EVENTS events shaped like scripts/bench/events.lua into the events table of tidingsd's schema (WAL,
 synchronous=NORMAL, 64 MiB cache, SQLite's own checkpoints at ~64 MiB of log), BATCH to a transaction,
-with random (version 4) event ids, once per index variant, and prints the CPU microseconds per event.
+with random (version 4) event ids, once per index variant, then once with version 7 (time-ordered) ids
+as the SDK makes them, and prints the CPU microseconds per event.
 The Python driver adds about 1.5 us per event to every variant alike. Uses the system libsqlite3, the
 one tidingsd links.
 """
@@ -22,13 +23,21 @@ APP = "app_d5b2b8569db2600b"
 
 VARIANTS = {
     "text id, UNIQUE (app_id, event_id) (tidingsd's schema)": ("TEXT", "CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id)"),
+    "version 7 text id, UNIQUE (app_id, event_id) (the SDK's ids)": ("TEXT-V7", "CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id)"),
     "16-byte BLOB id, UNIQUE (app_id, event_id)": ("BLOB", "CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id)"),
     "16-byte BLOB id, UNIQUE (event_id) only": ("BLOB", "CREATE UNIQUE INDEX events_event_id ON events(event_id)"),
     "no event_id index (no de-duplication)": ("TEXT", None),
 }
 
 
-def run(label, id_type, index_sql, directory):
+def version7(number):
+    """A version 7 UUID: milliseconds first (50 events a millisecond here), then random bits."""
+    milliseconds = int(time.time() * 1000) + number // 50
+    return uuid.UUID(int=(milliseconds << 80) | (0x7 << 76) | (uuid.uuid4().int & ((1 << 76) - 1)))
+
+
+def run(label, id_kind, index_sql, directory):
+    id_type = "TEXT" if id_kind == "TEXT-V7" else id_kind
     path = os.path.join(directory, f"{abs(hash(label))}.sqlite")
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
@@ -49,7 +58,7 @@ def run(label, id_type, index_sql, directory):
         db.execute(index_sql)
     rows = []
     for number in range(EVENTS):
-        event_id = uuid.uuid4()
+        event_id = version7(number) if id_kind == "TEXT-V7" else uuid.uuid4()
         rows.append((APP, event_id.bytes if id_type == "BLOB" else str(event_id), "delivery", 1_700_000_000_000,
                      1_700_000_000_000, f"bench-{number % 100}", "ios", "0.1.0", "1.0.0", f"m-{number % 10}",
                      f"c-{number % 3}", "native", "app", "foreground", "https://example.com/x"))

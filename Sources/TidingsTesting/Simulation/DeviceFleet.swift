@@ -101,23 +101,20 @@ public final class DeviceFleet: Sendable {
     /// - Throws: the first device's failure, after the others have finished.
     public func registerAll(progress: (@Sendable (Int) -> Void)? = nil) async throws(DeviceFleetError) {
         let failure = await withTaskGroup(of: DeviceFleetError?.self) { group -> DeviceFleetError? in
-            var first: DeviceFleetError?
-            var done = 0
-            for (offset, device) in devices.enumerated() {
-                if offset >= configuration.concurrency, let result = await group.next() {
-                    done += 1
-                    progress?(done)
-                    first = first ?? result
-                }
-                group.addTask {
-                    do throws(DeviceFleetError) {
-                        try await device.register(environment: self.configuration.environment)
-                        return nil
-                    } catch {
-                        return error
+            for device in devices {
+                group.addTask { [limiter, environment = configuration.environment] in
+                    await limiter.run { () -> DeviceFleetError? in
+                        do throws(DeviceFleetError) {
+                            try await device.register(environment: environment)
+                            return nil
+                        } catch {
+                            return error
+                        }
                     }
                 }
             }
+            var first: DeviceFleetError?
+            var done = 0
             for await result in group {
                 done += 1
                 progress?(done)

@@ -41,16 +41,18 @@ import TidingsServer
     @Test func claimsOfALiveSenderStayAndAStoppedOnesAreResumed() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-lock-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var first: TidingsService? = try Self.service(directory)
-        let messageID = try await Self.claimAll(try #require(first), count: 3)
-
-        // The first service is alive (it holds the lock): a second one leaves its claims alone.
-        let second = try Self.service(directory)
-        #expect(try second.store.messageCounts(messageID: messageID).inFlight == 3)
+        // The first service lives only inside this function: its lock goes when it returns.
+        func firstServiceClaims() async throws -> String {
+            let first = try Self.service(directory)
+            let messageID = try await Self.claimAll(first, count: 3)
+            // The first service is alive (it holds the lock): a second one leaves its claims alone.
+            let second = try Self.service(directory)
+            #expect(try second.store.messageCounts(messageID: messageID).inFlight == 3)
+            return messageID
+        }
+        let messageID = try await firstServiceClaims()
 
         // Once it is gone, the next one to start knows the claims are orphans and sends them again.
-        first = nil
-        #expect(first == nil)
         let third = try Self.service(directory)
         let counts = try third.store.messageCounts(messageID: messageID)
         #expect(counts.inFlight == 0)
