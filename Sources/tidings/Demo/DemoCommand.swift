@@ -51,17 +51,16 @@ enum DemoCommand {
         } catch {
             throw CommandLineError.failure("demo: cannot start the local system: \(error)")
         }
-        let exitCode: Int32
+        let outcome: Result<Int32, any Error>
         do {
-            exitCode = try await DemoRun(deployment: deployment, options: options).run()
+            outcome = .success(try await DemoRun(deployment: deployment, options: options).run())
         } catch {
-            await deployment.shutdown()
-            try? FileManager.default.removeItem(at: directory)
-            throw error
+            outcome = .failure(error)
         }
         await deployment.shutdown()
-        if !options.keep { try? FileManager.default.removeItem(at: directory) }
-        return exitCode
+        // --keep leaves the data of a run that finished; a failed run leaves nothing behind.
+        if !options.keep || (try? outcome.get()) == nil { try? FileManager.default.removeItem(at: directory) }
+        return try outcome.get()
     }
 
     static func parse(_ rawArguments: [String]) throws -> Options {
