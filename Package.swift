@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TidingsModel", targets: ["TidingsModel"]),
         .library(name: "Tidings", targets: ["Tidings"]),
         .library(name: "TidingsNotificationService", targets: ["TidingsNotificationService"]),
+        .library(name: "TidingsPush", targets: ["TidingsPush"]),
         .library(name: "TidingsServer", targets: ["TidingsServer"]),
         .library(name: "TidingsTesting", targets: ["TidingsTesting"]),
         .executable(name: "tidings", targets: ["tidings"]),
@@ -54,24 +55,91 @@ let package = Package(
         // The Notification Service Extension base class (empty where UserNotifications is missing).
         .target(name: "TidingsNotificationService", dependencies: ["Tidings", "TidingsModel"]),
 
-        // The backend: HTTP API, store, providers.
+        // Server building blocks: each knows nothing of the layers above it.
+
+        // Counters, gauges and histograms in the Prometheus text format.
+        .target(name: "TidingsMetrics", dependencies: ["TidingsModel"]),
+
+        // An HTTP/1.1 server on libmicrohttpd: routing, middleware, /healthz and /metrics. Knows nothing of push.
+        .target(name: "TidingsHTTP", dependencies: ["TidingsModel", "TidingsMetrics", "CMicroHTTPD"]),
+
+        // OpenSSL keys: ES256 and RS256 signing, SHA-256, PEM, credential files on disk.
+        .target(name: "TidingsCrypto", dependencies: ["TidingsModel", "COpenSSL"]),
+
+        // APNs and FCM clients over libcurl's HTTP/2: request builders, response classification, provider
+        // tokens. Usable alone by someone who only wants to send pushes.
+        .target(
+            name: "TidingsPush", dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "CCurl"]),
+
+        // The `Store` protocol, its records, and the SQLite backend.
+        .target(name: "TidingsStore", dependencies: ["TidingsModel", "TidingsSQLite"]),
+
+        // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
         .target(
             name: "TidingsServer",
-            dependencies: ["TidingsModel", "TidingsSQLite", "CMicroHTTPD", "COpenSSL", "CCurl"]
+            dependencies: [
+                "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
+            ]
         ),
 
-        // Shipped test doubles.
-        .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer"]),
+        // Tools: Apple's provider API on loopback, for local development and simulation.
+        .target(
+            name: "TidingsAPNsEmulator",
+            dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto"]),
 
-        .executableTarget(name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
-        .executableTarget(name: "tidingsd", dependencies: ["TidingsServer"]),
+        // Shipped test doubles and simulated devices.
+        .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator"]),
+
+        .executableTarget(
+            name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
+        .executableTarget(name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator"]),
         .executableTarget(
             name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
-        .testTarget(name: "TidingsTests", dependencies: ["Tidings", "TidingsTesting"]),
-        .testTarget(name: "TidingsServerTests", dependencies: ["TidingsServer", "TidingsTesting"]),
-        .testTarget(name: "TidingsCLITests", dependencies: ["TidingsModel", "TidingsServer", "TidingsTesting"]),
-        .testTarget(name: "TidingsEndToEndTests", dependencies: ["Tidings", "TidingsServer", "TidingsTesting"]),
+        .testTarget(
+            name: "TidingsTests",
+            dependencies: ["Tidings", "TidingsHTTP", "TidingsStore", "TidingsServer", "TidingsTesting"]),
+        // Test support shared by several test targets (not products).
+        .target(
+            name: "TidingsTestSupport",
+            dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto"],
+            path: "Tests/Support/TidingsTestSupport"),
+        .target(
+            name: "TidingsStoreTesting", dependencies: ["TidingsModel", "TidingsStore"],
+            path: "Tests/Support/TidingsStoreTesting"),
+
+        .testTarget(
+            name: "TidingsHTTPTests",
+            dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsTestSupport"]),
+        .testTarget(name: "TidingsCryptoTests", dependencies: ["TidingsModel", "TidingsCrypto"]),
+        .testTarget(
+            name: "TidingsPushTests",
+            dependencies: [
+                "TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsAPNsEmulator",
+                "TidingsTestSupport",
+            ]),
+        .testTarget(
+            name: "TidingsStoreTests",
+            dependencies: ["TidingsModel", "TidingsSQLite", "TidingsCrypto", "TidingsStore", "TidingsStoreTesting"]),
+        .testTarget(
+            name: "TidingsAPNsEmulatorTests",
+            dependencies: [
+                "TidingsModel", "TidingsCrypto", "TidingsPush", "TidingsHTTP", "TidingsAPNsEmulator",
+                "TidingsTestSupport", "TidingsTesting",
+            ]),
+        .testTarget(
+            name: "TidingsServerTests",
+            dependencies: [
+                "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsTestSupport", "TidingsStoreTesting",
+            ]),
+        .testTarget(
+            name: "TidingsCLITests",
+            dependencies: [
+                "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsStore", "TidingsServer", "TidingsTesting",
+            ]),
+        .testTarget(
+            name: "TidingsEndToEndTests",
+            dependencies: ["Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Tidings
+import TidingsHTTP
 import TidingsServer
 
 /// An ``HTTPTransport`` that hands each request to a server handler in process instead of the network.

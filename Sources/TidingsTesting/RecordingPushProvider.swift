@@ -1,5 +1,6 @@
 import Foundation
 import TidingsModel
+import TidingsPush
 import TidingsServer
 
 /// A ``PushProvider`` for tests: answers with scripted outcomes per token, records every push it accepted

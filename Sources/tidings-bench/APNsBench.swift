@@ -1,5 +1,6 @@
 import Foundation
 import TidingsModel
+import TidingsPush
 import TidingsServer
 
 /// APNs sending throughput: ``APNsClient`` on one and on four connections against a fast local HTTP/2 sink

@@ -1,7 +1,9 @@
 import Foundation
 import Tidings
+import TidingsAPNsEmulator
 import TidingsModel
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// The whole system at scale: tidingsd (a separate process, on disk) sends one rich campaign through the

@@ -1,6 +1,8 @@
 import Foundation
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 
 /// `tidingsd apps ...` and `tidingsd keys ...`: manage apps and keys directly on the store.
 ///

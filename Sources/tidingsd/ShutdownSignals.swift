@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TidingsHTTP
 import TidingsModel
 import TidingsServer
 

@@ -1,6 +1,9 @@
 import Foundation
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// A tidingsd API served over loopback on a fresh store: one app with an app key and a server key, pushes

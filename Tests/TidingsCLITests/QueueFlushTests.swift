@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
 

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
 import TidingsModel
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 @Suite struct RestartResumesFanoutTests {

@@ -1,3 +1,5 @@
+import TidingsStore
+
 /// Who is calling: the app and key a request authenticated with.
 public struct APICaller: Sendable, Hashable {
     public var appID: String

@@ -1,5 +1,8 @@
 import Foundation
+import TidingsCrypto
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// Who may call an endpoint.

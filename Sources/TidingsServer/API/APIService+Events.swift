@@ -1,5 +1,7 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// `POST /v1/events`: stores a batch and answers one receipt per event, keyed by event id.

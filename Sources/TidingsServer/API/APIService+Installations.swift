@@ -1,5 +1,7 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// `PUT /v1/installations/{installation_id}`: creates (201) or changes (200) an installation.

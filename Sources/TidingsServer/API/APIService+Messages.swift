@@ -1,5 +1,7 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// `POST /v1/messages`: validates, builds the payload, resolves the target into a persistent job.

@@ -1,5 +1,7 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// `GET /v1/campaigns/{campaign_id}/stats`: the funnel of one campaign, for server keys.

@@ -1,5 +1,8 @@
 import Foundation
+import TidingsCrypto
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 extension APIService {
     /// The request body as a JSON object, within `maximumBytes`.
@@ -74,13 +77,13 @@ extension APIService {
 
     /// An opaque cursor for `position` of list `kind`.
     func cursor(kind: String, position: String) -> String {
-        APIKeySecret.base64URL(Array("\(kind):\(position)".utf8))
+        Base64URL.encode(Array("\(kind):\(position)".utf8))
     }
 
     /// The position inside the `cursor` query parameter of list `kind`, or nil when there is none.
     func position(_ request: HTTPRequest, kind: String) throws -> String? {
         guard let text = request.queryValue("cursor"), !text.isEmpty else { return nil }
-        guard let data = APIKeySecret.decodeBase64URL(text), let decoded = String(data: data, encoding: .utf8),
+        guard let bytes = Base64URL.decode(text), let decoded = String(validating: bytes, as: UTF8.self),
             decoded.hasPrefix(kind + ":")
         else {
             throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")

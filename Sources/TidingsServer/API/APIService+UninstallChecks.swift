@@ -1,5 +1,8 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 extension APIService {
     /// The largest body `POST /v1/uninstall-checks` reads (it holds one optional field).

@@ -1,5 +1,9 @@
 import Foundation
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// The handlers behind ``TidingsAPI``'s routes, with what they share.
 final class APIService: Sendable {

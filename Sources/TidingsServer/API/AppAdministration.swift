@@ -1,5 +1,6 @@
 import Foundation
 import TidingsModel
+import TidingsStore
 
 /// The operations behind `tidingsd apps …` and `tidingsd keys …`, on a store.
 ///

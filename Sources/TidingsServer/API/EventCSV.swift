@@ -1,4 +1,5 @@
 import TidingsModel
+import TidingsStore
 
 /// Events as CSV (RFC 4180): a header line, then one line per event; `attributes` as JSON text.
 enum EventCSV {

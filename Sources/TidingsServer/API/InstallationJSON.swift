@@ -1,5 +1,7 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
+import TidingsStore
 
 /// Reads the body of `PUT /v1/installations/{id}` and writes an installation as JSON.
 ///

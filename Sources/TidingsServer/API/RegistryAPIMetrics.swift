@@ -1,4 +1,5 @@
 import Foundation
+import TidingsMetrics
 
 /// The API's counters in the server's Prometheus registry, plus the store's size on disk.
 public struct RegistryAPIMetrics: APIMetrics {

@@ -1,4 +1,5 @@
 import TidingsModel
+import TidingsStore
 
 extension TidingsAPI {
     /// The API's limits and defaults.

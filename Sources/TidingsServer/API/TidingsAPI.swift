@@ -1,5 +1,9 @@
 import Foundation
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// The Tidings HTTP API over a store: the route table of every `/v1` endpoint.
 ///

@@ -1,5 +1,7 @@
 import Foundation
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// Decides, per installation, whether a message goes out and to which token, or why it is skipped.
 ///

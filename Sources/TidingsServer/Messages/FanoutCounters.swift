@@ -1,3 +1,5 @@
+import TidingsMetrics
+
 /// The fan-out counters in a ``MetricsRegistry``, or nothing when none was passed.
 struct FanoutCounters: Sendable {
     let sent: Counter?

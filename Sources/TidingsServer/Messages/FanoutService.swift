@@ -1,5 +1,8 @@
 import Foundation
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// Runs fan-out workers in the background for whoever owns the server (tidingsd's daemon).
 ///

@@ -1,5 +1,8 @@
 import Foundation
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// Sends the pending deliveries of every message: claims a chunk of rows with a lease, sends them with
 /// bounded concurrency through a ``PushProvider``, and records each outcome as soon as it arrives.

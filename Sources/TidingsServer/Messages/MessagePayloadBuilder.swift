@@ -1,5 +1,6 @@
 import Foundation
 import TidingsModel
+import TidingsStore
 
 /// Turns the `content` of `POST /v1/messages` into the native payload `tidingsd` sends, refusing what
 /// APNs would refuse before anything is queued.

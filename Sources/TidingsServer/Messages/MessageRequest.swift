@@ -1,5 +1,7 @@
 import Foundation
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// The validated body of `POST /v1/messages`.
 public struct MessageRequest: Sendable, Hashable {

@@ -1,5 +1,8 @@
 import Foundation
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// Sends each push through the APNs client of the app whose bundle id is the push's topic, signed with
 /// that app's provider token (`tidingsd apps set-apns`); one client, so one connection pool, per app,

@@ -1,5 +1,7 @@
 import Foundation
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
 
 /// Sends FCM pushes through the ``FCMClient`` of the app they belong to, authorised by that app's service
 /// account (`tidingsd apps set-fcm`); one client, so one connection and one access token, per app, made on

@@ -1,5 +1,8 @@
 import Foundation
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// The one provider fan-out talks to: sends each push through APNs or FCM by ``PushRoute``, from the
 /// installation's tokens and the credentials its app has, and skips (with a counted reason) what neither

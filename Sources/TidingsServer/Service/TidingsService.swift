@@ -1,5 +1,9 @@
 import Foundation
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
+import TidingsStore
 
 /// tidingsd's parts wired together from a ``ServerConfiguration``: the store, the push providers (APNs and
 /// FCM, chosen per installation), the API and operations routes, the fan-out workers and the metrics.

@@ -1,5 +1,6 @@
 import Foundation
 import Tidings
+import TidingsAPNsEmulator
 import TidingsModel
 import TidingsServer
 

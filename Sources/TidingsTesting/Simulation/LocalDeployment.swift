@@ -1,6 +1,10 @@
 import Foundation
+import TidingsAPNsEmulator
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
+import TidingsStore
 
 /// A whole Tidings system on loopback, in this process: tidingsd (API and fan-out) on a SQLite store in
 /// `directory`, an APNs emulator that trusts the app's freshly made provider key, and a small media server.

@@ -1,4 +1,7 @@
 import Foundation
+import TidingsAPNsEmulator
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
 

@@ -1,5 +1,9 @@
 import Foundation
+import TidingsAPNsEmulator
+import TidingsCrypto
+import TidingsPush
 import TidingsServer
+import TidingsStore
 
 /// An app made ready to send through an APNs emulator: created in a store, with an app key, a server key
 /// and an APNs provider key made for it, whose public half the emulator must trust.

@@ -1,3 +1,4 @@
+import TidingsAPNsEmulator
 import TidingsServer
 
 /// Where simulated devices get the pushes that reached Apple's stand-in, the APNs emulator.

@@ -1,5 +1,6 @@
 import Foundation
 import TidingsModel
+import TidingsStore
 
 /// `tidings devices list|show`: the installations registered with tidingsd.
 enum DevicesCommand {

@@ -1,6 +1,8 @@
 import Foundation
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 
 /// Prints admin results as aligned text for people or as JSON (`--json`) for machines, on standard output.
 struct AdminOutput {

@@ -1,5 +1,10 @@
 import Foundation
+import TidingsAPNsEmulator
+import TidingsCrypto
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
 import TidingsServer
 
 /// `tidingsd apns-emulator`: serves the APNs emulator (Apple's provider API over HTTP/1.1) until a signal.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import TidingsHTTP
 import TidingsModel
 import TidingsServer
+import TidingsStore
+import TidingsTestSupport
 
 /// Throughput of the API handler over a real SQLite store, in process (no HTTP).
 ///
@@ -10,20 +13,6 @@ import TidingsServer
 /// It prints figures and asserts only that the work was done, never how fast.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["TIDINGS_BENCH"] != nil), .serialized)
 struct APIBenchmarks {
-    /// CPU seconds used by this process so far, every thread included (the machine is shared, so wall time
-    /// alone understates what one core does).
-    static func processCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    static func report(_ label: String, count: Int, wall: Double, cpu: Double) {
-        print(
-            "\(label): \(Int(Double(count) / wall))/s wall, \(Int(Double(count) / cpu))/s per CPU-second "
-                + "(\(count) in \(String(format: "%.2f", wall)) s wall, \(String(format: "%.2f", cpu)) s CPU)")
-    }
-
     func makeAPI() throws -> (TidingsAPI, appKey: String, directory: URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-bench-\(UUID())")
         let store = try SQLiteStore(directory: directory)
@@ -55,7 +44,7 @@ struct APIBenchmarks {
             return request("PUT", "/v1/installations/\(UUID().uuidString.lowercased())", key: key, body: body)
         }
         let start = ContinuousClock.now
-        let cpuStart = Self.processCPUSeconds()
+        let cpuStart = BenchmarkMeasurement.processCPUSeconds()
         let created = try await withThrowingTaskGroup(of: Int.self) { group in
             for task in 0..<concurrency {
                 group.addTask {
@@ -70,9 +59,10 @@ struct APIBenchmarks {
             return try await group.reduce(0, +)
         }
         let seconds = (ContinuousClock.now - start).seconds
-        let cpu = Self.processCPUSeconds() - cpuStart
+        let cpu = BenchmarkMeasurement.processCPUSeconds() - cpuStart
         #expect(created == total)
-        Self.report("installation upserts, \(concurrency) task(s)", count: total, wall: seconds, cpu: cpu)
+        BenchmarkMeasurement.report(
+            "installation upserts, \(concurrency) task(s)", count: total, wall: seconds, cpu: cpu)
     }
 
     @Test(arguments: [1, 2])
@@ -100,7 +90,7 @@ struct APIBenchmarks {
         let bytes = bodies.reduce(0) { $0 + $1.count }
         let requests = bodies.map { request("POST", "/v1/events", key: key, body: $0) }
         let start = ContinuousClock.now
-        let cpuStart = Self.processCPUSeconds()
+        let cpuStart = BenchmarkMeasurement.processCPUSeconds()
         let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
             for task in 0..<concurrency {
                 group.addTask {
@@ -117,11 +107,11 @@ struct APIBenchmarks {
             return try await group.reduce(0, +)
         }
         let seconds = (ContinuousClock.now - start).seconds
-        let cpu = Self.processCPUSeconds() - cpuStart
+        let cpu = BenchmarkMeasurement.processCPUSeconds() - cpuStart
         #expect(accepted == batches * 500)
         let stored = try api.store.events(appID: try #require(api.store.apps().first).id, query: .init(limit: 1000))
         #expect(stored.events.count == 1000)
-        Self.report(
+        BenchmarkMeasurement.report(
             "events in batches of 500 (\(bytes / batches) bytes), \(concurrency) task(s)", count: accepted,
             wall: seconds,
             cpu: cpu)
@@ -143,14 +133,14 @@ struct APIBenchmarks {
             }
         }
         let start = ContinuousClock.now
-        let cpuStart = Self.processCPUSeconds()
+        let cpuStart = BenchmarkMeasurement.processCPUSeconds()
         var inserted = 0
         for batch in batches {
             inserted += try store.insertEvents(appID: "app_bench", events: batch, receivedAt: now).filter { $0 }.count
         }
         let seconds = (ContinuousClock.now - start).seconds
-        let cpu = Self.processCPUSeconds() - cpuStart
+        let cpu = BenchmarkMeasurement.processCPUSeconds() - cpuStart
         #expect(inserted == 100_000)
-        Self.report("store alone: events in batches of 500", count: inserted, wall: seconds, cpu: cpu)
+        BenchmarkMeasurement.report("store alone: events in batches of 500", count: inserted, wall: seconds, cpu: cpu)
     }
 }

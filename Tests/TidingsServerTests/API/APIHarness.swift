@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
+import TidingsStoreTesting
 import TidingsTesting
 
 /// A TidingsAPI over a fresh store with two apps, each with an app key and a server key.

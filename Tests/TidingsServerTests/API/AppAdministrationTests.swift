@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
+import TidingsStoreTesting
 import TidingsTesting
 
 /// What `tidingsd apps …` and `tidingsd keys …` do on the store.

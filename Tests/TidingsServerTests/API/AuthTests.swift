@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TidingsCrypto
+import TidingsHTTP
 import TidingsModel
 import TidingsServer
 

@@ -3,6 +3,7 @@ import Testing
 import TidingsModel
 
 @testable import TidingsServer
+@testable import TidingsStore
 
 /// The answers written field by field must be byte for byte what the generic writer gives.
 @Suite struct DirectJSONTests {

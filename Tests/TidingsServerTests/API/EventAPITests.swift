@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsHTTP
 import TidingsModel
 import TidingsServer
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsServer
+import TidingsStoreTesting
 
 /// docs/openapi.yaml and the route table describe the same API.
 @Suite struct OpenAPISpecTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
+import TidingsStoreTesting
 import TidingsTesting
 
 @Suite struct RegistryAPIMetricsTests {

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsServer
+
+@testable import TidingsTesting
 
 @Suite struct TagAPITests {
     /// An app harness where `inst-1` is logged in as `alice`.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import TidingsHTTP
 import TidingsServer
+import TidingsStore
+import TidingsStoreTesting
 
 /// The data-directory entry point the server uses.
 @Suite struct TidingsAPIDataDirectoryTests {

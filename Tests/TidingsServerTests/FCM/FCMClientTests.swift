@@ -3,6 +3,11 @@ import Testing
 import TidingsModel
 import TidingsTesting
 
+@testable import TidingsAPNsEmulator
+@testable import TidingsCrypto
+@testable import TidingsHTTP
+@testable import TidingsMetrics
+@testable import TidingsPush
 @testable import TidingsServer
 
 /// The FCM client against the fake OAuth2 + FCM server over loopback.

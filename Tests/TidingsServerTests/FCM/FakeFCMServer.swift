@@ -1,7 +1,14 @@
 import Foundation
 import TidingsModel
+import TidingsTestSupport
 
+@testable import TidingsAPNsEmulator
+@testable import TidingsCrypto
+@testable import TidingsHTTP
+@testable import TidingsPush
 @testable import TidingsServer
+@testable import TidingsStore
+@testable import TidingsTesting
 
 /// Google's OAuth2 token endpoint and FCM's `messages:send` in one in-process server (our HTTPServer and
 /// Router over loopback): checks every assertion's RS256 signature with the service account's public key,

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTestSupport
 
+@testable import TidingsPush
 @testable import TidingsServer
 
 /// Runs the built `tidingsd apps set-fcm` as an operator would.
@@ -18,7 +20,7 @@ import TidingsModel
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("service-account.json")
-        try Data(FCMServiceAccountTests.document()).write(to: file)
+        try Data(ServiceAccountFixture.document()).write(to: file)
         let (created, createdOut, _) = try await run(["apps", "create", "demo", "--bundle-id", "com.example.app"])
         #expect(created == 0, "\(createdOut)")
 
@@ -35,7 +37,7 @@ import TidingsModel
         #expect((mode as? Int) == 0o600)
 
         let broken = directory.appendingPathComponent("broken.json")
-        try Data(FCMServiceAccountTests.document { $0["client_email"] = nil }).write(to: broken)
+        try Data(ServiceAccountFixture.document { $0["client_email"] = nil }).write(to: broken)
         let (refused, _, refusal) = try await run(["apps", "set-fcm", "demo", "--service-account", broken.path])
         #expect(refused == 1)
         #expect(refusal.contains("client_email"))

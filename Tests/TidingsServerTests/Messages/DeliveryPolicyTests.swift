@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 
 @Suite struct DeliveryPolicyTests {
     /// 2026-06-01 12:00 UTC: 21:00 in Tokyo (UTC+9), 08:00 in New York (UTC-4), 13:00 in London (BST).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsModel
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// How fast a message is accepted (targets resolved and stored) and fanned out to a provider that answers

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 @Suite struct FanoutWorkerTests {

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// An API with a recording provider, and helpers to register installations and send messages.

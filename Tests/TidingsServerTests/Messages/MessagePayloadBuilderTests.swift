@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsModel
 import TidingsServer
+import TidingsStore
 
 @Suite struct MessagePayloadBuilderTests {
     let builder = MessagePayloadBuilder()

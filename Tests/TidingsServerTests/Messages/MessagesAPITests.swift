@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
 import TidingsTesting

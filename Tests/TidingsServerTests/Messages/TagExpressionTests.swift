@@ -1,5 +1,10 @@
 import Testing
+import TidingsAPNsEmulator
+import TidingsCrypto
+import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
 
 @Suite struct TagExpressionTests {
     @Test(arguments: [

@@ -4,6 +4,7 @@ import TidingsModel
 import TidingsTesting
 
 @testable import TidingsServer
+@testable import TidingsStore
 
 /// `POST /v1/uninstall-checks`: the request, the internal push it sends, and the `uninstall` events.
 @Suite("Uninstall checks", .serialized)

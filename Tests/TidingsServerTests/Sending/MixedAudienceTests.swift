@@ -3,6 +3,7 @@ import Testing
 import TidingsModel
 import TidingsTesting
 
+@testable import TidingsPush
 @testable import TidingsServer
 
 /// Messages API → fan-out → routing provider → APNs emulator and fake FCM, with both kinds of token.

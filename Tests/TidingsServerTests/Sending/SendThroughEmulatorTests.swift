@@ -1,7 +1,15 @@
 import Foundation
 import Testing
+import TidingsAPNsEmulator
+import TidingsCrypto
+import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsServer
+import TidingsStore
+import TidingsTestSupport
+
+@testable import TidingsTesting
 
 /// The whole sending path over loopback: messages API → fan-out → per-app APNs client with the app's
 /// ES256 provider token → the APNs emulator, which verifies the token and hands the push to the device.

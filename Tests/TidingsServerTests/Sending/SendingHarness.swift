@@ -1,9 +1,16 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTestSupport
 import TidingsTesting
 
+@testable import TidingsAPNsEmulator
+@testable import TidingsCrypto
+@testable import TidingsHTTP
+@testable import TidingsMetrics
+@testable import TidingsPush
 @testable import TidingsServer
+@testable import TidingsStore
 
 /// The real sending path on one manual clock: the messages API over a temporary store, the APNs emulator
 /// and the fake OAuth2 + FCM server over loopback, per-app APNs and FCM credentials on disk, and the

@@ -1,6 +1,7 @@
 import Foundation
 import Tidings
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// A real server API in process (store, app, key) and a fresh container directory per test.

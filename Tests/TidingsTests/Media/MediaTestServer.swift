@@ -1,4 +1,5 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
 import TidingsServer
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Tidings
 import TidingsServer
+import TidingsStore
 import TidingsTesting
 
 /// The registrar and tag client against the real server API, in process: no scripted answers.

@@ -1,0 +1,239 @@
+import CMicroHTTPD
+import Foundation
+import TidingsMetrics
+import TidingsModel
+
+/// The HTTP/1.1 server of `tidingsd`: libmicrohttpd's epoll thread pool in front of one ``HTTPHandler``.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), handler: handler, logger: logger)
+/// let port = try server.start()
+/// ...
+/// await server.shutdown()
+/// ```
+///
+/// Once a request is read in full, the server first offers it to the immediate handler, if one was given
+/// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared with an
+/// ``ImmediateHTTPHandler`` is answered right there, on the network thread, with no task, no suspended
+/// connection and no thread hand-off. Every other request suspends its connection while the handler runs
+/// in a Swift task; the connection resumes when the response is ready, so no network thread waits for
+/// asynchronous work.
+///
+/// Limits, and what a client sees when it passes one:
+/// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
+///   `Content-Length` above the limit is answered before any body is read (and before `100 Continue`).
+///   A chunked body is counted while it arrives and never buffered past the limit; libmicrohttpd 0.9.75
+///   cannot answer in the middle of a body, so the rest is read and dropped and 413 answered at its end,
+///   unless it runs past four times the limit, when the connection is closed without an answer.
+/// - request line plus headers above ``Configuration/connectionMemoryLimit``: libmicrohttpd answers
+///   `431 Request Header Fields Too Large` (`414 URI Too Long` for a long request line) with its own
+///   small HTML body and closes the connection; the handler never runs.
+/// - a malformed header line: libmicrohttpd answers `400`; an unknown HTTP version `505`; a request
+///   line it cannot parse at all gets the connection closed without an answer.
+/// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
+/// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
+///   connections wait in the kernel's listen backlog until one closes.
+/// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
+///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
+///   by their own work (a store call waits at most the store's busy timeout); while one waits, the
+///   connections of the other network threads are served.
+/// - a streamed body with no write for ``Configuration/handlerTimeout``: the body is ended as failed
+///   (the chunked encoding is left unterminated, so the client can tell).
+///
+/// Not covered here: TLS (put a proxy in front) and HTTP/2.
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.
+
+    /// Where the server listens and the limits it enforces.
+    public struct Configuration: Sendable, Equatable {
+        /// An IPv4 or IPv6 literal (`127.0.0.1`, `0.0.0.0`, `::1`).
+        public var host: String
+        /// 0 picks a free port; ``HTTPServer/start()`` returns the one bound.
+        public var port: Int
+        /// The largest request body accepted (1 MiB of payload plus room for the envelope).
+        public var maximumBodyBytes: Int
+        /// Memory per connection for the request line and headers (and MHD's buffers). libmicrohttpd
+        /// clears this pool between requests, so a larger one costs time on every request.
+        public var connectionMemoryLimit: Int
+        /// An idle or silent connection is closed after this long (whole seconds).
+        public var connectionTimeout: Duration
+        /// How long the standard pipeline lets a handler work before answering 503, and how long a
+        /// streamed body may go without a write before the server ends it (as failed).
+        public var handlerTimeout: Duration
+        public var maximumConnections: Int
+        /// Network threads; defaults to three per core (at most 256). They also run the immediate routes, which
+        /// write to the store on them, so several must be able to wait on the store at once for group commit
+        /// to form groups (`SQLiteDatabase.groupWrite`). On two cores, one per core left the store idle between
+        /// commits; six per core added upserts but cost event batches (many threads contending for two
+        /// cores); three per core met both goals (BENCHMARKS.md).
+        public var threadCount: Int
+        /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
+        public var shutdownGracePeriod: Duration
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
+            connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
+            handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
+            threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
+            shutdownGracePeriod: Duration = .seconds(10)
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumBodyBytes = maximumBodyBytes
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.connectionTimeout = connectionTimeout
+            self.handlerTimeout = handlerTimeout
+            self.maximumConnections = maximumConnections
+            self.threadCount = threadCount
+            self.shutdownGracePeriod = shutdownGracePeriod
+        }
+    }
+
+    public let configuration: Configuration
+    let handler: HTTPHandler
+    let immediateHandler: ImmediateRequestHandler?
+    let logger: Logger
+    let metrics: HTTPServerMetrics?
+
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+    private var boundPort: Int?
+    /// Set once shutdown closes connections: after it no connection is resumed again.
+    private var closing = false
+    /// Connections suspended now (waiting for a handler or for a streamed body's next piece).
+    private var suspended: [ObjectIdentifier: ConnectionState] = [:]
+    private let inFlight = LockedBox(0)
+    private let drainingBox = LockedBox(false)
+
+    /// A server that runs `handler` for every request it reads.
+    ///
+    /// - Parameters:
+    ///   - handler: usually ``HTTPMiddleware/standard(router:logger:metrics:handlerTimeout:)``.
+    ///   - immediateHandler: usually ``HTTPMiddleware/standardImmediate(router:logger:metrics:)`` over the
+    ///     same router; it answers the requests it can on the network thread and returns nil for the rest.
+    ///   - metrics: where the server counts open connections and requests refused or cut short.
+    public init(
+        configuration: Configuration = Configuration(), handler: @escaping HTTPHandler,
+        immediateHandler: ImmediateRequestHandler? = nil, logger: Logger, metrics: MetricsRegistry? = nil
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.immediateHandler = immediateHandler
+        self.logger = logger
+        self.metrics = metrics.map(HTTPServerMetrics.init(registry:))
+    }
+
+    deinit {
+        // A server dropped while running would leave MHD calling back into freed memory.
+        stopNow()
+    }
+
+    /// The port bound by ``start()``, nil before.
+    public var port: Int? { lock.withLock { boundPort } }
+
+    /// True once shutdown has begun: responses then carry `Connection: close`, so that keep-alive clients
+    /// move to another instance instead of sending more requests here.
+    public var isDraining: Bool { drainingBox.withLock { $0 } }
+
+    /// Requests read (at least their headers) whose response has not been sent yet.
+    public var requestsInFlight: Int { inFlight.withLock { $0 } }
+
+    /// Binds and starts serving; returns the bound port.
+    ///
+    /// - Throws: ``HTTPServerError`` when the host is not an IP literal, or the address cannot be bound.
+    @discardableResult
+    public func start() throws -> Int {
+        try lock.withLock {
+            guard daemon == nil else {
+                throw HTTPServerError(code: "already_started", message: "the server is running")
+            }
+            closing = false
+            drainingBox.withLock { $0 = false }
+            let started = try MicroHTTPDDaemon.start(server: self)
+            daemon = started
+            let port = MicroHTTPDDaemon.boundPort(of: started)
+            boundPort = port
+            return port
+        }
+    }
+
+    /// Stops accepting, lets requests in flight finish within the grace period, then closes everything.
+    ///
+    /// New connections are refused from the moment this is called. Requests still running when the
+    /// grace period ends lose their connection.
+    public func shutdown() async {
+        guard let listenSocket = lock.withLock({ daemon.map { MHD_quiesce_daemon($0) } }) else { return }
+        drainingBox.withLock { $0 = true }
+        if listenSocket >= 0 { close(listenSocket) }
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        while requestsInFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if requestsInFlight > 0 {
+            logger.warning(
+                "shutdown grace period over; closing requests in flight",
+                metadata: ["in_flight": String(requestsInFlight)])
+        }
+        stopNow()
+    }
+
+    /// Closes the listening socket and every connection at once.
+    public func stopNow() {
+        let (toStop, abandoned): (OpaquePointer?, Int) = lock.withLock {
+            closing = true
+            // MHD must not be stopped with suspended connections: resume them so that they close.
+            let abandoned = suspended.count
+            for state in suspended.values {
+                state.abandoned = true
+                if let connection = state.connection { MHD_resume_connection(connection) }
+            }
+            suspended.removeAll()
+            defer { daemon = nil }
+            return (daemon, abandoned)
+        }
+        guard let toStop else { return }
+        if abandoned > 0 {
+            // The resumed connections close on the network threads; give them a moment first.
+            let deadline = ContinuousClock.now + .seconds(1)
+            while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
+        }
+        MHD_stop_daemon(toStop)
+    }
+
+    // MARK: Called from the callbacks
+
+    func requestBegan() { inFlight.withLock { $0 += 1 } }
+    func requestEnded() { inFlight.withLock { $0 -= 1 } }
+
+    /// Suspends the connection of `state`; on a network thread, inside a callback.
+    func suspend(_ state: ConnectionState) {
+        lock.withLock {
+            guard let connection = state.connection, !closing else { return }
+            MHD_suspend_connection(connection)
+            suspended[ObjectIdentifier(state)] = state
+        }
+    }
+
+    /// Resumes the connection of `state` if it is suspended; from any thread.
+    func resume(_ state: ConnectionState) {
+        lock.withLock {
+            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
+            else { return }
+            MHD_resume_connection(connection)
+        }
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `invalid_host`, `invalid_port`, `bind_failed` or `already_started`.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import TidingsMetrics
+
+/// What the server itself counts, beside the pipeline's per-route metrics: open connections, requests
+/// refused before any handler ran, and requests cut short.
+struct HTTPServerMetrics: Sendable {
+    let connectionsOpen: Gauge
+    let refusedTooLarge: Counter
+    let terminations: [Int: Counter]
+
+    init(registry: MetricsRegistry) {
+        connectionsOpen = registry.gauge(
+            name: "tidings_http_connections_open", help: "TCP connections open to the HTTP server.")
+        refusedTooLarge = registry.counter(
+            name: "tidings_http_requests_refused_total",
+            help: "Requests answered by the server before any handler ran, by reason.",
+            labels: ["reason": "payload_too_large"])
+        let reasons = [1: "error", 2: "timeout", 3: "shutdown", 4: "read_error", 5: "client_abort"]
+        terminations = reasons.mapValues { reason in
+            registry.counter(
+                name: "tidings_http_requests_terminated_total",
+                help: "Requests whose connection ended before the response was complete, by reason.",
+                labels: ["reason": reason])
+        }
+    }
+}

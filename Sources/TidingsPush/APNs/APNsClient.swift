@@ -1,0 +1,134 @@
+import Foundation
+import TidingsMetrics
+import TidingsModel
+
+/// The APNs provider: sends each push as one HTTP/2 stream, multiplexed by ``CurlMultiClient`` on few
+/// connections, and classifies Apple's answer into a ``PushOutcome``.
+///
+/// ```swift
+/// let apns = try APNsClient(configuration: .init(), authorization: jwtSigner, metrics: registry)
+/// let outcome = await apns.send(push)
+/// apns.shutdown()
+/// ```
+///
+/// A 403 `ExpiredProviderToken`/`InvalidProviderToken` invalidates the authorization header and retries the
+/// push once at once; a second rejection is `failed`. Transport errors are `retry`.
+public final class APNsClient: PushProvider {
+    /// Endpoints, connection counts and timeouts.
+    public struct Configuration: Sendable, Hashable {
+        public static let productionEndpoint = "https://api.push.apple.com"
+        public static let sandboxEndpoint = "https://api.sandbox.push.apple.com"
+
+        /// The production host; an `http://` URL speaks h2c (emulators, tests).
+        public var productionEndpoint: String = Configuration.productionEndpoint
+        /// The sandbox (development) host.
+        public var sandboxEndpoint: String = Configuration.sandboxEndpoint
+        /// Connections per host (each carries many streams).
+        public var connectionsPerHost: Int = 1
+        /// Our cap on concurrent streams per connection; APNs announces its own (often 500–1,500).
+        public var maxConcurrentStreams: Int = 1000
+        /// The deadline of one request.
+        public var requestTimeout: Duration = .seconds(30)
+        /// A PEM CA bundle to trust instead of the system store.
+        public var caBundlePath: String?
+        /// Skips TLS verification. Test servers only: never set it against Apple.
+        public var insecureSkipTLSVerificationForTestsOnly = false
+
+        public init() {}
+
+        /// The endpoint serving `environment`, without a trailing slash.
+        public func endpoint(for environment: OutgoingPush.Environment) -> String {
+            let raw = environment == .production ? productionEndpoint : sandboxEndpoint
+            return raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+        }
+
+        var http: CurlMultiClient.Configuration {
+            var http = CurlMultiClient.Configuration()
+            http.maxConnectionsPerHost = connectionsPerHost
+            http.maxConcurrentStreams = maxConcurrentStreams
+            http.caBundlePath = caBundlePath
+            http.insecureSkipTLSVerificationForTestsOnly = insecureSkipTLSVerificationForTestsOnly
+            return http
+        }
+    }
+
+    public let configuration: Configuration
+    public let statistics: APNsStatistics
+    private let authorization: (any APNsAuthorization)?
+    private let clock: any TidingsClock
+    private let logger: Logger?
+    private let http: CurlMultiClient
+
+    /// Starts the HTTP/2 client.
+    ///
+    /// - Parameters:
+    ///   - authorization: the JWT source; nil sends no `authorization` header (an emulator, certificate auth).
+    ///   - metrics: where outcome counters go.
+    /// - Throws: ``HTTP2ClientError`` when libcurl cannot start.
+    public init(
+        configuration: Configuration = Configuration(), authorization: (any APNsAuthorization)?,
+        metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger? = nil
+    ) throws(HTTP2ClientError) {
+        self.configuration = configuration
+        self.authorization = authorization
+        self.statistics = APNsStatistics(registry: metrics)
+        self.clock = clock
+        self.logger = logger
+        self.http = try CurlMultiClient(configuration: configuration.http)
+    }
+
+    /// Sends `push` and classifies the answer; never throws.
+    public func send(_ push: OutgoingPush) async -> PushOutcome {
+        let outcome = await attempt(push)
+        statistics.record(outcome)
+        return outcome
+    }
+
+    /// Stops the HTTP/2 client: pushes in flight come back as `retry` with reason `shutdown`.
+    public func shutdown() {
+        http.shutdown()
+    }
+
+    private func attempt(_ push: OutgoingPush) async -> PushOutcome {
+        guard push.tokenType != .fcm else {
+            return PushOutcome(disposition: .failed, reason: "NotAnAPNsToken", apnsID: push.apnsID)
+        }
+        var renewed = false
+        while true {
+            let header: String?
+            do {
+                header = try authorization?.authorizationHeader(now: clock.now)
+            } catch {
+                logger?.error("APNs provider token unavailable", metadata: ["error": "\(error)"])
+                return PushOutcome(disposition: .failed, reason: "ProviderTokenUnavailable", apnsID: push.apnsID)
+            }
+            let request: HTTP2Request
+            do {
+                request = try APNsRequestBuilder.request(
+                    for: push, endpoint: configuration.endpoint(for: push.environment), authorization: header,
+                    timeout: configuration.requestTimeout)
+            } catch {
+                return PushOutcome(disposition: .failed, reason: error.reason, apnsID: push.apnsID)
+            }
+            let response: HTTP2Response
+            do {
+                response = try await http.send(request)
+            } catch {
+                return PushOutcome(disposition: .retry(after: nil), reason: error.code.rawValue, apnsID: push.apnsID)
+            }
+            let body = APNsErrorBody(response.body)
+            if !renewed, let header,
+                APNsResponseClassifier.isProviderTokenRejection(status: response.status, reason: body.reason)
+            {
+                renewed = true
+                authorization?.invalidate(header)
+                statistics.recordTokenRenewal()
+                continue
+            }
+            return APNsResponseClassifier.outcome(
+                status: response.status, reason: body.reason, timestamp: body.timestamp,
+                retryAfter: response.headers["retry-after"],
+                apnsID: response.headers["apns-id"].flatMap(UUID.init(uuidString:)) ?? push.apnsID)
+        }
+    }
+}

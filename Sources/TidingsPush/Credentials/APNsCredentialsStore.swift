@@ -1,0 +1,93 @@
+import Foundation
+import TidingsCrypto
+import TidingsModel
+
+/// Keeps each app's APNs key on disk under the data directory, readable only by its owner.
+///
+/// Layout: `<data>/apns/` (mode 0700) holds `<app id>.p8`, a copy of the key (0600), and
+/// `<app id>.json`, `{"key_id": ..., "team_id": ...}` (0600).
+///
+/// ```swift
+/// let store = APNsCredentialsStore(dataDirectory: dataDirectory)
+/// try store.save(appID: app.id, keyFile: "AuthKey_ABC123DEFG.p8", keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+/// let token = try store.load(appID: app.id)?.providerToken()
+/// ```
+public struct APNsCredentialsStore: Sendable {
+    public let directory: URL
+
+    public init(dataDirectory: URL) {
+        self.directory = dataDirectory.appendingPathComponent("apns", isDirectory: true)
+    }
+
+    /// Validates the key in `keyFile` (readable, P-256, private) and the ids, then stores a copy.
+    /// - Throws: ``APNsCredentialError``; nothing is stored when it throws.
+    @discardableResult
+    public func save(appID: String, keyFile: String, keyID: String, teamID: String) throws(APNsCredentialError)
+        -> APNsCredentials
+    {
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
+        guard let data = FileManager.default.contents(atPath: keyFile) else {
+            throw APNsCredentialError(.unreadableFile, "cannot read the key file \(keyFile)")
+        }
+        let key = try APNsCredentialError.mapping { () throws(KeyError) in
+            try ES256Key(pem: String(decoding: data, as: UTF8.self))
+        }
+        guard key.isPrivate else {
+            throw APNsCredentialError(.invalidKey, "\(keyFile) holds a public key; APNs needs the private .p8 key")
+        }
+        let credentials = APNsCredentials(appID: appID, keyID: keyID, teamID: teamID, key: key)
+        _ = try credentials.providerToken()  // checks the ids
+        // And that OpenSSL can sign with the key.
+        _ = try APNsCredentialError.mapping { () throws(KeyError) in try key.sign(Array("tidings".utf8)) }
+        let metadata = #"{"key_id":"\#(keyID)","team_id":"\#(teamID)"}"# + "\n"
+        try storage { () throws(CredentialStorageError) in
+            try CredentialFiles.createDirectory(directory)
+            try CredentialFiles.writePrivately(data, to: keyURL(appID))
+            try CredentialFiles.writePrivately(Data(metadata.utf8), to: metadataURL(appID))
+        }
+        return credentials
+    }
+
+    /// The stored credentials of `appID`, or nil when it has none.
+    public func load(appID: String) throws(APNsCredentialError) -> APNsCredentials? {
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
+        guard FileManager.default.fileExists(atPath: metadataURL(appID).path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: metadataURL(appID).path),
+            let object = (try? JSONValue.parse(data))?.objectValue, let keyID = object["key_id"]?.stringValue,
+            let teamID = object["team_id"]?.stringValue
+        else {
+            throw APNsCredentialError(.storageFailed, "cannot read \(metadataURL(appID).path)")
+        }
+        try APNsCredentialError.checkIdentifiers(keyID: keyID, teamID: teamID)
+        let key = try APNsCredentialError.mapping { () throws(KeyError) in
+            try ES256Key(contentsOfFile: keyURL(appID).path)
+        }
+        return APNsCredentials(appID: appID, keyID: keyID, teamID: teamID, key: key)
+    }
+
+    /// Deletes the stored credentials of `appID`; false when there were none.
+    @discardableResult
+    public func remove(appID: String) throws(APNsCredentialError) -> Bool {
+        try storage { () throws(CredentialStorageError) in
+            try CredentialFiles.checkAppID(appID)
+            return try CredentialFiles.remove([metadataURL(appID), keyURL(appID)])
+        }
+    }
+
+    /// The file holding the app's key.
+    public func keyURL(_ appID: String) -> URL { directory.appendingPathComponent("\(appID).p8") }
+    /// The file holding the app's key id and team id; written last when saving, so its change says the
+    /// credentials changed.
+    public func metadataURL(_ appID: String) -> URL { directory.appendingPathComponent("\(appID).json") }
+
+    /// Runs `body`, reporting a storage failure as `storage_failed`.
+    private func storage<Result>(_ body: () throws(CredentialStorageError) -> Result) throws(APNsCredentialError)
+        -> Result
+    {
+        do {
+            return try body()
+        } catch {
+            throw APNsCredentialError(.storageFailed, error.message)
+        }
+    }
+}

@@ -1,0 +1,397 @@
+import Foundation
+import TidingsHTTP
+import TidingsModel
+import TidingsPush
+
+/// Everything `tidingsd` needs to start: where to listen, where the data lives, how much to log, limits.
+///
+/// Resolved by ``resolve(arguments:environment:readFile:)`` from, in rising precedence: defaults, a JSON
+/// config file (`--config FILE` or `TIDINGS_CONFIG`), environment variables, then command-line flags.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// The listening address and the HTTP limits.
+    public var http: HTTPServer.Configuration
+    /// The store's directory; created when missing.
+    public var dataDirectory: String
+    public var logLevel: Logger.Level
+    /// Where pushes go: Apple's hosts unless overridden (an APNs emulator for local development).
+    public var apns: APNsClient.Configuration
+    /// How the fan-out workers claim and send.
+    public var fanout: FanoutWorker.Configuration
+    /// Where FCM sends go: Google unless overridden (a local stand-in).
+    public var fcm = FCMClient.Configuration()
+    /// Hosts whose media messages may name with `http://` (a media server on a developer's machine).
+    public var insecureMediaHosts: Set<String> = []
+
+    public init(
+        http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
+        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = APNsClient.Configuration(),
+        fanout: FanoutWorker.Configuration = FanoutWorker.Configuration()
+    ) {
+        self.http = http
+        self.dataDirectory = dataDirectory
+        self.logLevel = logLevel
+        self.apns = apns
+        self.fanout = fanout
+    }
+
+    /// What the command line asks for.
+    public enum Invocation: Sendable, Equatable {
+        case serve(ServerConfiguration)
+        case help
+    }
+
+    /// One setting: its flag, environment variable and config-file key.
+    struct Setting: Sendable {
+        var flag: String
+        var environment: String
+        var fileKey: String
+        var help: String
+        var apply: @Sendable (inout ServerConfiguration, String) -> Bool
+    }
+
+    static let settings: [Setting] = [
+        Setting(
+            flag: "listen", environment: "TIDINGS_LISTEN", fileKey: "listen",
+            help: "HOST:PORT to listen on ([::1]:PORT for IPv6; port 0 picks one)",
+            apply: { configuration, text in
+                guard let (host, port) = parseListen(text) else { return false }
+                configuration.http.host = host
+                configuration.http.port = port
+                return true
+            }),
+        Setting(
+            flag: "data-dir", environment: "TIDINGS_DATA_DIR", fileKey: "data_dir", help: "the store's directory",
+            apply: { configuration, text in
+                guard !text.isEmpty else { return false }
+                configuration.dataDirectory = text
+                return true
+            }),
+        Setting(
+            flag: "log-level", environment: "TIDINGS_LOG_LEVEL", fileKey: "log_level",
+            help: "trace, debug, info, notice, warning, error or critical",
+            apply: { configuration, text in
+                guard let level = Logger.Level(name: text) else { return false }
+                configuration.logLevel = level
+                return true
+            }),
+        Setting(
+            flag: "max-body-bytes", environment: "TIDINGS_MAX_BODY_BYTES", fileKey: "max_body_bytes",
+            help: "largest request body accepted",
+            apply: { configuration, text in
+                guard let value = Int(text), value > 0 else { return false }
+                configuration.http.maximumBodyBytes = value
+                return true
+            }),
+        Setting(
+            flag: "connection-memory", environment: "TIDINGS_CONNECTION_MEMORY", fileKey: "connection_memory",
+            help: "bytes per connection for the request line and headers (431 above)",
+            apply: { configuration, text in
+                guard let value = Int(text), value >= 4096 else { return false }
+                configuration.http.connectionMemoryLimit = value
+                return true
+            }),
+        Setting(
+            flag: "handler-timeout", environment: "TIDINGS_HANDLER_TIMEOUT", fileKey: "handler_timeout",
+            help: "seconds a request may take before 503",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.http.handlerTimeout = value
+                return true
+            }),
+        Setting(
+            flag: "connection-timeout", environment: "TIDINGS_CONNECTION_TIMEOUT", fileKey: "connection_timeout",
+            help: "whole seconds an idle connection stays open",
+            apply: { configuration, text in
+                guard let value = Int(text), value > 0 else { return false }
+                configuration.http.connectionTimeout = .seconds(value)
+                return true
+            }),
+        Setting(
+            flag: "max-connections", environment: "TIDINGS_MAX_CONNECTIONS", fileKey: "max_connections",
+            help: "connections open at once",
+            apply: { configuration, text in
+                guard let value = Int(text), value > 0 else { return false }
+                configuration.http.maximumConnections = value
+                return true
+            }),
+        Setting(
+            flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
+            help: "network threads (default: three per core)",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...256).contains(value) else { return false }
+                configuration.http.threadCount = value
+                return true
+            }),
+        Setting(
+            flag: "apns-endpoint", environment: "TIDINGS_APNS_ENDPOINT", fileKey: "apns_endpoint",
+            help: "send every push here instead of Apple's hosts (an APNs emulator: http://127.0.0.1:PORT)",
+            apply: { configuration, text in
+                guard let endpoint = httpBase(text) else { return false }
+                configuration.apns.productionEndpoint = endpoint
+                configuration.apns.sandboxEndpoint = endpoint
+                return true
+            }),
+        Setting(
+            flag: "apns-ca-file", environment: "TIDINGS_APNS_CA_FILE", fileKey: "apns_ca_file",
+            help: "PEM file of the certificate authorities to trust for the APNs endpoint",
+            apply: { configuration, text in
+                guard !text.isEmpty else { return false }
+                configuration.apns.caBundlePath = text
+                return true
+            }),
+        Setting(
+            flag: "fcm-endpoint", environment: "TIDINGS_FCM_ENDPOINT", fileKey: "fcm_endpoint",
+            help: "send FCM messages here instead of https://fcm.googleapis.com (a local stand-in)",
+            apply: { configuration, text in
+                guard let endpoint = httpBase(text) else { return false }
+                configuration.fcm.endpoint = endpoint
+                return true
+            }),
+        Setting(
+            flag: "fcm-token-uri", environment: "TIDINGS_FCM_TOKEN_URI", fileKey: "fcm_token_uri",
+            help: "exchange FCM service-account assertions here instead of the account's token_uri",
+            apply: { configuration, text in
+                guard httpBase(text) != nil else { return false }
+                configuration.fcm.tokenURI = text
+                return true
+            }),
+        Setting(
+            flag: "insecure-media-host", environment: "TIDINGS_INSECURE_MEDIA_HOST", fileKey: "insecure_media_host",
+            help: "a host whose media messages may name over plain http (local development only)",
+            apply: { configuration, text in
+                guard !text.isEmpty, !text.contains("/") else { return false }
+                configuration.insecureMediaHosts.insert(text.lowercased())
+                return true
+            }),
+        Setting(
+            flag: "fanout-in-flight", environment: "TIDINGS_FANOUT_IN_FLIGHT", fileKey: "fanout_in_flight",
+            help: "pushes each fan-out worker keeps in flight (default 64)",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...10_000).contains(value) else { return false }
+                configuration.fanout.maximumInFlight = value
+                return true
+            }),
+        Setting(
+            flag: "fanout-lease", environment: "TIDINGS_FANOUT_LEASE", fileKey: "fanout_lease",
+            help: "seconds a claimed chunk stays with its worker; after a crash it is resumed this late (default 300)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.fanout.lease = value
+                return true
+            }),
+        Setting(
+            flag: "shutdown-grace", environment: "TIDINGS_SHUTDOWN_GRACE", fileKey: "shutdown_grace",
+            help: "seconds requests in flight get to finish on SIGTERM",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.http.shutdownGracePeriod = value
+                return true
+            }),
+    ]
+
+    /// `text` without a trailing slash when it is an absolute http(s) URL with a host; nil otherwise.
+    static func httpBase(_ text: String) -> String? {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            return nil
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// Resolves the configuration from arguments (without the program name), environment and file.
+    ///
+    /// A pure function: the file is read through `readFile`, so tests pass what they like.
+    /// - Throws: ``ServerConfigurationError`` naming the flag, variable or key that is wrong.
+    public static func resolve(
+        arguments: [String], environment: [String: String], readFile: (String) throws -> Data
+    ) throws(ServerConfigurationError) -> Invocation {
+        let flags = try parseFlags(arguments)
+        if flags["help"] != nil { return .help }
+        var configuration = ServerConfiguration()
+        if let path = flags["config"] ?? environment["TIDINGS_CONFIG"] {
+            let values = try readConfigFile(path: path, readFile: readFile)
+            for setting in settings {
+                guard let text = values[setting.fileKey] else { continue }
+                try apply(setting, text, to: &configuration, source: "\(setting.fileKey) in \(path)")
+            }
+        }
+        for setting in settings {
+            guard let text = environment[setting.environment] else { continue }
+            try apply(setting, text, to: &configuration, source: setting.environment)
+        }
+        for setting in settings {
+            guard let text = flags[setting.flag] else { continue }
+            try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
+        }
+        return .serve(configuration)
+    }
+
+    /// For `tidingsd apps ...` and `tidingsd keys ...`: takes `--data-dir` and `--config` out of the
+    /// command's arguments and resolves the configuration (data directory included) with the environment
+    /// and file; the other arguments are returned for the command.
+    public static func resolveForAdministration(
+        arguments: [String], environment: [String: String], readFile: (String) throws -> Data
+    ) throws(ServerConfigurationError) -> (configuration: ServerConfiguration, remaining: [String]) {
+        var own: [String] = []
+        var remaining: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--data-dir" || argument == "--config" {
+                guard index < arguments.count else {
+                    throw ServerConfigurationError(code: "usage", message: "\(argument) needs a value")
+                }
+                own += [argument, arguments[index]]
+                index += 1
+            } else if argument.hasPrefix("--data-dir=") || argument.hasPrefix("--config=") {
+                own.append(argument)
+            } else {
+                remaining.append(argument)
+            }
+        }
+        guard
+            case .serve(let configuration) = try resolve(
+                arguments: own, environment: environment, readFile: readFile)
+        else { return (ServerConfiguration(), remaining) }
+        return (configuration, remaining)
+    }
+
+    /// `tidingsd --help`.
+    public static var usage: String {
+        var text = """
+            tidingsd: the Tidings push server.
+
+            usage: tidingsd [options]            serve the HTTP API
+                   tidingsd apps create NAME --bundle-id ID | apps list
+                   tidingsd apps set-apns APP --key-file F --key-id K --team-id T
+                   tidingsd keys create --app APP --kind app|server | keys list | keys revoke KEY_ID
+                   tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
+
+            options (flag, environment variable; flags win over the environment, which wins over the file):
+              --config FILE, TIDINGS_CONFIG
+                  a JSON object with the file keys below, for example {"listen": "0.0.0.0:8080"}
+            """
+        text += "\n"
+        for setting in settings {
+            text += "  --\(setting.flag) VALUE, \(setting.environment), file key \(setting.fileKey)\n"
+            text += "      \(setting.help)\n"
+        }
+        text += "  --help\n      this text\n"
+        text += "\ndefaults: listen 127.0.0.1:8080, data dir ./tidings-data, log level info\n"
+        return text
+    }
+
+    /// `127.0.0.1:8080` or `[::1]:8080` as host and port.
+    static func parseListen(_ text: String) -> (String, Int)? {
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            if host.contains(":") { return nil }
+        }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { return nil }
+        return (String(host), port)
+    }
+
+    private static func positiveSeconds(_ text: String) -> Duration? {
+        guard let value = Double(text), value > 0, value.isFinite else { return nil }
+        return .milliseconds(Int64((value * 1000).rounded()))
+    }
+
+    private static func apply(
+        _ setting: Setting, _ text: String, to configuration: inout ServerConfiguration, source: String
+    ) throws(ServerConfigurationError) {
+        guard setting.apply(&configuration, text) else {
+            throw ServerConfigurationError(
+                code: "invalid_value", message: "\(source): \"\(text)\" is not valid; expected \(setting.help)")
+        }
+    }
+
+    private static func parseFlags(_ arguments: [String]) throws(ServerConfigurationError) -> [String: String] {
+        let known = Set(settings.map(\.flag) + ["config"])
+        var flags: [String: String] = [:]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" || argument == "help" {
+                flags["help"] = ""
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                throw ServerConfigurationError(code: "usage", message: "unexpected argument \(argument)")
+            }
+            let body = argument.dropFirst(2)
+            let name: String
+            let value: String
+            if let equals = body.firstIndex(of: "=") {
+                name = String(body[..<equals])
+                value = String(body[body.index(after: equals)...])
+            } else {
+                name = String(body)
+                guard index < arguments.count else {
+                    throw ServerConfigurationError(code: "usage", message: "--\(name) needs a value")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            guard known.contains(name) else {
+                throw ServerConfigurationError(code: "usage", message: "unknown option --\(name)")
+            }
+            flags[name] = value
+        }
+        return flags
+    }
+
+    private static func readConfigFile(
+        path: String, readFile: (String) throws -> Data
+    ) throws(ServerConfigurationError) -> [String: String] {
+        let data: Data
+        do { data = try readFile(path) } catch {
+            throw ServerConfigurationError(code: "unreadable_config", message: "cannot read config file \(path)")
+        }
+        guard let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue else {
+            throw ServerConfigurationError(
+                code: "invalid_config", message: "config file \(path) is not a JSON object")
+        }
+        let keys = Set(settings.map(\.fileKey))
+        var values: [String: String] = [:]
+        for (key, value) in object {
+            guard keys.contains(key) else {
+                throw ServerConfigurationError(
+                    code: "invalid_config",
+                    message: "config file \(path): unknown key \(key); known: \(keys.sorted().joined(separator: ", "))")
+            }
+            switch value {
+            case .string(let text): values[key] = text
+            case .integer(let number): values[key] = String(number)
+            case .double(let number): values[key] = String(number)
+            default:
+                throw ServerConfigurationError(
+                    code: "invalid_config", message: "config file \(path): \(key) must be a string or a number")
+            }
+        }
+        return values
+    }
+}
+
+/// Why the configuration could not be resolved: `usage`, `invalid_value`, `unreadable_config`, `invalid_config`.
+public struct ServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

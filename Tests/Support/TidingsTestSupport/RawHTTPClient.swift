@@ -1,0 +1,159 @@
+import Foundation
+import TidingsModel
+
+/// A deliberately dumb HTTP/1.1 client over a blocking socket, for requests URLSession will not send
+/// (malformed lines, oversize chunked bodies). Runs off the cooperative pool.
+package enum RawHTTPClient {
+    package struct Response {
+        package var status: Int
+        package var headers: [String: String]
+        package var body: Data
+        /// For a chunked body: whether the terminating zero-size chunk arrived.
+        package var chunkedComplete = false
+
+        package var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    package enum Failure: Error {
+        case connect(Int32)
+        case noResponse(String)
+    }
+
+    /// Sends `request` bytes (in `pieces`, one write each) to 127.0.0.1:`port` and reads until the server
+    /// closes or 10 s pass.
+    package static func exchange(port: Int, pieces: [Data], ipv6: Bool = false) async throws -> Response {
+        try await withCheckedThrowingContinuation { continuation in
+            // A thread of its own: blocking reads on the global queue would starve the server's tasks.
+            Thread {
+                continuation.resume(with: Result { try exchangeBlocking(port: port, pieces: pieces, ipv6: ipv6) })
+            }.start()
+        }
+    }
+
+    package static func exchange(port: Int, _ request: String, ipv6: Bool = false) async throws -> Response {
+        try await exchange(port: port, pieces: [Data(request.utf8)], ipv6: ipv6)
+    }
+
+    /// Sends `request`, reads at least `bytes` bytes, then closes the connection: a client that leaves.
+    package static func readThenHangUp(port: Int, _ request: String, bytes: Int) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        let descriptor = try connect(port: port)
+                        defer { close(descriptor) }
+                        _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                        var received = Data()
+                        var buffer = [UInt8](repeating: 0, count: 4096)
+                        while received.count < bytes {
+                            let count = recv(descriptor, &buffer, buffer.count, 0)
+                            if count <= 0 { break }
+                            received.append(contentsOf: buffer[0..<count])
+                        }
+                        return received
+                    })
+            }.start()
+        }
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    package static func canConnect(port: Int) -> Bool {
+        guard let socket = try? connect(port: port) else { return false }
+        close(socket)
+        return true
+    }
+
+    /// An open connection that sends nothing, held until `release` is called.
+    package static func holdConnection(port: Int) throws -> Int32 { try connect(port: port) }
+
+    package static func release(_ descriptor: Int32) { close(descriptor) }
+
+    private static func connect(port: Int, ipv6: Bool = false) throws -> Int32 {
+        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let result: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port)).bigEndian
+            address.sin6_addr = in6addr_loopback
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port)).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure.connect(code)
+        }
+        return descriptor
+    }
+
+    private static func exchangeBlocking(port: Int, pieces: [Data], ipv6: Bool) throws -> Response {
+        let descriptor = try connect(port: port, ipv6: ipv6)
+        defer { close(descriptor) }
+        for piece in pieces {
+            // A write may fail once the server has answered early and closed; the answer is still read.
+            let sent = piece.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 { break }
+        }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return try parse(received)
+    }
+
+    static func parse(_ data: Data) throws -> Response {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure.noResponse(String(decoding: data, as: UTF8.self))
+        }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure.noResponse(head[0]) }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        let raw = Data(data[end.upperBound...])
+        guard headers["transfer-encoding"]?.lowercased() == "chunked" else {
+            return Response(status: status, headers: headers, body: raw)
+        }
+        return Response(
+            status: status, headers: headers, body: dechunk(raw),
+            chunkedComplete: raw.suffix(5) == Data("0\r\n\r\n".utf8))
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var output = Data()
+        var rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self)
+            guard let size = Int(sizeText.split(separator: ";").first ?? "", radix: 16), size > 0 else { break }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+            let stop = rest.index(start, offsetBy: size)
+            output.append(rest[start..<stop])
+            rest = rest[(rest.index(stop, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex)...]
+        }
+        return output
+    }
+}

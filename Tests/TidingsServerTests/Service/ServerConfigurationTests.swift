@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import TidingsAPNsEmulator
+import TidingsHTTP
+import TidingsPush
+import TidingsServer
+
+@testable import TidingsTesting
+
+@Suite struct ServerConfigurationTests {
+    struct Missing: Error {}
+
+    static func resolve(
+        _ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]
+    ) throws(ServerConfigurationError) -> ServerConfiguration.Invocation {
+        try ServerConfiguration.resolve(arguments: arguments, environment: environment) { path in
+            guard let text = files[path] else { throw Missing() }
+            return Data(text.utf8)
+        }
+    }
+
+    static func configuration(
+        _ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]
+    ) throws -> ServerConfiguration {
+        guard case .serve(let configuration) = try resolve(arguments, environment: environment, files: files) else {
+            throw Missing()
+        }
+        return configuration
+    }
+
+    @Test func defaults() throws {
+        let configuration = try Self.configuration([])
+        #expect(configuration.http.host == "127.0.0.1")
+        #expect(configuration.http.port == 8080)
+        #expect(configuration.dataDirectory == "./tidings-data")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.http.maximumBodyBytes > 1_048_576)
+    }
+
+    @Test func anAPNsEndpointReplacesBothOfApplesHosts() throws {
+        #expect(try Self.configuration([]).apns == APNsClient.Configuration())
+        let configuration = try Self.configuration(
+            ["--apns-endpoint", "http://127.0.0.1:8443/", "--apns-ca-file", "/etc/ca.pem"])
+        #expect(configuration.apns.productionEndpoint == "http://127.0.0.1:8443")
+        #expect(configuration.apns.sandboxEndpoint == "http://127.0.0.1:8443")
+        #expect(configuration.apns.caBundlePath == "/etc/ca.pem")
+        #expect(throws: ServerConfigurationError.self) { try Self.configuration(["--apns-endpoint", "ftp://x"]) }
+    }
+
+    @Test func sendingSettingsReachTheirProviders() throws {
+        let defaults = try Self.configuration([])
+        #expect(defaults.fcm == FCMClient.Configuration())
+        #expect(defaults.fanout == FanoutWorker.Configuration())
+        #expect(defaults.insecureMediaHosts.isEmpty)
+        let configuration = try Self.configuration([
+            "--fcm-endpoint", "http://127.0.0.1:9000/", "--fcm-token-uri", "http://127.0.0.1:9000/token",
+            "--fanout-lease", "30", "--fanout-in-flight", "8", "--insecure-media-host", "LocalHost",
+        ])
+        #expect(configuration.fcm.endpoint == "http://127.0.0.1:9000")
+        #expect(configuration.fcm.tokenURI == "http://127.0.0.1:9000/token")
+        #expect(configuration.fanout.lease == .seconds(30))
+        #expect(configuration.fanout.maximumInFlight == 8)
+        #expect(configuration.insecureMediaHosts == ["localhost"])
+        for bad in [
+            ["--fcm-endpoint", "fcm.googleapis.com"], ["--fanout-in-flight", "0"], ["--fanout-lease", "-1"],
+            ["--insecure-media-host", "http://x/"],
+        ] {
+            #expect(throws: ServerConfigurationError.self) { try Self.configuration(bad) }
+        }
+    }
+
+    @Test func flagsBeatEnvironmentWhichBeatsTheFile() throws {
+        let files = [
+            "/etc/t.json": #"{"listen": "10.0.0.1:1", "data_dir": "/file", "log_level": "debug", "threads": 3}"#
+        ]
+        let environment = ["TIDINGS_CONFIG": "/etc/t.json", "TIDINGS_LISTEN": "10.0.0.2:2", "TIDINGS_DATA_DIR": "/env"]
+        let configuration = try Self.configuration(["--listen", "10.0.0.3:3"], environment: environment, files: files)
+        #expect(configuration.http.host == "10.0.0.3")
+        #expect(configuration.http.port == 3)
+        #expect(configuration.dataDirectory == "/env")
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.http.threadCount == 3)
+    }
+
+    @Test func configFlagBeatsTheConfigVariable() throws {
+        let files = ["/a.json": #"{"data_dir": "/a"}"#, "/b.json": #"{"data_dir": "/b"}"#]
+        let configuration = try Self.configuration(
+            ["--config=/b.json"], environment: ["TIDINGS_CONFIG": "/a.json"], files: files)
+        #expect(configuration.dataDirectory == "/b")
+    }
+
+    @Test func limitsAndTimeoutsAreParsed() throws {
+        let configuration = try Self.configuration(
+            [
+                "--max-body-bytes", "2048", "--handler-timeout", "1.5", "--connection-timeout=7",
+                "--max-connections", "9", "--shutdown-grace", "3", "--connection-memory", "16384",
+            ])
+        #expect(configuration.http.maximumBodyBytes == 2048)
+        #expect(configuration.http.handlerTimeout == .milliseconds(1500))
+        #expect(configuration.http.connectionTimeout == .seconds(7))
+        #expect(configuration.http.maximumConnections == 9)
+        #expect(configuration.http.shutdownGracePeriod == .seconds(3))
+        #expect(configuration.http.connectionMemoryLimit == 16384)
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1:8080", "127.0.0.1", 8080), ("0.0.0.0:0", "0.0.0.0", 0), ("[::1]:9000", "::1", 9000),
+    ])
+    func listenAddresses(text: String, host: String, port: Int) throws {
+        let configuration = try Self.configuration(["--listen", text])
+        #expect(configuration.http.host == host)
+        #expect(configuration.http.port == port)
+    }
+
+    @Test(arguments: ["8080", "host:", ":80", "h:99999", "::1:80", "[::1]80", "h:-1"])
+    func badListenAddressNamesTheFlag(text: String) {
+        #expect(throws: ServerConfigurationError.self) { try Self.resolve(["--listen", text]) }
+        do {
+            _ = try Self.resolve(["--listen", text])
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("--listen"))
+        }
+    }
+
+    @Test func badEnvironmentValueNamesTheVariable() {
+        do {
+            _ = try Self.resolve([], environment: ["TIDINGS_LOG_LEVEL": "loud"])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("TIDINGS_LOG_LEVEL"))
+        }
+    }
+
+    @Test(arguments: [
+        (["--bogus", "1"], "usage"), (["serve"], "usage"), (["--listen"], "usage"),
+        (["--config", "/missing.json"], "unreadable_config"), (["--config", "/bad.json"], "invalid_config"),
+        (["--config", "/typo.json"], "invalid_config"), (["--config", "/bool.json"], "invalid_config"),
+        (["--threads", "0"], "invalid_value"), (["--connection-memory", "100"], "invalid_value"),
+        (["--max-body-bytes", "-5"], "invalid_value"),
+    ])
+    func mistakesAreTypedErrors(arguments: [String], code: String) {
+        let files = ["/bad.json": "[1,2", "/typo.json": #"{"lsten": "x"}"#, "/bool.json": #"{"threads": true}"#]
+        do {
+            _ = try Self.resolve(arguments, files: files)
+            Issue.record("expected \(code)")
+        } catch {
+            #expect(error.code == code)
+        }
+    }
+
+    @Test func helpIsRecognised() throws {
+        #expect(try Self.resolve(["--help"]) == .help)
+        #expect(try Self.resolve(["-h"]) == .help)
+        #expect(ServerConfiguration.usage.contains("tidingsd apps create NAME --bundle-id ID"))
+        #expect(ServerConfiguration.usage.contains("TIDINGS_DATA_DIR"))
+    }
+
+    @Test func administrationTakesDataDirectoryAndLeavesTheRest() throws {
+        let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
+            arguments: ["create", "Shop", "--data-dir", "/d", "--bundle-id", "com.x"], environment: [:],
+            readFile: { _ in throw Missing() })
+        #expect(configuration.dataDirectory == "/d")
+        #expect(remaining == ["create", "Shop", "--bundle-id", "com.x"])
+        let fromEnvironment = try ServerConfiguration.resolveForAdministration(
+            arguments: ["list"], environment: ["TIDINGS_DATA_DIR": "/e"], readFile: { _ in throw Missing() })
+        #expect(fromEnvironment.configuration.dataDirectory == "/e")
+    }
+}
