@@ -63,7 +63,7 @@ let package = Package(
         // An HTTP/1.1 server on libmicrohttpd: routing, middleware, /healthz and /metrics. Knows nothing of push.
         .target(name: "TidingsHTTP", dependencies: ["TidingsModel", "TidingsMetrics", "CMicroHTTPD"]),
 
-        // OpenSSL keys: ES256 and RS256 signing, SHA-256, PEM, credential files on disk.
+        // OpenSSL keys: ES256 and RS256 signing, SHA-256, PEM, credential files on disk; identity tokens (JWTs).
         .target(name: "TidingsCrypto", dependencies: ["TidingsModel", "COpenSSL"]),
 
         // APNs and FCM clients over libcurl's HTTP/2: request builders, response classification, provider
