@@ -93,24 +93,21 @@ struct JWTMalformedTokenTests {
         }
     }
 
-    @Test func aTokenOfExactlyTheMaximumSizeIsRead() throws {
+    @Test func aTokenAtTheMaximumSizeIsRead() throws {
         let (_, _, payload, signature) = try Self.valid()
-        let base: [String: JSONValue] = ["alg": "ES256", "kid": "ec-1"]
-        let overhead = try F.segment(.object(base.merging(["p": ""], uniquingKeysWith: { a, _ in a }))).count
-        // Grow a header member until the whole token is exactly at the limit; it must get past the size check.
-        var padding = (JWTVerifier.maximumTokenSize - payload.count - signature.count - 2 - overhead) * 3 / 4
-        var token = ""
-        while true {
-            let header = try F.segment(
-                .object(
-                    base.merging(
-                        ["p": .string(String(repeating: "x", count: padding))], uniquingKeysWith: { a, _ in a })))
-            token = header + "." + payload + "." + signature
-            if token.utf8.count <= JWTVerifier.maximumTokenSize { break }
-            padding -= 1
+        func token(padding: Int) throws -> String {
+            let header: JSONValue = [
+                "alg": "ES256", "kid": "ec-1", "p": .string(String(repeating: "x", count: padding)),
+            ]
+            return try F.segment(header) + "." + payload + "." + signature
         }
-        #expect(token.utf8.count > JWTVerifier.maximumTokenSize - 4)
+        // Grow a header member until the token is as close to the limit as base64 allows.
+        var padding = (JWTVerifier.maximumTokenSize - payload.count - signature.count) * 3 / 4
+        while try token(padding: padding).utf8.count > JWTVerifier.maximumTokenSize { padding -= 1 }
+        let largest = try token(padding: padding)
+        #expect(largest.utf8.count > JWTVerifier.maximumTokenSize - 4)
         // Past the size check the header is read; the signature no longer matches it.
-        #expect(Self.code(of: token) == .badSignature)
+        #expect(Self.code(of: largest) == .badSignature)
+        #expect(Self.code(of: try token(padding: padding + 3)) == .malformed)
     }
 }
