@@ -20,6 +20,20 @@ public protocol Store: Sendable {
     func app(named name: String) throws -> AppRecord?
     /// Every app, oldest first.
     func apps() throws -> [AppRecord]
+    /// Replaces an app's settings (bundle id, identity verification, rate); its id, name and creation stay.
+    /// - Throws: ``StoreError/Code/notFound``.
+    func updateApp(_ app: AppRecord) throws
+
+    // MARK: Identity keys
+
+    /// Adds a key the app's backend signs user tokens with.
+    /// - Throws: ``StoreError/Code/notFound`` for an unknown app, ``StoreError/Code/conflict`` for a taken key id.
+    func addIdentityKey(_ key: IdentityKeyRecord) throws
+    /// The app's identity keys, oldest first.
+    func identityKeys(appID: String) throws -> [IdentityKeyRecord]
+    /// Removes one; false when the app has no such key.
+    @discardableResult
+    func removeIdentityKey(appID: String, keyID: String) throws -> Bool
 
     // MARK: Keys
 
@@ -36,13 +50,19 @@ public protocol Store: Sendable {
 
     // MARK: Installations
 
-    /// Creates or changes an installation, atomically.
+    /// Creates or changes an installation, atomically: `prepare` sees the stored installation (nil when there is
+    /// none) inside the transaction and returns the update to apply, or throws to change nothing. It is where
+    /// ownership (the installation secret) and identity (the verified user) are checked, so no other write
+    /// can slip in between the check and the change.
     ///
-    /// A token set here is taken from any other installation of the app that held it. Setting the user
-    /// to nil keeps the tokens.
+    /// A token set here is taken from any other installation of the app that held it, and its registration
+    /// time is now (also when the device presents the same token again). Setting the user to nil keeps the
+    /// tokens.
     /// - Returns: The stored installation and whether it was created.
-    func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64) throws
-        -> (installation: Installation, created: Bool)
+    func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: (_ existing: Installation?) throws -> InstallationUpdate
+    ) throws -> (installation: Installation, created: Bool)
     func installation(appID: String, installationID: String) throws -> Installation?
     /// Clears one token of an installation and returns it; nil when there is no such installation.
     func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws -> Installation?
@@ -59,6 +79,15 @@ public protocol Store: Sendable {
     func addTags(appID: String, userID: String, tags: Set<String>, limits: TagLimits) throws -> [String]
     /// Removes the given tags, or all when nil, and returns what is left.
     func removeTags(appID: String, userID: String, tags: Set<String>?) throws -> [String]
+
+    // MARK: Users
+
+    /// Erases what ties the app's data to `userID`, in one transaction: its installations are logged out
+    /// (their tokens stay, so the devices still get messages sent to everyone), its tags are deleted, and its
+    /// events lose the user id (they stay, counted in funnels, tied only to a random installation id).
+    func forgetUser(appID: String, userID: String) throws -> ForgottenUser
+    /// How many installations of every app have no known time zone, by app id.
+    func installationsWithoutTimeZone() throws -> [String: Int]
 
     // MARK: Events
 
@@ -77,6 +106,8 @@ public protocol Store: Sendable {
     /// - Throws: ``StoreError/Code/conflict`` when the id is taken.
     func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws
     func message(appID: String, messageID: String) throws -> MessageRecord?
+    /// When the app's newest message of `kind` was created, unix milliseconds; nil when it has none.
+    func lastMessageCreated(appID: String, kind: MessageKind) throws -> Int64?
     /// The deliveries of a message counted by state and reason.
     func messageCounts(messageID: String) throws -> MessageCounts
     /// The delivery counts of every message of `campaignID`, added up.
@@ -101,12 +132,12 @@ public protocol Store: Sendable {
     ) throws -> Bool
     /// Marks `done` every queued or sending message with nothing pending or claimed; returns their ids.
     func finishMessages(now: Int64) throws -> [String]
-    /// Clears `token` of `kind` from the installation when it still holds it and was not changed after
-    /// `unlessChangedAfter` (unix milliseconds); returns whether it was cleared.
+    /// Clears `token` of `kind` from the installation when it still holds it and the device has not presented
+    /// it again since `invalidSince` (the provider's timestamp, unix milliseconds; nil clears it whenever it
+    /// is still held); returns whether it was cleared.
     @discardableResult
     func deactivateToken(
-        _ kind: TokenType, token: String, appID: String, installationID: String, unlessChangedAfter: Int64?,
-        now: Int64
+        _ kind: TokenType, token: String, appID: String, installationID: String, invalidSince: Int64?, now: Int64
     ) throws -> Bool
     /// Notes that APNs refused `token` for the app's topic or environment (`BadDeviceToken`,
     /// `DeviceTokenNotForTopic`) when the installation still holds it; the token itself is kept.
@@ -114,4 +145,14 @@ public protocol Store: Sendable {
     func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool
     /// The token last marked as mismatched and when, unix milliseconds; nil when none is.
     func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)?
+}
+
+extension Store {
+    /// Creates or changes an installation with a fixed update (no ownership or identity check): for server keys,
+    /// administration and tests.
+    public func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64)
+        throws -> (installation: Installation, created: Bool)
+    {
+        try upsertInstallation(appID: appID, installationID: installationID, now: now) { _ in update }
+    }
 }

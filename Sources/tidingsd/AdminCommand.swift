@@ -11,7 +11,11 @@ import TidingsStore
 /// tidingsd apps list [--json]
 /// tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]   (the key is copied, never shown)
 /// tidingsd apps set-fcm APP --service-account FILE [--json]   (the file is copied, its key never shown)
+/// tidingsd apps set-identity APP --mode off|optional|required [--json]
+/// tidingsd apps add-identity-key APP --key-id K --public-key FILE [--json]
+/// tidingsd apps remove-identity-key APP KEY_ID [--json]
 /// tidingsd keys create --app APP --kind app|server [--json]   (the key is shown once)
+/// tidingsd keys create --kind admin [--json]   (for the administration API; the key is shown once)
 /// tidingsd keys list [--app APP] [--json]
 /// tidingsd keys revoke KEY_ID [--json]
 /// ```
@@ -24,7 +28,11 @@ enum AdminCommand {
                tidingsd apps list [--json]
                tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]
                tidingsd apps set-fcm APP --service-account FILE [--json]
+               tidingsd apps set-identity APP --mode off|optional|required [--json]
+               tidingsd apps add-identity-key APP --key-id K --public-key FILE [--json]
+               tidingsd apps remove-identity-key APP KEY_ID [--json]
                tidingsd keys create --app APP --kind app|server [--json]
+               tidingsd keys create --kind admin [--json]
                tidingsd keys list [--app APP] [--json]
                tidingsd keys revoke KEY_ID [--json]
         """
@@ -81,11 +89,29 @@ enum AdminCommand {
             guard parsed.positionals.count == 1, parsed.option("service-account") != nil else {
                 throw AdminUsageError("apps set-fcm needs one APP and --service-account FILE")
             }
+        case "apps set-identity":
+            parsed = try AdminArguments(rest, options: ["mode"], flags: ["json"])
+            guard parsed.positionals.count == 1, let mode = parsed.option("mode"),
+                AppRecord.IdentityVerification(rawValue: mode) != nil
+            else {
+                throw AdminUsageError("apps set-identity needs one APP and --mode off, optional or required")
+            }
+        case "apps add-identity-key":
+            parsed = try AdminArguments(rest, options: ["key-id", "public-key"], flags: ["json"])
+            guard parsed.positionals.count == 1, parsed.option("key-id") != nil, parsed.option("public-key") != nil
+            else {
+                throw AdminUsageError("apps add-identity-key needs one APP, --key-id and --public-key FILE")
+            }
+        case "apps remove-identity-key":
+            parsed = try AdminArguments(rest, flags: ["json"])
+            guard parsed.positionals.count == 2 else {
+                throw AdminUsageError("apps remove-identity-key needs an APP and a KEY_ID")
+            }
         case "keys create":
             parsed = try AdminArguments(rest, options: ["app", "kind"], flags: ["json"])
-            guard parsed.option("app") != nil, let kind = parsed.option("kind"), APIKeyKind(rawValue: kind) != nil
-            else {
-                throw AdminUsageError("keys create needs --app APP and --kind app or --kind server")
+            let kind = parsed.option("kind").flatMap(APIKeyKind.init(rawValue:))
+            guard let kind, (kind == .admin) == (parsed.option("app") == nil) else {
+                throw AdminUsageError("keys create needs --app APP and --kind app or server, or --kind admin alone")
             }
         case "keys list":
             parsed = try AdminArguments(rest, options: ["app"], flags: ["json"])
@@ -95,7 +121,11 @@ enum AdminCommand {
         default:
             throw AdminUsageError("unknown command '\(command)'")
         }
-        if !["apps create", "apps set-apns", "apps set-fcm", "keys revoke"].contains(command)
+        let takesPositionals = [
+            "apps create", "apps set-apns", "apps set-fcm", "apps set-identity", "apps add-identity-key",
+            "apps remove-identity-key", "keys revoke",
+        ]
+        if !takesPositionals.contains(command)
             && !parsed.positionals.isEmpty
         {
             throw AdminUsageError("unexpected argument '\(parsed.positionals[0])'")
@@ -126,9 +156,26 @@ enum AdminCommand {
             output.apps([app], created: true)
         case "apps list":
             output.apps(try admin.store.apps(), created: false)
+        case "apps set-identity":
+            let mode = AppRecord.IdentityVerification(rawValue: arguments.option("mode")!)!
+            output.apps([try admin.updateApp(arguments.positionals[0], identityVerification: mode)], created: true)
+        case "apps add-identity-key":
+            let file = arguments.option("public-key")!
+            guard let pem = FileManager.default.contents(atPath: file) else {
+                throw AdministrationError(code: "unreadable_file", message: "cannot read the key file \(file)")
+            }
+            let key = try admin.addIdentityKey(
+                app: arguments.positionals[0], keyID: arguments.option("key-id")!,
+                pem: String(decoding: pem, as: UTF8.self))
+            output.identityKey(key)
+        case "apps remove-identity-key":
+            try admin.removeIdentityKey(app: arguments.positionals[0], keyID: arguments.positionals[1])
+            output.removedIdentityKey(arguments.positionals[1])
         case "keys create":
             let kind = APIKeyKind(rawValue: arguments.option("kind")!)!
-            let issued = try admin.createKey(app: arguments.option("app")!, kind: kind)
+            let issued =
+                kind == .admin
+                ? try admin.createAdminKey() : try admin.createKey(app: arguments.option("app")!, kind: kind)
             output.createdKey(issued.record, secret: issued.secret)
         case "keys list":
             output.keys(try admin.keys(app: arguments.option("app")), appNames: try appNames(admin))

@@ -1,29 +1,26 @@
 import Foundation
 import Testing
 import TidingsSQLite
-import TidingsStore
+
+@testable import TidingsStore
 
 @Suite struct MessageSchemaTests {
     @Test func aVersionOneDatabaseUpgradesKeepingItsData() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let store = try SQLiteStore(directory: directory, checkpointInterval: nil)
-            try store.createApp(AppRecord(id: "app_1", name: "one", bundleID: "com.example.one", createdAt: 1))
-        }
-        // Turn it back into what version 1 left behind.
+        // A database as version 1 of the schema left it, with an app in it.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent(SQLiteStore.fileName).path
         try SQLiteDatabase(path: path).read { db in
+            try db.execute(SQLiteStore.migrations[0])
             try db.execute(
                 """
-                DROP TABLE message_deliveries; DROP TABLE messages;
-                ALTER TABLE installations DROP COLUMN token_mismatch;
-                ALTER TABLE installations DROP COLUMN token_mismatch_at;
+                INSERT INTO apps (id, name, bundle_id, created_at) VALUES ('app_1', 'one', 'com.example.one', 1);
                 PRAGMA user_version = 1
                 """)
         }
         let upgraded = try SQLiteStore(path: path, checkpointInterval: nil)
-        #expect(try upgraded.schemaVersion == 2)
+        #expect(try upgraded.schemaVersion == 3)
         #expect(try upgraded.apps().map(\.name) == ["one"])
         try upgraded.createMessage(
             MessageRecord(

@@ -25,15 +25,25 @@ public struct APNsCredentialsStore: Sendable {
     public func save(appID: String, keyFile: String, keyID: String, teamID: String) throws(APNsCredentialError)
         -> APNsCredentials
     {
-        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         guard let data = FileManager.default.contents(atPath: keyFile) else {
             throw APNsCredentialError(.unreadableFile, "cannot read the key file \(keyFile)")
         }
+        return try save(appID: appID, keyPEM: data, keyID: keyID, teamID: teamID, source: keyFile)
+    }
+
+    /// Validates `keyPEM` (the contents of a `.p8` file: P-256, private) and the ids, then stores it.
+    /// - Parameter source: what to call the key in errors (a file name, or "the key" for an upload).
+    /// - Throws: ``APNsCredentialError``; nothing is stored when it throws.
+    @discardableResult
+    public func save(appID: String, keyPEM: Data, keyID: String, teamID: String, source: String = "the key")
+        throws(APNsCredentialError) -> APNsCredentials
+    {
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         let key = try APNsCredentialError.mapping { () throws(KeyError) in
-            try ES256Key(pem: String(decoding: data, as: UTF8.self))
+            try ES256Key(pem: String(decoding: keyPEM, as: UTF8.self))
         }
         guard key.isPrivate else {
-            throw APNsCredentialError(.invalidKey, "\(keyFile) holds a public key; APNs needs the private .p8 key")
+            throw APNsCredentialError(.invalidKey, "\(source) holds a public key; APNs needs the private .p8 key")
         }
         let credentials = APNsCredentials(appID: appID, keyID: keyID, teamID: teamID, key: key)
         _ = try credentials.providerToken()  // checks the ids
@@ -42,7 +52,7 @@ public struct APNsCredentialsStore: Sendable {
         let metadata = #"{"key_id":"\#(keyID)","team_id":"\#(teamID)"}"# + "\n"
         try storage { () throws(CredentialStorageError) in
             try CredentialFiles.createDirectory(directory)
-            try CredentialFiles.writePrivately(data, to: keyURL(appID))
+            try CredentialFiles.writePrivately(keyPEM, to: keyURL(appID))
             try CredentialFiles.writePrivately(Data(metadata.utf8), to: metadataURL(appID))
         }
         return credentials

@@ -23,10 +23,17 @@ public struct FCMCredentialsStore: Sendable {
     /// - Throws: ``FCMCredentialError``; nothing is stored when it throws.
     @discardableResult
     public func save(appID: String, serviceAccountFile: String) throws(FCMCredentialError) -> FCMServiceAccount {
-        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         guard let data = FileManager.default.contents(atPath: serviceAccountFile) else {
             throw FCMCredentialError(.unreadableFile, "cannot read the service-account file \(serviceAccountFile)")
         }
+        return try save(appID: appID, serviceAccount: data)
+    }
+
+    /// Validates a service account's JSON (fields, RSA key, a test signature), then stores it.
+    /// - Throws: ``FCMCredentialError``; nothing is stored when it throws.
+    @discardableResult
+    public func save(appID: String, serviceAccount data: Data) throws(FCMCredentialError) -> FCMServiceAccount {
+        try storage { () throws(CredentialStorageError) in try CredentialFiles.checkAppID(appID) }
         let account = try FCMServiceAccount(json: Array(data))
         // OpenSSL can sign with the key.
         _ = try FCMCredentialError.mapping { () throws(KeyError) in try account.key.sign(Array("tidings".utf8)) }

@@ -11,6 +11,8 @@ extension APIService {
         case anyKey
         /// Server keys only.
         case serverKey
+        /// Admin keys only: the administration API.
+        case adminKey
     }
 
     /// The caller of `request`, checked against `access`.
@@ -28,7 +30,7 @@ extension APIService {
         }
         let secret = String(parts[1])
         guard let claimedKind = APIKeySecret.kind(of: secret) else {
-            throw refuse(401, "invalid_key", "the key is not a Tidings key (tdg_app_… or tdg_srv_…)")
+            throw refuse(401, "invalid_key", "the key is not a Tidings key (tdg_app_…, tdg_srv_… or tdg_adm_…)")
         }
         let digest = SHA256Digest.hash(secret)
         guard let key = try lookUpKey(digest: digest), SHA256Digest.constantTimeEquals(key.hash, digest),
@@ -39,7 +41,13 @@ extension APIService {
         if key.isRevoked {
             throw refuse(401, "revoked_key", "the key was revoked")
         }
-        if access == .serverKey && key.kind != .server {
+        switch (access, key.kind) {
+        case (.adminKey, .admin), (.serverKey, .server), (.anyKey, .app), (.anyKey, .server): break
+        case (.adminKey, _):
+            throw refuse(403, "forbidden", "this endpoint needs an admin key; app and server keys may not administer")
+        case (_, .admin):
+            throw refuse(403, "forbidden", "an admin key belongs to no app; use an app or server key for app data")
+        case (.serverKey, _):
             throw refuse(403, "forbidden", "this endpoint needs a server key; app keys may not read data")
         }
         var installationID: String?
@@ -66,13 +74,15 @@ extension APIService {
         return key
     }
 
-    private func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPError {
+    func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPError {
         metrics.authenticationFailed(status: status)
         return HTTPError(status: status, code: code, message: message)
     }
 
-    /// Refuses an app key that does not speak for an installation of `userID`.
-    func requireUserAccess(_ caller: APICaller, userID: String) throws {
+    /// Refuses an app key that does not speak for an installation of `userID`: the request must name its
+    /// installation (`X-Tidings-Installation`), prove it owns it (its secret), and, as the app's identity
+    /// setting asks, prove the user with a user token.
+    func requireUserAccess(_ caller: APICaller, userID: String, _ request: HTTPRequest) throws {
         guard caller.kind == .app else { return }
         guard let installationID = caller.installationID else {
             throw refuse(
@@ -83,5 +93,8 @@ extension APIService {
         guard let installation, installation.userID == userID else {
             throw refuse(403, "forbidden", "the calling installation is not logged in as this user")
         }
+        try requireOwnership(of: installation, request, caller: caller)
+        let app = try app(of: caller)
+        try requireIdentity(of: userID, verified: try verifiedUser(request, app: app), caller: caller, app: app)
     }
 }

@@ -5,18 +5,49 @@ import TidingsStore
 
 extension APIService {
     /// `PUT /v1/installations/{installation_id}`: creates (201) or changes (200) an installation.
+    ///
+    /// With an app key, the installation belongs to the app instance that created it: the answer that creates
+    /// it carries `installation_secret`, shown that once, and every later write must present it. An
+    /// installation made before secrets existed claims one on its next write. Binding the installation to a
+    /// user, changing or clearing it, needs a user token when the app's identity verification asks for one.
     func putInstallation(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         let update = try InstallationJSON.update(
             from: jsonObject(request, maximumBytes: configuration.maximumBodyBytes))
+        var verified: String?
+        var app: AppRecord?
+        if caller.kind == .app, update.changesUser {
+            let found = try self.app(of: caller)
+            app = found
+            verified = try verifiedUser(request, app: found)
+        }
+        // Made before the store call: a grouped write may run twice, and both runs must issue the same secret.
+        let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
+        var issued = false
         let (installation, created) = try storeCall {
-            try store.upsertInstallation(appID: caller.appID, installationID: installationID, update: update, now: now)
+            try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
+                var update = update
+                try requireOwnership(of: existing, request, caller: caller)
+                issued = false
+                if let fresh, existing?.secretDigest == nil {
+                    update.secretDigest = .set(fresh.digest)
+                    issued = true
+                }
+                let before = existing?.userID
+                if let app, let user = update.userID.applied(to: before) ?? before,
+                    update.userID.applied(to: before) != before
+                {
+                    // Binding proves the new user; logging out proves the user who leaves.
+                    try requireIdentity(of: user, verified: verified, caller: caller, app: app)
+                }
+                return update
+            }
         }
         metrics.installationUpserted(created: created)
         return HTTPResponse(
             status: created ? 201 : 200, headers: ["Content-Type": "application/json"],
-            body: InstallationJSON.data(installation))
+            body: InstallationJSON.data(installation, secret: issued ? fresh?.secret : nil))
     }
 
     /// `GET /v1/installations/{installation_id}`: the installation and its tokens.
@@ -26,6 +57,7 @@ extension APIService {
         guard let installation = try store.installation(appID: caller.appID, installationID: installationID) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no installation \(installationID)")
         }
+        try requireOwnership(of: installation, request, caller: caller)
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
     }
@@ -38,7 +70,10 @@ extension APIService {
         guard let kind = TokenType(rawValue: name) else {
             throw HTTPError(status: 400, code: "invalid_parameter", message: "token type must be apns, voip or fcm")
         }
+        let existing = try store.installation(appID: caller.appID, installationID: installationID)
+        try requireOwnership(of: existing, request, caller: caller)
         guard
+            existing != nil,
             let installation = try store.removeToken(
                 kind, appID: caller.appID, installationID: installationID, now: now)
         else {
@@ -48,6 +83,9 @@ extension APIService {
     }
 
     /// `GET /v1/installations?user_id=&tag=&cursor=&limit=`: a page of installations, for server keys.
+    ///
+    /// Device fields filter too, by exact value: `language=ja-JP`, `timezone=Asia/Tokyo`, `os_name=iOS`...
+    /// (``InstallationQuery/Field``); an empty value (`timezone=`) finds installations where it is unknown.
     func listInstallations(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let limit = try pageLimit(request)
@@ -56,6 +94,14 @@ extension APIService {
         if let tag = request.queryValue("tag") {
             guard configuration.tagLimits.isValid(tag) else { throw invalidTag(tag) }
             query.tag = tag
+        }
+        for field in InstallationQuery.Field.allCases {
+            guard let value = request.queryValue(field.rawValue) else { continue }
+            guard value.utf8.count <= 64 else {
+                throw HTTPError(
+                    status: 400, code: "invalid_parameter", message: "\(field.rawValue) must be at most 64 bytes")
+            }
+            query.fields[field] = value.isEmpty ? .some(nil) : value
         }
         query.afterInstallationID = try position(request, kind: "i")
         var installations = try store.installations(appID: caller.appID, query: query)

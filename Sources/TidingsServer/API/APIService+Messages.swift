@@ -30,15 +30,14 @@ extension APIService {
         guard let app = try store.app(id: caller.appID) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no app \(caller.appID)")
         }
-        let policy = DeliveryPolicy(requireNotificationConsent: configuration.requireNotificationConsent)
         var deliveries: [MessageDelivery] = []
         var seen = Set<String>()
-        try resolveTargets(messageRequest.target, appID: caller.appID) { installation in
+        try resolveTargets(messageRequest.target, appID: caller.appID) { installation, targetUserID in
             guard seen.insert(installation.installationID).inserted else { return }
             deliveries.append(
-                policy.delivery(
-                    for: installation, messageID: messageID, kind: messageRequest.kind,
-                    messageType: messageRequest.messageType, environment: messageRequest.environment, now: date))
+                .target(
+                    installation, messageID: messageID, kind: messageRequest.kind,
+                    environment: messageRequest.environment, targetUserID: targetUserID))
         } unknown: { installationID in
             guard seen.insert(installationID).inserted else { return }
             deliveries.append(
@@ -50,7 +49,8 @@ extension APIService {
             id: messageID, appID: caller.appID, kind: messageRequest.kind, messageType: messageRequest.messageType,
             campaignID: messageRequest.campaignID, topic: app.bundleID, payload: built.bytes,
             priority: messageRequest.priority, expiresAt: messageRequest.expiration?.millisecondsSince1970,
-            collapseID: messageRequest.collapseID, createdAt: date.millisecondsSince1970)
+            collapseID: messageRequest.collapseID, nightPolicy: messageRequest.nightPolicy,
+            createdAt: date.millisecondsSince1970)
         try storeCall { try store.createMessage(record, deliveries: deliveries) }
         var skipped: [String: Int] = [:]
         for delivery in deliveries where delivery.state == .skipped {
@@ -116,23 +116,24 @@ extension APIService {
     }
 
     /// Calls `found` for every installation `target` names (in pages, so memory stays bounded by the
-    /// result) and `unknown` for a named installation id the app does not have.
+    /// result), with the user it was reached as for a message to users, and `unknown` for a named installation
+    /// id the app does not have.
     private func resolveTargets(
-        _ target: MessageTarget, appID: String, found: (Installation) throws -> Void,
+        _ target: MessageTarget, appID: String, found: (Installation, _ targetUserID: String?) throws -> Void,
         unknown: (String) -> Void
     ) throws {
         switch target {
         case .installations(let ids):
             for id in ids {
                 if let installation = try store.installation(appID: appID, installationID: id) {
-                    try found(installation)
+                    try found(installation, nil)
                 } else {
                     unknown(id)
                 }
             }
         case .users(let userIDs):
             for userID in Set(userIDs).sorted() {
-                try forEachInstallation(appID: appID, userID: userID, found)
+                try forEachInstallation(appID: appID, userID: userID) { try found($0, userID) }
             }
         case .tags(let expression):
             var tagsByUser: [String: Set<String>] = [:]
@@ -146,10 +147,10 @@ extension APIService {
                         tagsByUser[userID] = tags
                     }
                 }
-                if expression.matches(tags) { try found(installation) }
+                if expression.matches(tags) { try found(installation, nil) }
             }
         case .all:
-            try forEachInstallation(appID: appID, userID: nil, found)
+            try forEachInstallation(appID: appID, userID: nil) { try found($0, nil) }
         }
     }
 

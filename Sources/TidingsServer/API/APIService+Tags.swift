@@ -45,11 +45,8 @@ extension APIService {
 
     private func tagCaller(_ request: HTTPRequest) throws -> (APICaller, String) {
         let caller = try authenticate(request, .anyKey)
-        let userID = try parameter(request, "user_id")
-        guard (1...256).contains(userID.utf8.count) else {
-            throw HTTPError(status: 400, code: "invalid_parameter", message: "user_id must be 1 to 256 bytes")
-        }
-        try requireUserAccess(caller, userID: userID)
+        let userID = try userParameter(request)
+        try requireUserAccess(caller, userID: userID, request)
         return (caller, userID)
     }
 

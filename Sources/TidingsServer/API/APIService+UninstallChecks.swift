@@ -38,35 +38,22 @@ extension APIService {
         guard let app = try store.app(id: caller.appID) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no app \(caller.appID)")
         }
-        let date = clock.now
-        let messageID = "msg_" + UUID().lowercasedString
-        let built: MessagePayloadBuilder.Built
+        let created: UninstallCheck.Created
         do {
-            built = try MessagePayloadBuilder().build(content: [:], kind: .uninstallCheck, messageID: messageID)
-        } catch {
+            created = try storeCall {
+                try UninstallCheck.create(store: store, app: app, environment: environment, now: clock.now)
+            }
+        } catch let error as MessageError {
             throw HTTPError(status: error.status, code: error.code, message: error.message)
         }
-        let policy = DeliveryPolicy(requireNotificationConsent: configuration.requireNotificationConsent)
-        var deliveries: [MessageDelivery] = []
-        try forEachInstallation(appID: caller.appID, userID: nil) { installation in
-            let delivery = policy.delivery(
-                for: installation, messageID: messageID, kind: .uninstallCheck, messageType: .notification,
-                environment: environment, now: date)
-            // Only installations with a token are targets: the others have nothing to check.
-            if delivery.state == .pending { deliveries.append(delivery) }
-        }
-        let record = MessageRecord(
-            id: messageID, appID: caller.appID, kind: .uninstallCheck, topic: app.bundleID, payload: built.bytes,
-            priority: 5, createdAt: date.millisecondsSince1970)
-        try storeCall { try store.createMessage(record, deliveries: deliveries) }
         fanoutCounters.messagesAccepted?.increment()
         logger.info(
             "uninstall check accepted",
-            metadata: ["message_id": messageID, "app_id": caller.appID, "targets": "\(deliveries.count)"])
+            metadata: ["message_id": created.messageID, "app_id": caller.appID, "targets": "\(created.targets)"])
         return json(
             [
-                "uninstall_check_id": .string(messageID), "message_id": .string(messageID),
-                "targets": .integer(Int64(deliveries.count)),
+                "uninstall_check_id": .string(created.messageID), "message_id": .string(created.messageID),
+                "targets": .integer(Int64(created.targets)),
             ], status: 202)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCrypto
 import TidingsHTTP
 import TidingsMetrics
 import TidingsModel
@@ -16,6 +17,8 @@ final class APIService: Sendable {
     let provider: (any PushProvider)?
     let fanoutCounters: FanoutCounters
     let keyCache = LockedBox<[[UInt8]: (key: APIKeyRecord, expires: Date)]>([:])
+    let appCache = LockedBox<[String: (app: AppRecord, expires: Date)]>([:])
+    let identityCache = LockedBox<[String: (verifier: JWTVerifier, expires: Date)]>([:])
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
@@ -56,6 +59,8 @@ final class APIService: Sendable {
             HTTPRoute("POST", "/v1/uninstall-checks") { try await self.postUninstallCheck($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}") { try await self.getMessage($0) },
             HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },
-        ]
+            HTTPRoute("GET", "/v1/users/{user_id}/export") { try await self.exportUser($0) },
+            HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
+        ] + adminRoutes()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCrypto
 import TidingsModel
 import TidingsStore
 
@@ -26,13 +27,7 @@ public struct AppAdministration: Sendable {
             throw AdministrationError(
                 code: "invalid_name", message: "an app name is 1 to 64 characters of letters, digits and _.-")
         }
-        guard (1...155).contains(bundleID.utf8.count), bundleID.contains("."),
-            bundleID.utf8.allSatisfy({ Self.isNameByte($0) && $0 != UInt8(ascii: "_") })
-        else {
-            throw AdministrationError(
-                code: "invalid_bundle_id",
-                message: "a bundle id is reverse-DNS letters, digits, dots and hyphens, for example com.example.app")
-        }
+        try Self.checkBundleID(bundleID)
         let app = AppRecord(
             id: APIKeySecret.makeID(prefix: "app_"), name: name, bundleID: bundleID,
             createdAt: clock.now.millisecondsSince1970)
@@ -48,11 +43,86 @@ public struct AppAdministration: Sendable {
     }
 
     /// Makes a key for the app `reference` (id or name); the secret is returned once and never stored.
+    /// - Throws: ``AdministrationError`` `invalid_kind` for `.admin`, which belongs to no app
+    ///   (``createAdminKey()``).
     public func createKey(app reference: String, kind: APIKeyKind) throws -> (secret: String, record: APIKeyRecord) {
+        guard kind != .admin else {
+            throw AdministrationError(code: "invalid_kind", message: "an admin key belongs to no app; make it alone")
+        }
         let app = try app(reference)
         let issued = APIKeySecret.issue(appID: app.id, kind: kind, now: clock.now.millisecondsSince1970)
         try store.createKey(issued.record)
         return issued
+    }
+
+    /// Makes a key for the administration API; the secret is returned once and never stored.
+    public func createAdminKey() throws -> (secret: String, record: APIKeyRecord) {
+        let issued = APIKeySecret.issue(appID: "", kind: .admin, now: clock.now.millisecondsSince1970)
+        try store.createKey(issued.record)
+        return issued
+    }
+
+    /// Changes the app's settings: identity verification, its keys' request rate (nil: the server's default),
+    /// its bundle id. Arguments left nil keep what is set, except `requestsPerSecond`, set with
+    /// `.some(nil)` to go back to the default.
+    /// - Throws: ``AdministrationError`` for a rate outside 1...1,000,000 or a malformed bundle id.
+    public func updateApp(
+        _ reference: String, identityVerification: AppRecord.IdentityVerification? = nil,
+        requestsPerSecond: Int?? = nil, bundleID: String? = nil
+    ) throws -> AppRecord {
+        var app = try app(reference)
+        if let identityVerification { app.identityVerification = identityVerification }
+        if let requestsPerSecond {
+            if let rate = requestsPerSecond, !(1...1_000_000).contains(rate) {
+                throw AdministrationError(
+                    code: "invalid_rate", message: "requests_per_second must be 1 to 1000000 (got \(rate))")
+            }
+            app.requestsPerSecond = requestsPerSecond
+        }
+        if let bundleID {
+            try Self.checkBundleID(bundleID)
+            app.bundleID = bundleID
+        }
+        try store.updateApp(app)
+        return app
+    }
+
+    /// Registers a public key the app's backend signs user tokens with (ES256 or RS256, PEM). A private key is
+    /// refused, so it is never stored here by mistake.
+    /// - Throws: ``AdministrationError`` `invalid_key` or `invalid_key_id`; ``StoreError/Code/conflict`` for a
+    ///   key id the app already has.
+    public func addIdentityKey(app reference: String, keyID: String, pem: String) throws -> IdentityKeyRecord {
+        let app = try app(reference)
+        guard (1...64).contains(keyID.utf8.count), keyID.utf8.allSatisfy(Self.isNameByte) else {
+            throw AdministrationError(
+                code: "invalid_key_id", message: "a key id is 1 to 64 characters of letters, digits and _.-")
+        }
+        guard !pem.contains("PRIVATE KEY") else {
+            throw AdministrationError(
+                code: "invalid_key",
+                message:
+                    "that is a private key; register the public key (openssl pkey -pubout) and keep the private one"
+            )
+        }
+        let key: JWTVerifier.Key
+        do {
+            key = try JWTVerifier.Key(id: keyID, pem: pem)
+        } catch {
+            throw AdministrationError(code: "invalid_key", message: "the key is not usable: \(error.message)")
+        }
+        let record = IdentityKeyRecord(
+            appID: app.id, keyID: keyID, algorithm: key.algorithm == .es256 ? .es256 : .rs256,
+            publicKeyPEM: key.publicKeyPEM(), createdAt: clock.now.millisecondsSince1970)
+        try store.addIdentityKey(record)
+        return record
+    }
+
+    /// Removes an identity key. - Throws: ``StoreError/Code/notFound`` when the app has no such key.
+    public func removeIdentityKey(app reference: String, keyID: String) throws {
+        let app = try app(reference)
+        guard try store.removeIdentityKey(appID: app.id, keyID: keyID) else {
+            throw StoreError(code: .notFound, message: "app \(app.name) has no identity key \(keyID)")
+        }
     }
 
     /// The keys of the app `reference` (id or name), or of every app.
@@ -63,6 +133,16 @@ public struct AppAdministration: Sendable {
     /// Revokes a key by id; it stops working within the API's key cache lifetime.
     public func revokeKey(id: String) throws -> APIKeyRecord {
         try store.revokeKey(id: id, at: clock.now.millisecondsSince1970)
+    }
+
+    private static func checkBundleID(_ bundleID: String) throws {
+        guard (1...155).contains(bundleID.utf8.count), bundleID.contains("."),
+            bundleID.utf8.allSatisfy({ Self.isNameByte($0) && $0 != UInt8(ascii: "_") })
+        else {
+            throw AdministrationError(
+                code: "invalid_bundle_id",
+                message: "a bundle id is reverse-DNS letters, digits, dots and hyphens, for example com.example.app")
+        }
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

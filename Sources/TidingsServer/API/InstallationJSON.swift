@@ -36,9 +36,12 @@ enum InstallationJSON {
         update.timezone = try text(body, "timezone", "an IANA time zone such as Asia/Tokyo") {
             isTimeZone($0) ? $0 : nil
         }
+        update.language = try text(body, "language", "a BCP 47 language tag such as ja-JP or en") {
+            languageTag($0)
+        }
         for (field, path) in [
-            ("app_version", \InstallationUpdate.appVersion), ("sdk_version", \.sdkVersion),
-            ("os_version", \.osVersion), ("device_model", \.deviceModel),
+            ("app_version", \InstallationUpdate.appVersion), ("app_build", \.appBuild), ("sdk_version", \.sdkVersion),
+            ("os_name", \.osName), ("os_version", \.osVersion), ("device_model", \.deviceModel),
         ] {
             update[keyPath: path] = try text(body, field, "1 to 64 bytes") {
                 (1...64).contains($0.utf8.count) ? $0 : nil
@@ -81,18 +84,27 @@ enum InstallationJSON {
             "locale": text(installation.locale),
             "country": text(installation.country),
             "timezone": text(installation.timezone),
+            "language": text(installation.language),
             "app_version": text(installation.appVersion),
+            "app_build": text(installation.appBuild),
             "sdk_version": text(installation.sdkVersion),
+            "os_name": text(installation.osName),
             "os_version": text(installation.osVersion),
             "device_model": text(installation.deviceModel),
+            "token_registered_at": .object(
+                Dictionary(
+                    uniqueKeysWithValues: TokenType.allCases.map { kind in
+                        (kind.rawValue, installation.tokenRegisteredAt[kind].map(JSONValue.integer) ?? .null)
+                    })),
             "created_at": .integer(installation.createdAt),
             "updated_at": .integer(installation.updatedAt),
         ])
     }
 
     /// `installation` as the bytes of ``json(_:)`` written compactly with sorted keys, written field by
-    /// field: the same bytes, without building and sorting a dictionary for every upsert.
-    static func data(_ installation: Installation) -> Data {
+    /// field: the same bytes, without building and sorting a dictionary for every upsert. A newly issued
+    /// `secret` is added as `installation_secret`, the one time it is shown.
+    static func data(_ installation: Installation, secret: String? = nil) -> Data {
         var bytes = [UInt8]()
         bytes.reserveCapacity(512)
         func key(_ name: StaticString, first: Bool = false) {
@@ -114,12 +126,13 @@ enum InstallationJSON {
             let literal: StaticString = value.map { $0 ? "true" : "false" } ?? "null"
             bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
         }
-        func integer(_ name: StaticString, _ value: Int64) {
-            key(name)
-            bytes.append(contentsOf: String(value).utf8)
+        func integer(_ name: StaticString, _ value: Int64?, first: Bool = false) {
+            key(name, first: first)
+            bytes.append(contentsOf: (value.map(String.init) ?? "null").utf8)
         }
         bytes.append(UInt8(ascii: "{"))
         text("apns_token", installation.apnsToken, first: true)
+        text("app_build", installation.appBuild)
         text("app_version", installation.appVersion)
         key("consents")
         bytes.append(UInt8(ascii: "{"))
@@ -133,12 +146,21 @@ enum InstallationJSON {
         text("environment", installation.environment)
         text("fcm_token", installation.fcmToken)
         text("installation_id", installation.installationID)
+        if let secret { text("installation_secret", secret) }
+        text("language", installation.language)
         text("locale", installation.locale)
+        text("os_name", installation.osName)
         text("os_version", installation.osVersion)
         text("permission", installation.permission)
         text("platform", installation.platform)
         text("sdk_version", installation.sdkVersion)
         text("timezone", installation.timezone)
+        key("token_registered_at")
+        bytes.append(UInt8(ascii: "{"))
+        integer("apns", installation.tokenRegisteredAt[.apns], first: true)
+        integer("fcm", installation.tokenRegisteredAt[.fcm])
+        integer("voip", installation.tokenRegisteredAt[.voip])
+        bytes.append(UInt8(ascii: "}"))
         integer("updated_at", installation.updatedAt)
         text("user_id", installation.userID)
         text("voip_token", installation.voipToken)
@@ -194,6 +216,20 @@ enum InstallationJSON {
         knownTimeZones.withLock { _ = $0.insert(identifier) }
         return true
     }
+
+    /// A BCP 47 tag as `language[-subtag]...` (`ja`, `ja-JP`, `zh-Hant-TW`), with `_` read as `-`; nil when it
+    /// is not one.
+    static func languageTag(_ value: String) -> String? {
+        let tag = value.replacingOccurrences(of: "_", with: "-")
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard tag.utf8.count <= 35, let primary = subtags.first, (2...3).contains(primary.utf8.count),
+            primary.utf8.allSatisfy(isLetter),
+            subtags.dropFirst().allSatisfy({ (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy(isAlphanumeric) })
+        else { return nil }
+        return tag
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool { isLetter(byte) || isDigit(byte) }
 
     private static func isPlatform(_ value: String) -> Bool {
         (1...16).contains(value.utf8.count) && value.utf8.allSatisfy(isLetter)

@@ -1,3 +1,4 @@
+import Foundation
 import TidingsModel
 import TidingsStore
 
@@ -21,10 +22,11 @@ extension TidingsAPI {
         public var keyCacheSeconds: Double = 2
         /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
         public var maximumMessageBodyBytes = 1024 * 1024
-        /// Whether a message needs an explicit notification consent (`true`) or only its absence of a `false`.
-        public var requireNotificationConsent = false
         /// Hosts whose media a message may name with `http://` (a local media server); others need https.
         public var insecureMediaHosts: Set<String> = []
+        /// Where APNs keys and FCM service accounts are kept (the data directory); nil answers the administration
+        /// API's credential routes with 503 `no_credentials_directory`.
+        public var credentialsDirectory: URL?
 
         public init() {}
     }

@@ -3,28 +3,56 @@ import TidingsModel
 import TidingsPush
 import TidingsStore
 
-/// Decides, per installation, whether a message goes out and to which token, or why it is skipped.
+/// Decides, when a delivery is claimed for sending, whether it goes out now, to which token, waits, or is
+/// skipped, against the installation as it is at that moment.
 ///
-/// In order: the environment filter (`environment`), notification consent (`no_consent`), for ads the ad
-/// consent (`no_ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time
-/// ad consent (`night_ad_consent`), and last a token of the needed kind (`no_token`). Uninstall checks skip
-/// only by environment and token.
+/// Nothing that can change after a message is accepted is decided at acceptance: consent withdrawn, a person's
+/// night starting, the message expiring, a token rotated, the device logged in as someone else. Each retry is
+/// decided afresh.
+///
+/// In order: the message's expiry (`expired`), the installation gone (`unregistered`), a user-targeted
+/// installation now belonging to someone else (`user_changed`), notification consent (`consent`), for ads the ad
+/// consent (`ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time ad
+/// consent (`night`: skipped, or held until 08:00 when the message asks for `night: "defer"`), and last a token
+/// of the needed kind (`no_token`). Uninstall checks skip only by expiry and token.
 ///
 /// - By default only an explicit notification consent of `false` skips: an app that does not manage
 ///   consent relies on the OS permission. With ``requireNotificationConsent`` (NHN Cloud's rule, for apps
 ///   that collect consent) it must be an explicit `true`.
 /// - Ad consents must always be an explicit `true`.
 /// - An installation without a valid IANA time zone is treated as being in its night, so an ad reaches it
-///   only with night-time ad consent: unknown local time never lets an ad through at night.
-public struct DeliveryPolicy: Sendable {
-    /// Skip reasons, as counted in `GET /v1/messages/{id}`.
+///   only with night-time ad consent: unknown local time never lets an ad through at night. Such an ad is
+///   skipped even when the message asks to defer, since its morning cannot be known.
+public struct DeliveryPolicy: Sendable, Equatable {
+    /// Skip reasons, as counted in `GET /v1/messages/{id}` under `skipped_by_reason`.
     public enum SkipReason: String, Sendable, Hashable, CaseIterable {
+        /// The message asked for the other APNs environment (decided at acceptance).
         case environment
-        case noConsent = "no_consent"
-        case noAdConsent = "no_ad_consent"
-        case nightAdConsent = "night_ad_consent"
-        case noToken = "no_token"
+        /// The message named an installation id the app does not have (decided at acceptance).
         case unknownInstallation = "unknown_installation"
+        /// The message expired before this delivery's turn came.
+        case expired
+        /// The installation no longer exists.
+        case unregistered
+        /// The message was sent to a user, and the installation now belongs to another user or none.
+        case userChanged = "user_changed"
+        /// No notification consent.
+        case consent
+        /// An ad, without ad consent.
+        case adConsent = "ad_consent"
+        /// An ad in the installation's night (21:00–08:00 local), without night-time ad consent.
+        case night
+        /// The installation has no token of the kind the message needs.
+        case noToken = "no_token"
+    }
+
+    /// What to do with one claimed delivery.
+    public enum Decision: Sendable, Hashable {
+        /// Send to this token, the installation's current one.
+        case send(token: String, tokenType: TokenType)
+        case skip(SkipReason)
+        /// Hold until this instant (an ad waiting for 08:00 local time), without using an attempt.
+        case deferUntil(Date)
     }
 
     /// Night starts at this local hour (inclusive)...
@@ -38,74 +66,59 @@ public struct DeliveryPolicy: Sendable {
         self.requireNotificationConsent = requireNotificationConsent
     }
 
-    /// The delivery row of `installation` for a message sent at `now`: pending with its token, or skipped.
-    public func delivery(
-        for installation: Installation, messageID: String, kind: MessageKind,
-        messageType: MessageRecord.MessageType, environment: OutgoingPush.Environment?, now: Date
-    ) -> MessageDelivery {
-        let installationEnvironment = installation.environment ?? OutgoingPush.Environment.production.rawValue
-        var delivery = MessageDelivery(
-            messageID: messageID, appID: installation.appID, installationID: installation.installationID, token: "",
-            environment: installationEnvironment)
-        let token: (String, TokenType)? =
-            switch kind {
-            case .voip: installation.voipToken.map { ($0, .voip) }
-            case .alert, .background, .uninstallCheck:
-                installation.apnsToken.map { ($0, .apns) } ?? installation.fcmToken.map { ($0, .fcm) }
-            }
-        if let token {
-            delivery.token = token.0
-            delivery.tokenType = token.1
-        }
+    /// The decision for `delivery` of `message`, with `installation` as it is `now` (nil when it is gone).
+    public func decide(
+        _ delivery: MessageDelivery, of message: MessageRecord, installation: Installation?, now: Date
+    ) -> Decision {
+        if let expiresAt = message.expiresAt, expiresAt <= now.millisecondsSince1970 { return .skip(.expired) }
+        guard let installation else { return .skip(.unregistered) }
+        let token = Self.token(for: message.kind, of: installation)
         // An uninstall check shows nothing and records nothing on the device, so consent does not apply.
-        let reason =
-            kind == .uninstallCheck
-            ? skipReason(installation, hasToken: token != nil, environment: environment)
-            : skipReason(
-                installation, hasToken: token != nil, messageType: messageType, environment: environment, now: now)
-        if let reason {
-            delivery.state = .skipped
-            delivery.reason = reason.rawValue
+        if message.kind == .uninstallCheck {
+            return token.map { .send(token: $0.token, tokenType: $0.type) } ?? .skip(.noToken)
         }
-        return delivery
-    }
-
-    /// Why `installation` is skipped, or nil when it gets the message.
-    public func skipReason(
-        _ installation: Installation, hasToken: Bool, messageType: MessageRecord.MessageType,
-        environment: OutgoingPush.Environment?, now: Date
-    ) -> SkipReason? {
-        if let environment, (installation.environment ?? "production") != environment.rawValue {
-            return .environment
-        }
+        if let target = delivery.targetUserID, installation.userID != target { return .skip(.userChanged) }
         let consent = installation.consents.notifications
-        if consent == false || (requireNotificationConsent && consent != true) { return .noConsent }
-        if messageType == .ad {
-            guard installation.consents.ads == true else { return .noAdConsent }
+        if consent == false || (requireNotificationConsent && consent != true) { return .skip(.consent) }
+        if message.messageType == .ad {
+            guard installation.consents.ads == true else { return .skip(.adConsent) }
             if Self.isNight(at: now, timeZone: installation.timezone) && installation.consents.nightAds != true {
-                return .nightAdConsent
+                guard message.nightPolicy == .defer, let morning = Self.morning(after: now, in: installation.timezone)
+                else { return .skip(.night) }
+                return .deferUntil(morning)
             }
         }
-        return hasToken ? nil : .noToken
+        return token.map { .send(token: $0.token, tokenType: $0.type) } ?? .skip(.noToken)
     }
 
-    /// Why `installation` is skipped by a message that consent does not govern (an uninstall check): only
-    /// the environment filter and a missing token.
-    public func skipReason(
-        _ installation: Installation, hasToken: Bool, environment: OutgoingPush.Environment?
-    ) -> SkipReason? {
-        if let environment, (installation.environment ?? "production") != environment.rawValue {
-            return .environment
+    /// The token a message of `kind` goes to: the VoIP token for PushKit, else the APNs token, else the FCM one.
+    static func token(for kind: MessageKind, of installation: Installation) -> (token: String, type: TokenType)? {
+        switch kind {
+        case .voip: installation.voipToken.map { ($0, .voip) }
+        case .alert, .background, .uninstallCheck:
+            installation.apnsToken.map { ($0, .apns) } ?? installation.fcmToken.map { ($0, .fcm) }
         }
-        return hasToken ? nil : .noToken
     }
 
     /// Whether `now` is between 21:00 and 08:00 in `timeZone` (an IANA identifier); true when it is unknown.
     public static func isNight(at now: Date, timeZone identifier: String?) -> Bool {
-        guard let identifier, let timeZone = TimeZone(identifier: identifier) else { return true }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        guard let calendar = calendar(identifier) else { return true }
         let hour = calendar.component(.hour, from: now)
         return hour >= nightStartHour || hour < nightEndHour
+    }
+
+    /// The next 08:00 in `timeZone` after `now`; nil when the zone is unknown.
+    public static func morning(after now: Date, in identifier: String?) -> Date? {
+        guard let calendar = calendar(identifier) else { return nil }
+        return calendar.nextDate(
+            after: now, matching: DateComponents(hour: nightEndHour, minute: 0, second: 0),
+            matchingPolicy: .nextTime)
+    }
+
+    private static func calendar(_ identifier: String?) -> Calendar? {
+        guard let identifier, let timeZone = TimeZone(identifier: identifier) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
     }
 }

@@ -5,6 +5,7 @@ struct FanoutCounters: Sendable {
     let sent: Counter?
     let failed: Counter?
     let retried: Counter?
+    let deferred: Counter?
     let skipped: Counter?
     let tokensDeactivated: Counter?
     let messagesAccepted: Counter?
@@ -18,7 +19,9 @@ struct FanoutCounters: Sendable {
         sent = counter("tidings_pushes_sent_total", "Pushes the provider accepted.")
         failed = counter("tidings_pushes_failed_total", "Pushes that failed for good.")
         retried = counter("tidings_pushes_retried_total", "Pushes put back to be retried.")
-        skipped = counter("tidings_message_targets_skipped_total", "Targets skipped by consent, token or filter.")
+        deferred = counter("tidings_pushes_deferred_total", "Ads held until 08:00 in the person's time zone.")
+        skipped = counter(
+            "tidings_message_targets_skipped_total", "Targets skipped by consent, night, expiry, token or user.")
         tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
         messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
         messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")

@@ -35,6 +35,8 @@ public final class FanoutWorker: Sendable {
         /// wait is drawn uniformly below it (full jitter, ``RetryBackoff``), never under `Retry-After`.
         public var initialBackoff: Duration = .seconds(2)
         public var maximumBackoff: Duration = .seconds(300)
+        /// Consent, night and expiry rules, applied to each delivery as it is claimed.
+        public var policy = DeliveryPolicy()
         /// The jitter's uniform draw in `0..<1`; tests pin it.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
@@ -45,6 +47,7 @@ public final class FanoutWorker: Sendable {
             lhs.chunkSize == rhs.chunkSize && lhs.maximumInFlight == rhs.maximumInFlight && lhs.lease == rhs.lease
                 && lhs.pollInterval == rhs.pollInterval && lhs.maximumAttempts == rhs.maximumAttempts
                 && lhs.initialBackoff == rhs.initialBackoff && lhs.maximumBackoff == rhs.maximumBackoff
+                && lhs.policy == rhs.policy
         }
     }
 
@@ -119,30 +122,51 @@ public final class FanoutWorker: Sendable {
                 try store.message(appID: delivery.appID, messageID: delivery.messageID))
         }
         var pending = deliveries.makeIterator()
-        try await withThrowingTaskGroup(of: (MessageDelivery, PushOutcome?).self) { group in
+        try await withThrowingTaskGroup(of: (MessageDelivery, Outcome).self) { group in
             let provider = self.provider
-            let nowDate = clock.now
-            func start(_ delivery: MessageDelivery) {
+            // Decided one by one as each is about to go, against the installation as it is then: a slow
+            // chunk never sends on a decision made minutes earlier.
+            func start(_ delivery: MessageDelivery) throws {
                 guard let message = messages[delivery.messageID] ?? nil else {
-                    group.addTask { (delivery, nil) }
+                    group.addTask { (delivery, .messageMissing) }
                     return
                 }
-                if let expiresAt = message.expiresAt, expiresAt <= nowDate.millisecondsSince1970 {
-                    group.addTask { (delivery, PushOutcome(disposition: .failed, reason: "expired")) }
-                    return
+                let installation = try store.installation(
+                    appID: delivery.appID, installationID: delivery.installationID)
+                switch configuration.policy.decide(delivery, of: message, installation: installation, now: clock.now) {
+                case .skip(let reason):
+                    group.addTask { (delivery, .skipped(reason)) }
+                case .deferUntil(let date):
+                    group.addTask { (delivery, .deferred(until: date)) }
+                case .send(let token, let tokenType):
+                    var current = delivery
+                    current.token = token
+                    current.tokenType = tokenType
+                    let push = Self.push(current, message)
+                    group.addTask { (current, .provider(await provider.send(push))) }
                 }
-                let push = Self.push(delivery, message)
-                group.addTask { (delivery, await provider.send(push)) }
             }
             for _ in 0..<max(1, configuration.maximumInFlight) {
                 guard let next = pending.next() else { break }
-                start(next)
+                try start(next)
             }
             while let (delivery, outcome) = try await group.next() {
                 try record(delivery, outcome, message: messages[delivery.messageID] ?? nil)
-                if let next = pending.next() { start(next) }
+                if let next = pending.next() { try start(next) }
             }
         }
+    }
+
+    /// What became of one claimed delivery before it is recorded.
+    enum Outcome: Sendable {
+        /// The provider's answer.
+        case provider(PushOutcome)
+        /// Skipped by policy at send time; never sent, never retried.
+        case skipped(DeliveryPolicy.SkipReason)
+        /// Held by policy until then.
+        case deferred(until: Date)
+        /// The message row is gone.
+        case messageMissing
     }
 
     static func push(_ delivery: MessageDelivery, _ message: MessageRecord) -> OutgoingPush {
@@ -154,41 +178,15 @@ public final class FanoutWorker: Sendable {
             payload: message.payload, installationID: delivery.installationID)
     }
 
-    private func record(_ delivery: MessageDelivery, _ outcome: PushOutcome?, message: MessageRecord?) throws {
+    private func record(_ delivery: MessageDelivery, _ outcome: Outcome, message: MessageRecord?) throws {
         let now = clock.now.millisecondsSince1970
-        // A router may have sent the push to another of the installation's tokens: hygiene applies to that one.
-        let token = outcome?.token ?? delivery.token
-        let tokenType = outcome?.tokenType ?? delivery.tokenType
         let result: DeliveryResult
-        switch outcome?.disposition {
-        case nil:
-            result = .failed(reason: "message_missing")
-        case .sent:
-            result = .sent
-        case .tokenInvalid(let since):
-            let cleared = try store.deactivateToken(
-                tokenType, token: token, appID: delivery.appID, installationID: delivery.installationID,
-                unlessChangedAfter: since?.millisecondsSince1970, now: now)
-            if cleared { counters.tokensDeactivated?.increment() }
-            if message?.kind == .uninstallCheck {
-                try recordUninstall(delivery, token: token, tokenType: tokenType, since: since, outcome: outcome)
-            }
-            result = .failed(reason: outcome?.reason ?? "token_invalid")
-        case .tokenMismatch:
-            try store.markTokenMismatch(
-                token: token, appID: delivery.appID, installationID: delivery.installationID, now: now)
-            result = .failed(reason: outcome?.reason ?? "token_mismatch")
-        case .skipped:
-            result = .skipped(reason: outcome?.reason ?? "no_provider")
-        case .retry(let after):
-            let reason = outcome?.reason ?? "retry"
-            if delivery.attempts + 1 >= configuration.maximumAttempts {
-                result = .failed(reason: reason)
-            } else {
-                result = .retry(reason: reason, notBefore: now + backoff(attempt: delivery.attempts, after: after))
-            }
-        case .failed:
-            result = .failed(reason: outcome?.reason ?? "failed")
+        switch outcome {
+        case .messageMissing: result = .failed(reason: "message_missing")
+        case .skipped(let reason): result = .skipped(reason: reason.rawValue)
+        case .deferred(let date): result = .deferred(reason: "night", notBefore: date.millisecondsSince1970)
+        case .provider(let pushOutcome):
+            result = try providerResult(delivery, pushOutcome, message: message, now: now)
         }
         let recorded = try store.completeDelivery(
             messageID: delivery.messageID, installationID: delivery.installationID, worker: id, result: result,
@@ -203,17 +201,56 @@ public final class FanoutWorker: Sendable {
         case .sent: counters.sent?.increment()
         case .failed: counters.failed?.increment()
         case .retry: counters.retried?.increment()
+        case .deferred: counters.deferred?.increment()
         case .skipped: counters.skipped?.increment()
+        }
+    }
+
+    /// What the provider's answer means for the delivery and for the token.
+    private func providerResult(
+        _ delivery: MessageDelivery, _ outcome: PushOutcome, message: MessageRecord?, now: Int64
+    ) throws -> DeliveryResult {
+        // A router may have sent the push to another of the installation's tokens: hygiene applies to that one.
+        let token = outcome.token ?? delivery.token
+        let tokenType = outcome.tokenType ?? delivery.tokenType
+        switch outcome.disposition {
+        case .sent:
+            return .sent
+        case .tokenInvalid(let since):
+            let cleared = try store.deactivateToken(
+                tokenType, token: token, appID: delivery.appID, installationID: delivery.installationID,
+                invalidSince: since?.millisecondsSince1970, now: now)
+            if cleared {
+                counters.tokensDeactivated?.increment()
+                // Only a token really taken away is an uninstall: one presented again after the provider's
+                // timestamp belongs to an app that is still there.
+                if message?.kind == .uninstallCheck {
+                    try recordUninstall(delivery, token: token, tokenType: tokenType, since: since, outcome: outcome)
+                }
+            }
+            return .failed(reason: outcome.reason ?? "token_invalid")
+        case .tokenMismatch:
+            try store.markTokenMismatch(
+                token: token, appID: delivery.appID, installationID: delivery.installationID, now: now)
+            return .failed(reason: outcome.reason ?? "token_mismatch")
+        case .skipped:
+            return .skipped(reason: outcome.reason ?? "no_provider")
+        case .retry(let after):
+            let reason = outcome.reason ?? "retry"
+            if delivery.attempts + 1 >= configuration.maximumAttempts { return .failed(reason: reason) }
+            return .retry(reason: reason, notBefore: now + backoff(attempt: delivery.attempts, after: after))
+        case .failed:
+            return .failed(reason: outcome.reason ?? "failed")
         }
     }
 
     /// An uninstall check learnt the token is gone: an `uninstall` event at the time APNs says the app
     /// stopped taking pushes (APNs' 410 timestamp; now when the provider gives none, as FCM does).
     private func recordUninstall(
-        _ delivery: MessageDelivery, token: String, tokenType: TokenType, since: Date?, outcome: PushOutcome?
+        _ delivery: MessageDelivery, token: String, tokenType: TokenType, since: Date?, outcome: PushOutcome
     ) throws {
         var attributes: [String: JSONValue] = ["source": "uninstall_check"]
-        if let reason = outcome?.reason { attributes["reason"] = .string(reason) }
+        if let reason = outcome.reason { attributes["reason"] = .string(reason) }
         if let since { attributes["provider_timestamp"] = .integer(since.millisecondsSince1970) }
         let event = TidingsEvent(
             type: .uninstall, occurredAt: since?.millisecondsSince1970 ?? clock.now.millisecondsSince1970,

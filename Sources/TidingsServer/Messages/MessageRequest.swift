@@ -17,6 +17,8 @@ public struct MessageRequest: Sendable, Hashable {
     public var campaignID: String?
     /// Only installations in this environment, when set.
     public var environment: OutgoingPush.Environment?
+    /// An ad reaching a person at night without night-time ad consent: skipped, or held until 08:00 local.
+    public var nightPolicy: MessageRecord.NightPolicy = .skip
 
     /// The longest `ttl`: 30 days, as long as APNs stores a notification.
     public static let maximumTTLSeconds: Int64 = 30 * 24 * 3600
@@ -25,7 +27,7 @@ public struct MessageRequest: Sendable, Hashable {
 
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
-        "environment",
+        "environment", "night",
     ]
 
     /// Validates `body`, received at `now`.
@@ -94,6 +96,12 @@ public struct MessageRequest: Sendable, Hashable {
                 throw .invalid("environment", "must be sandbox or production")
             }
             request.environment = value
+        }
+        if let night = try string(body, "night") {
+            guard let value = MessageRecord.NightPolicy(rawValue: night) else {
+                throw .invalid("night", "must be skip or defer")
+            }
+            request.nightPolicy = value
         }
         return request
     }

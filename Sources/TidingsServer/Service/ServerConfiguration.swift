@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var fcm = FCMClient.Configuration()
     /// Hosts whose media messages may name with `http://` (a media server on a developer's machine).
     public var insecureMediaHosts: Set<String> = []
+    /// How often every app gets an uninstall check, spread over the interval; nil runs none on a schedule.
+    public var uninstallCheckInterval: Duration?
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -180,6 +182,16 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "uninstall-check-interval", environment: "TIDINGS_UNINSTALL_CHECK_INTERVAL",
+            fileKey: "uninstall_check_interval",
+            help:
+                "seconds between scheduled uninstall checks of every app, each spread over the interval (at least 60)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text), value >= .seconds(60) else { return false }
+                configuration.uninstallCheckInterval = value
+                return true
+            }),
+        Setting(
             flag: "shutdown-grace", environment: "TIDINGS_SHUTDOWN_GRACE", fileKey: "shutdown_grace",
             help: "seconds requests in flight get to finish on SIGTERM",
             apply: { configuration, text in
@@ -264,7 +276,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             usage: tidingsd [options]            serve the HTTP API
                    tidingsd apps create NAME --bundle-id ID | apps list
                    tidingsd apps set-apns APP --key-file F --key-id K --team-id T
-                   tidingsd keys create --app APP --kind app|server | keys list | keys revoke KEY_ID
+                   tidingsd apps set-fcm APP --service-account FILE
+                   tidingsd apps set-identity APP --mode off|optional|required
+                   tidingsd apps add-identity-key APP --key-id K --public-key FILE | remove-identity-key APP K
+                   tidingsd keys create --app APP --kind app|server | --kind admin | keys list | keys revoke KEY_ID
                    tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
 
             options (flag, environment variable; flags win over the environment, which wins over the file):

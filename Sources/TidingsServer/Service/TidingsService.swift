@@ -33,6 +33,7 @@ public final class TidingsService: Sendable {
     private let senderLock: SenderLock?
     private let apns: AppAPNsProvider
     private let fcm: AppFCMProvider
+    private let uninstallChecks: UninstallCheckScheduler?
 
     /// Opens (or creates) the store in the configuration's data directory and builds everything; nothing
     /// runs until ``start()``.
@@ -45,7 +46,8 @@ public final class TidingsService: Sendable {
         let apiMetrics = RegistryAPIMetrics(
             registry: metrics, storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
         let store = try SQLiteStore(directory: dataDirectory)
-        senderLock = SenderLock(dataDirectory: dataDirectory)
+        let senderLock = SenderLock(dataDirectory: dataDirectory)
+        self.senderLock = senderLock
         if senderLock != nil {
             // No other sender is alive: what is still claimed was in the hands of a process that stopped.
             let released = try store.releaseAllClaims(now: Date().millisecondsSince1970)
@@ -70,6 +72,7 @@ public final class TidingsService: Sendable {
             metrics: metrics, logger: logger)
         var apiConfiguration = TidingsAPI.Configuration()
         apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
+        apiConfiguration.credentialsDirectory = dataDirectory
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
@@ -77,6 +80,14 @@ public final class TidingsService: Sendable {
         router.addOperationsRoutes(metrics: metrics)
         fanout = FanoutService(
             store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
+        // Only the sender schedules, so two processes on one store do not both make the checks.
+        uninstallChecks = configuration.uninstallCheckInterval.flatMap { interval in
+            senderLock == nil ? nil : UninstallCheckScheduler(store: store, interval: interval, logger: logger)
+        }
+        metrics.gauge(
+            name: "tidings_installations_without_timezone",
+            help: "Installations whose time zone is unknown: ads reach them only with night-time ad consent."
+        ) { Double((try? store.installationsWithoutTimeZone().values.reduce(0, +)) ?? 0) }
         self.store = store
         self.metrics = metrics
         self.router = router
@@ -85,13 +96,15 @@ public final class TidingsService: Sendable {
         immediateHandler = HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics)
     }
 
-    /// Starts the fan-out workers.
+    /// Starts the fan-out workers and, when configured, the uninstall-check schedule.
     public func start() {
         fanout.start()
+        uninstallChecks?.start()
     }
 
     /// Stops the fan-out workers (each finishes the push it is sending) and closes the providers.
     public func stop() async {
+        await uninstallChecks?.stop()
         await fanout.stop()
         apns.shutdown()
         fcm.shutdown()

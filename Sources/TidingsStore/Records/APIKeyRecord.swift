@@ -1,15 +1,20 @@
-/// What a key may do: an app key is public and write-only, a server key is secret and may read.
+/// What a key may do: an app key is public and write-only, a server key is secret and may read and send, an
+/// admin key manages apps, keys and credentials and nothing else.
 public enum APIKeyKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// Embedded in apps: registers installations, posts their events, changes its own user's tags.
     case app
-    /// Kept on servers: reads installations, events and statistics, and (later) sends.
+    /// Kept on servers: reads installations, events and statistics, and sends.
     case server
+    /// Kept by operators: the administration API (`/v1/admin/...`). It belongs to no app (its ``APIKeyRecord/appID``
+    /// is empty) and can use no app's data.
+    case admin
 
     /// The recognisable start of every key of this kind.
     public var prefix: String {
         switch self {
         case .app: "tdg_app_"
         case .server: "tdg_srv_"
+        case .admin: "tdg_adm_"
         }
     }
 }

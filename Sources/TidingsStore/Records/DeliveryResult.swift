@@ -7,4 +7,6 @@ public enum DeliveryResult: Sendable, Hashable {
     case skipped(reason: String)
     /// Back to pending, with one more attempt, not before the given unix milliseconds.
     case retry(reason: String, notBefore: Int64)
+    /// Back to pending without using an attempt: held by policy (an ad waiting for the morning), not failed.
+    case deferred(reason: String, notBefore: Int64)
 }

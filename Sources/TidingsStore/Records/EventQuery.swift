@@ -5,6 +5,8 @@ public struct EventQuery: Sendable, Hashable {
     public var type: EventType?
     public var messageID: String?
     public var campaignID: String?
+    /// Events recorded while the installation was logged in as this user.
+    public var userID: String?
     /// `occurred_at` at or after, in milliseconds since 1970.
     public var since: Int64?
     /// `occurred_at` before, in milliseconds since 1970.
@@ -17,9 +19,11 @@ public struct EventQuery: Sendable, Hashable {
     public var limit: Int
 
     public init(
-        type: EventType? = nil, messageID: String? = nil, campaignID: String? = nil, since: Int64? = nil,
-        until: Int64? = nil, receivedSince: Int64? = nil, afterSequence: Int64? = nil, limit: Int = 100
+        type: EventType? = nil, messageID: String? = nil, campaignID: String? = nil, userID: String? = nil,
+        since: Int64? = nil, until: Int64? = nil, receivedSince: Int64? = nil, afterSequence: Int64? = nil,
+        limit: Int = 100
     ) {
+        self.userID = userID
         self.type = type
         self.messageID = messageID
         self.campaignID = campaignID
@@ -55,22 +59,5 @@ public struct EventPage: Sendable, Hashable {
     public init(events: [StoredEvent], nextSequence: Int64?) {
         self.events = events
         self.nextSequence = nextSequence
-    }
-}
-
-/// Which installations to list, ordered by installation id.
-public struct InstallationQuery: Sendable, Hashable {
-    public var userID: String?
-    /// Installations whose user carries this tag.
-    public var tag: String?
-    /// Continue after this installation id.
-    public var afterInstallationID: String?
-    public var limit: Int
-
-    public init(userID: String? = nil, tag: String? = nil, afterInstallationID: String? = nil, limit: Int = 100) {
-        self.userID = userID
-        self.tag = tag
-        self.afterInstallationID = afterInstallationID
-        self.limit = limit
     }
 }

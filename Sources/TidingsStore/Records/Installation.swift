@@ -32,13 +32,26 @@ public struct Installation: Sendable, Hashable {
     /// `authorized`, `provisional`, `ephemeral`, `denied` or `not_determined`.
     public var permission: String?
     public var locale: String?
+    /// The region, an ISO 3166 two-letter code.
     public var country: String?
     /// An IANA time zone identifier.
     public var timezone: String?
+    /// The person's preferred language, a BCP 47 tag (`ja-JP`).
+    public var language: String?
     public var appVersion: String?
+    /// `CFBundleVersion`.
+    public var appBuild: String?
     public var sdkVersion: String?
+    /// `iOS`, `iPadOS`, `macOS`...
+    public var osName: String?
     public var osVersion: String?
     public var deviceModel: String?
+    /// When the device last presented each of its tokens, unix milliseconds: what an APNs 410's timestamp
+    /// is compared with (a token presented again after it is still good).
+    public var tokenRegisteredAt: [TokenType: Int64]
+    /// The SHA-256 digest of the secret the installation's app instance was given when it created it; nil
+    /// until one is issued. Never leaves the server.
+    public var secretDigest: [UInt8]?
     /// Milliseconds since 1970.
     public var createdAt: Int64
     /// Milliseconds since 1970.
@@ -48,8 +61,10 @@ public struct Installation: Sendable, Hashable {
         appID: String, installationID: String, platform: String = "ios", apnsToken: String? = nil,
         voipToken: String? = nil, fcmToken: String? = nil, environment: String? = nil, userID: String? = nil,
         consents: Consents = Consents(), permission: String? = nil, locale: String? = nil, country: String? = nil,
-        timezone: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil, osVersion: String? = nil,
-        deviceModel: String? = nil, createdAt: Int64, updatedAt: Int64
+        timezone: String? = nil, language: String? = nil, appVersion: String? = nil, appBuild: String? = nil,
+        sdkVersion: String? = nil, osName: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
+        tokenRegisteredAt: [TokenType: Int64] = [:], secretDigest: [UInt8]? = nil, createdAt: Int64,
+        updatedAt: Int64
     ) {
         self.appID = appID
         self.installationID = installationID
@@ -64,9 +79,14 @@ public struct Installation: Sendable, Hashable {
         self.locale = locale
         self.country = country
         self.timezone = timezone
+        self.language = language
         self.appVersion = appVersion
+        self.appBuild = appBuild
         self.sdkVersion = sdkVersion
+        self.osName = osName
         self.osVersion = osVersion
+        self.tokenRegisteredAt = tokenRegisteredAt
+        self.secretDigest = secretDigest
         self.deviceModel = deviceModel
         self.createdAt = createdAt
         self.updatedAt = updatedAt

@@ -1,3 +1,5 @@
+import TidingsModel
+
 /// A change to one field: leave it, or set it (to a value or to nothing).
 ///
 /// JSON maps onto it directly: an absent member is ``keep``, `null` is `set(nil)`.
@@ -29,12 +31,35 @@ public struct InstallationUpdate: Sendable, Hashable {
     public var locale: FieldChange<String> = .keep
     public var country: FieldChange<String> = .keep
     public var timezone: FieldChange<String> = .keep
+    public var language: FieldChange<String> = .keep
     public var appVersion: FieldChange<String> = .keep
+    public var appBuild: FieldChange<String> = .keep
     public var sdkVersion: FieldChange<String> = .keep
+    public var osName: FieldChange<String> = .keep
     public var osVersion: FieldChange<String> = .keep
     public var deviceModel: FieldChange<String> = .keep
+    /// Set only by the server when it issues the installation's secret.
+    public var secretDigest: FieldChange<[UInt8]> = .keep
 
     public init() {}
+
+    /// Whether the update names `kind`'s token (set or clear): the device presented it again.
+    public func presents(_ kind: TokenType) -> Bool {
+        let change: FieldChange<String> =
+            switch kind {
+            case .apns: apnsToken
+            case .voip: voipToken
+            case .fcm: fcmToken
+            }
+        if case .set(.some) = change { return true }
+        return false
+    }
+
+    /// Whether the update changes who the installation belongs to.
+    public var changesUser: Bool {
+        if case .set = userID { return true }
+        return false
+    }
 
     /// `installation` with every change of this update applied.
     public func applied(to installation: Installation) -> Installation {
@@ -52,10 +77,14 @@ public struct InstallationUpdate: Sendable, Hashable {
         result.locale = locale.applied(to: installation.locale)
         result.country = country.applied(to: installation.country)
         result.timezone = timezone.applied(to: installation.timezone)
+        result.language = language.applied(to: installation.language)
         result.appVersion = appVersion.applied(to: installation.appVersion)
+        result.appBuild = appBuild.applied(to: installation.appBuild)
         result.sdkVersion = sdkVersion.applied(to: installation.sdkVersion)
+        result.osName = osName.applied(to: installation.osName)
         result.osVersion = osVersion.applied(to: installation.osVersion)
         result.deviceModel = deviceModel.applied(to: installation.deviceModel)
+        result.secretDigest = secretDigest.applied(to: installation.secretDigest)
         return result
     }
 }

@@ -10,7 +10,8 @@ public struct MessageDelivery: Sendable, Hashable {
         case claimed
         case sent
         case failed
-        /// Never sent: consent, missing token, environment, or cancelled; the reason says which.
+        /// Never sent: decided at send time (consent, night, expiry, token, user) or cancelled; the reason
+        /// says which.
         case skipped
     }
 
@@ -22,6 +23,9 @@ public struct MessageDelivery: Sendable, Hashable {
     public var tokenType: TokenType
     /// `sandbox` or `production`.
     public var environment: String
+    /// For a message sent to users: the user this installation was reached as. At send time the installation
+    /// must still belong to that user.
+    public var targetUserID: String?
     public var state: State
     /// Why it failed or was skipped (`no_consent`, `Unregistered`...).
     public var reason: String?
@@ -32,8 +36,9 @@ public struct MessageDelivery: Sendable, Hashable {
     public init(
         messageID: String, appID: String, installationID: String, token: String, tokenType: TokenType = .apns,
         environment: String = "production", state: State = .pending, reason: String? = nil, attempts: Int = 0,
-        notBefore: Int64 = 0
+        notBefore: Int64 = 0, targetUserID: String? = nil
     ) {
+        self.targetUserID = targetUserID
         self.messageID = messageID
         self.appID = appID
         self.installationID = installationID

@@ -18,6 +18,15 @@ public struct MessageRecord: Sendable, Hashable {
         case ad
     }
 
+    /// What happens to an ad that falls into a person's night (21:00–08:00 local) without night-time ad
+    /// consent.
+    public enum NightPolicy: String, Sendable, Hashable, CaseIterable {
+        /// Skipped with reason `night` (the default, as NHN Cloud does).
+        case skip
+        /// Held until 08:00 in the installation's time zone, then sent; skipped if it expires first.
+        case `defer`
+    }
+
     public var id: String
     public var appID: String
     public var state: State
@@ -32,6 +41,7 @@ public struct MessageRecord: Sendable, Hashable {
     /// Unix milliseconds after which APNs stops trying; nil delivers now or never.
     public var expiresAt: Int64?
     public var collapseID: String?
+    public var nightPolicy: NightPolicy
     /// Unix milliseconds.
     public var createdAt: Int64
     /// When it became `done` or `cancelled`, unix milliseconds.
@@ -40,8 +50,9 @@ public struct MessageRecord: Sendable, Hashable {
     public init(
         id: String, appID: String, state: State = .queued, kind: MessageKind, messageType: MessageType = .notification,
         campaignID: String? = nil, topic: String, payload: [UInt8], priority: Int, expiresAt: Int64? = nil,
-        collapseID: String? = nil, createdAt: Int64, finishedAt: Int64? = nil
+        collapseID: String? = nil, nightPolicy: NightPolicy = .skip, createdAt: Int64, finishedAt: Int64? = nil
     ) {
+        self.nightPolicy = nightPolicy
         self.id = id
         self.appID = appID
         self.state = state

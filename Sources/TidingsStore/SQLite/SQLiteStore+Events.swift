@@ -70,6 +70,7 @@ extension SQLiteStore {
         if let type = query.type { add("type = ?", .text(type.rawValue)) }
         if let messageID = query.messageID { add("message_id = ?", .text(messageID)) }
         if let campaignID = query.campaignID { add("campaign_id = ?", .text(campaignID)) }
+        if let userID = query.userID { add("user_id = ?", .text(userID)) }
         if let since = query.since { add("occurred_at >= ?", .integer(since)) }
         if let until = query.until { add("occurred_at < ?", .integer(until)) }
         if let receivedSince = query.receivedSince { add("received_at >= ?", .integer(receivedSince)) }

@@ -5,12 +5,14 @@ extension SQLiteStore {
     static let installationColumns = """
         app_id, installation_id, platform, apns_token, voip_token, fcm_token, environment, user_id, \
         consent_notifications, consent_ads, consent_night_ads, permission, locale, country, timezone, app_version, \
-        sdk_version, os_version, device_model, created_at, updated_at
+        sdk_version, os_version, device_model, created_at, updated_at, language, app_build, os_name, \
+        apns_token_registered_at, voip_token_registered_at, fcm_token_registered_at, secret_digest
         """
 
     private static let upsertSQL = """
         INSERT INTO installations (\(installationColumns))
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
+            ?23, ?24, ?25, ?26, ?27, ?28)
         ON CONFLICT (app_id, installation_id) DO UPDATE SET
             platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
             fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
@@ -19,24 +21,37 @@ extension SQLiteStore {
             locale = excluded.locale, country = excluded.country, timezone = excluded.timezone,
             app_version = excluded.app_version, sdk_version = excluded.sdk_version,
             os_version = excluded.os_version, device_model = excluded.device_model,
-            updated_at = excluded.updated_at
+            updated_at = excluded.updated_at, language = excluded.language, app_build = excluded.app_build,
+            os_name = excluded.os_name, apns_token_registered_at = excluded.apns_token_registered_at,
+            voip_token_registered_at = excluded.voip_token_registered_at,
+            fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest
         """
 
-    public func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64)
-        throws -> (installation: Installation, created: Bool)
-    {
+    public func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: (_ existing: Installation?) throws -> InstallationUpdate
+    ) throws -> (installation: Installation, created: Bool) {
         try database.groupWrite { db in
             let existing = try Self.installation(db, appID: appID, installationID: installationID)
+            let update = try prepare(existing)
             var installation = update.applied(
                 to: existing
                     ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
             installation.updatedAt = now
             for kind in TokenType.allCases {
+                if installation.token(kind) == nil {
+                    installation.tokenRegisteredAt[kind] = nil
+                } else if update.presents(kind) || installation.token(kind) != existing?.token(kind) {
+                    installation.tokenRegisteredAt[kind] = now
+                }
+            }
+            for kind in TokenType.allCases {
                 guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
                 // A token belongs to one installation: the device reinstalled the app or changed hands.
                 try db.run(
                     """
-                    UPDATE installations SET \(kind.rawValue)_token = NULL, updated_at = ?4
+                    UPDATE installations
+                    SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = ?4
                     WHERE app_id = ?1 AND \(kind.rawValue)_token = ?2 AND installation_id <> ?3
                     """,
                     [.text(appID), .text(token), .text(installationID), .integer(now)])
@@ -62,6 +77,7 @@ extension SQLiteStore {
             case .voip: installation.voipToken = nil
             case .fcm: installation.fcmToken = nil
             }
+            installation.tokenRegisteredAt[kind] = nil
             installation.updatedAt = now
             try Self.write(installation, db)
             return installation
@@ -80,6 +96,14 @@ extension SQLiteStore {
             bindings.append(.text(tag))
             join = " JOIN user_tags t ON t.app_id = i.app_id AND t.user_id = i.user_id"
             conditions.append("t.tag = ?\(bindings.count)")
+        }
+        for (field, value) in query.fields.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let value {
+                bindings.append(.text(value))
+                conditions.append("i.\(field.rawValue) = ?\(bindings.count)")
+            } else {
+                conditions.append("i.\(field.rawValue) IS NULL")
+            }
         }
         if let after = query.afterInstallationID {
             bindings.append(.text(after))
@@ -117,19 +141,30 @@ extension SQLiteStore {
                 SQLiteValue(installation.appVersion), SQLiteValue(installation.sdkVersion),
                 SQLiteValue(installation.osVersion), SQLiteValue(installation.deviceModel),
                 .integer(installation.createdAt), .integer(installation.updatedAt),
+                SQLiteValue(installation.language), SQLiteValue(installation.appBuild),
+                SQLiteValue(installation.osName), SQLiteValue(installation.tokenRegisteredAt[.apns]),
+                SQLiteValue(installation.tokenRegisteredAt[.voip]), SQLiteValue(installation.tokenRegisteredAt[.fcm]),
+                installation.secretDigest.map { .blob($0) } ?? .null,
             ])
     }
 
     static func installationRow(_ row: SQLiteStatement) -> Installation {
         func bool(_ column: Int32) -> Bool? { row.isNull(at: column) ? nil : row.int64(at: column) != 0 }
+        var registeredAt: [TokenType: Int64] = [:]
+        for (kind, column) in [(TokenType.apns, Int32(24)), (.voip, 25), (.fcm, 26)] where !row.isNull(at: column) {
+            registeredAt[kind] = row.int64(at: column)
+        }
         return Installation(
             appID: row.text(at: 0), installationID: row.text(at: 1), platform: row.text(at: 2),
             apnsToken: row.optionalText(at: 3), voipToken: row.optionalText(at: 4), fcmToken: row.optionalText(at: 5),
             environment: row.optionalText(at: 6), userID: row.optionalText(at: 7),
             consents: Installation.Consents(notifications: bool(8), ads: bool(9), nightAds: bool(10)),
             permission: row.optionalText(at: 11), locale: row.optionalText(at: 12), country: row.optionalText(at: 13),
-            timezone: row.optionalText(at: 14), appVersion: row.optionalText(at: 15),
-            sdkVersion: row.optionalText(at: 16), osVersion: row.optionalText(at: 17),
-            deviceModel: row.optionalText(at: 18), createdAt: row.int64(at: 19), updatedAt: row.int64(at: 20))
+            timezone: row.optionalText(at: 14), language: row.optionalText(at: 21),
+            appVersion: row.optionalText(at: 15),
+            appBuild: row.optionalText(at: 22), sdkVersion: row.optionalText(at: 16), osName: row.optionalText(at: 23),
+            osVersion: row.optionalText(at: 17), deviceModel: row.optionalText(at: 18), tokenRegisteredAt: registeredAt,
+            secretDigest: row.isNull(at: 27) ? nil : row.blob(at: 27), createdAt: row.int64(at: 19),
+            updatedAt: row.int64(at: 20))
     }
 }

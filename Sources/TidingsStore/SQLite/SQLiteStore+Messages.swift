@@ -4,10 +4,11 @@ import TidingsSQLite
 extension SQLiteStore {
     static let messageColumns = """
         id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
-        created_at, finished_at
+        created_at, finished_at, night_policy
         """
     static let deliveryColumns = """
-        message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before
+        message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
+        target_user_id
         """
 
     public func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws {
@@ -16,27 +17,28 @@ extension SQLiteStore {
                 throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
             }
             try db.run(
-                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 [
                     .text(message.id), .text(message.appID), .text(message.state.rawValue),
                     .text(message.kind.rawValue), .text(message.messageType.rawValue), SQLiteValue(message.campaignID),
                     .text(message.topic), .blob(message.payload), .integer(Int64(message.priority)),
                     SQLiteValue(message.expiresAt), SQLiteValue(message.collapseID), .integer(message.createdAt),
-                    SQLiteValue(message.finishedAt),
+                    SQLiteValue(message.finishedAt), .text(message.nightPolicy.rawValue),
                 ])
             for delivery in deliveries {
                 // A repeated installation id is one target: the unique key keeps the first.
                 try db.run(
                     """
                     INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                     ON CONFLICT (message_id, installation_id) DO NOTHING
                     """,
                     [
                         .text(message.id), .text(delivery.installationID), .text(message.appID),
                         .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
                         .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
-                        .integer(Int64(delivery.attempts)), .integer(delivery.notBefore), .integer(message.createdAt),
+                        .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
+                        SQLiteValue(delivery.targetUserID), .integer(message.createdAt),
                     ])
             }
         }
@@ -48,6 +50,14 @@ extension SQLiteStore {
                 "SELECT \(Self.messageColumns) FROM messages WHERE id = ?1 AND app_id = ?2",
                 [.text(messageID), .text(appID)], row: Self.messageRow
             ).first
+        }
+    }
+
+    public func lastMessageCreated(appID: String, kind: MessageKind) throws -> Int64? {
+        try database.read { db in
+            try db.scalar(
+                "SELECT MAX(created_at) FROM messages WHERE app_id = ?1 AND kind = ?2",
+                [.text(appID), .text(kind.rawValue)])?.integerValue
         }
     }
 
@@ -173,6 +183,7 @@ extension SQLiteStore {
             case .failed(let reason): ("failed", reason, nil, 1)
             case .skipped(let reason): ("skipped", reason, nil, 0)
             case .retry(let reason, let notBefore): ("pending", reason, notBefore, 1)
+            case .deferred(let reason, let notBefore): ("pending", reason, notBefore, 0)
             }
         return try database.write { db in
             let changed = try db.run(
@@ -186,7 +197,7 @@ extension SQLiteStore {
                     .text(messageID), .text(installationID), .text(worker), .text(state), SQLiteValue(reason),
                     .integer(extraAttempt), SQLiteValue(notBefore), .integer(now),
                 ])
-            if changed > 0, case .retry = result {
+            if changed > 0, state == "pending" {
                 // A retry of a message cancelled while the push was in flight will never be claimed.
                 try db.run(
                     """
@@ -218,17 +229,18 @@ extension SQLiteStore {
 
     @discardableResult
     public func deactivateToken(
-        _ kind: TokenType, token: String, appID: String, installationID: String, unlessChangedAfter: Int64?,
-        now: Int64
+        _ kind: TokenType, token: String, appID: String, installationID: String, invalidSince: Int64?, now: Int64
     ) throws -> Bool {
         try database.write { db in
             let changed = try db.run(
                 """
-                UPDATE installations SET \(kind.rawValue)_token = NULL, updated_at = ?4
+                UPDATE installations
+                SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = ?4
                 WHERE app_id = ?1 AND installation_id = ?2 AND \(kind.rawValue)_token = ?3
-                    AND (?5 IS NULL OR updated_at <= ?5)
+                    AND (?5 IS NULL OR \(kind.rawValue)_token_registered_at IS NULL
+                        OR \(kind.rawValue)_token_registered_at < ?5)
                 """,
-                [.text(appID), .text(installationID), .text(token), .integer(now), SQLiteValue(unlessChangedAfter)])
+                [.text(appID), .text(installationID), .text(token), .integer(now), SQLiteValue(invalidSince)])
             return changed > 0
         }
     }
@@ -266,7 +278,8 @@ extension SQLiteStore {
             messageType: MessageRecord.MessageType(rawValue: row.text(at: 4)) ?? .notification,
             campaignID: row.optionalText(at: 5), topic: row.text(at: 6), payload: row.blob(at: 7),
             priority: Int(row.int64(at: 8)), expiresAt: row.isNull(at: 9) ? nil : row.int64(at: 9),
-            collapseID: row.optionalText(at: 10), createdAt: row.int64(at: 11),
+            collapseID: row.optionalText(at: 10),
+            nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(at: 13)) ?? .skip, createdAt: row.int64(at: 11),
             finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12))
     }
 
@@ -275,6 +288,7 @@ extension SQLiteStore {
             messageID: row.text(at: 0), appID: row.text(at: 2), installationID: row.text(at: 1),
             token: row.text(at: 3), tokenType: TokenType(rawValue: row.text(at: 4)) ?? .apns,
             environment: row.text(at: 5), state: MessageDelivery.State(rawValue: row.text(at: 6)) ?? .pending,
-            reason: row.optionalText(at: 7), attempts: Int(row.int64(at: 8)), notBefore: row.int64(at: 9))
+            reason: row.optionalText(at: 7), attempts: Int(row.int64(at: 8)), notBefore: row.int64(at: 9),
+            targetUserID: row.optionalText(at: 10))
     }
 }

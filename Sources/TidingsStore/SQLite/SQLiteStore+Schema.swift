@@ -138,6 +138,41 @@ extension SQLiteStore {
         ALTER TABLE installations ADD COLUMN token_mismatch TEXT;
         ALTER TABLE installations ADD COLUMN token_mismatch_at INTEGER;
         """,
+        // 3: trust on the send path. Device context, when each token was last presented, the installation's
+        // secret, per-app identity verification and its keys, the night rule and target user of a message.
+        """
+        ALTER TABLE installations ADD COLUMN language TEXT;
+        ALTER TABLE installations ADD COLUMN app_build TEXT;
+        ALTER TABLE installations ADD COLUMN os_name TEXT;
+        ALTER TABLE installations ADD COLUMN apns_token_registered_at INTEGER;
+        ALTER TABLE installations ADD COLUMN voip_token_registered_at INTEGER;
+        ALTER TABLE installations ADD COLUMN fcm_token_registered_at INTEGER;
+        ALTER TABLE installations ADD COLUMN secret_digest BLOB;
+        UPDATE installations SET apns_token_registered_at = updated_at WHERE apns_token IS NOT NULL;
+        UPDATE installations SET voip_token_registered_at = updated_at WHERE voip_token IS NOT NULL;
+        UPDATE installations SET fcm_token_registered_at = updated_at WHERE fcm_token IS NOT NULL;
+        ALTER TABLE apps ADD COLUMN identity_verification TEXT NOT NULL DEFAULT 'off';
+        ALTER TABLE apps ADD COLUMN requests_per_second INTEGER;
+        CREATE TABLE identity_keys (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            key_id TEXT NOT NULL,
+            algorithm TEXT NOT NULL,
+            public_key_pem TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, key_id)
+        );
+        ALTER TABLE messages ADD COLUMN night_policy TEXT NOT NULL DEFAULT 'skip';
+        ALTER TABLE message_deliveries ADD COLUMN target_user_id TEXT;
+        CREATE INDEX events_user ON events(app_id, user_id) WHERE user_id IS NOT NULL;
+        CREATE TABLE admin_keys (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            hash BLOB NOT NULL UNIQUE,
+            hint TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -65,15 +65,7 @@ extension SQLiteStore {
                     }
                 }
             }
-            for tag in removed {
-                try db.run(
-                    "DELETE FROM user_tags WHERE app_id = ?1 AND user_id = ?2 AND tag = ?3",
-                    [.text(appID), .text(userID), .text(tag)])
-                try db.run(
-                    "UPDATE app_tags SET users = users - 1 WHERE app_id = ?1 AND tag = ?2", [.text(appID), .text(tag)])
-                try db.run(
-                    "DELETE FROM app_tags WHERE app_id = ?1 AND tag = ?2 AND users <= 0", [.text(appID), .text(tag)])
-            }
+            for tag in removed { try Self.removeTag(db, appID: appID, userID: userID, tag: tag) }
             for tag in added {
                 try db.run(
                     "INSERT INTO user_tags (app_id, user_id, tag) VALUES (?1, ?2, ?3)",
@@ -88,7 +80,16 @@ extension SQLiteStore {
         }
     }
 
-    private static func tags(_ db: SQLiteConnection, appID: String, userID: String) throws -> [String] {
+    /// Removes one of the user's tags, keeping `app_tags` in step.
+    static func removeTag(_ db: SQLiteConnection, appID: String, userID: String, tag: String) throws {
+        try db.run(
+            "DELETE FROM user_tags WHERE app_id = ?1 AND user_id = ?2 AND tag = ?3",
+            [.text(appID), .text(userID), .text(tag)])
+        try db.run("UPDATE app_tags SET users = users - 1 WHERE app_id = ?1 AND tag = ?2", [.text(appID), .text(tag)])
+        try db.run("DELETE FROM app_tags WHERE app_id = ?1 AND tag = ?2 AND users <= 0", [.text(appID), .text(tag)])
+    }
+
+    static func tags(_ db: SQLiteConnection, appID: String, userID: String) throws -> [String] {
         try db.query(
             "SELECT tag FROM user_tags WHERE app_id = ?1 AND user_id = ?2 ORDER BY tag", [.text(appID), .text(userID)]
         ) { $0.text(at: 0) }

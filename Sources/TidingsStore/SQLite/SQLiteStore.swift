@@ -87,15 +87,34 @@ public final class SQLiteStore: Store {
                 throw StoreError(code: .conflict, message: "an app with id \(app.id) already exists")
             }
             try db.run(
-                "INSERT INTO apps (id, name, bundle_id, created_at) VALUES (?1, ?2, ?3, ?4)",
-                [.text(app.id), .text(app.name), .text(app.bundleID), .integer(app.createdAt)])
+                """
+                INSERT INTO apps (\(Self.appColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """,
+                [
+                    .text(app.id), .text(app.name), .text(app.bundleID), .integer(app.createdAt),
+                    .text(app.identityVerification.rawValue), SQLiteValue(app.requestsPerSecond.map(Int64.init)),
+                ])
+        }
+    }
+
+    public func updateApp(_ app: AppRecord) throws {
+        try database.write { db in
+            let changed = try db.run(
+                """
+                UPDATE apps SET bundle_id = ?2, identity_verification = ?3, requests_per_second = ?4 WHERE id = ?1
+                """,
+                [
+                    .text(app.id), .text(app.bundleID), .text(app.identityVerification.rawValue),
+                    SQLiteValue(app.requestsPerSecond.map(Int64.init)),
+                ])
+            guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no app \(app.id)") }
         }
     }
 
     public func app(id: String) throws -> AppRecord? {
         try reader.read { db in
             try db.query(
-                "SELECT id, name, bundle_id, created_at FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow
+                "SELECT \(Self.appColumns) FROM apps WHERE id = ?1", [.text(id)], row: Self.appRow
             )
             .first
         }
@@ -104,19 +123,24 @@ public final class SQLiteStore: Store {
     public func app(named name: String) throws -> AppRecord? {
         try reader.read { db in
             try db.query(
-                "SELECT id, name, bundle_id, created_at FROM apps WHERE name = ?1", [.text(name)], row: Self.appRow
+                "SELECT \(Self.appColumns) FROM apps WHERE name = ?1", [.text(name)], row: Self.appRow
             ).first
         }
     }
 
     public func apps() throws -> [AppRecord] {
         try reader.read { db in
-            try db.query("SELECT id, name, bundle_id, created_at FROM apps ORDER BY created_at, id", row: Self.appRow)
+            try db.query("SELECT \(Self.appColumns) FROM apps ORDER BY created_at, id", row: Self.appRow)
         }
     }
 
+    private static let appColumns = "id, name, bundle_id, created_at, identity_verification, requests_per_second"
+
     private static func appRow(_ row: SQLiteStatement) -> AppRecord {
-        AppRecord(id: row.text(at: 0), name: row.text(at: 1), bundleID: row.text(at: 2), createdAt: row.int64(at: 3))
+        AppRecord(
+            id: row.text(at: 0), name: row.text(at: 1), bundleID: row.text(at: 2), createdAt: row.int64(at: 3),
+            identityVerification: AppRecord.IdentityVerification(rawValue: row.text(at: 4)) ?? .off,
+            requestsPerSecond: row.isNull(at: 5) ? nil : Int(row.int64(at: 5)))
     }
 
     // MARK: Keys
@@ -125,6 +149,15 @@ public final class SQLiteStore: Store {
 
     public func createKey(_ key: APIKeyRecord) throws {
         try database.write { db in
+            if key.kind == .admin {
+                try db.run(
+                    "INSERT INTO admin_keys (\(Self.adminKeyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    [
+                        .text(key.id), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
+                        .integer(key.createdAt), SQLiteValue(key.revokedAt),
+                    ])
+                return
+            }
             guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
                 throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
             }
@@ -139,8 +172,9 @@ public final class SQLiteStore: Store {
 
     public func key(hash: [UInt8]) throws -> APIKeyRecord? {
         try reader.read { db in
-            try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?1", [.blob(hash)], row: Self.keyRow)
-                .first
+            try db.query(
+                "SELECT \(Self.allKeysColumns) WHERE hash = ?1", [.blob(hash)], row: Self.keyRow
+            ).first
         }
     }
 
@@ -151,26 +185,34 @@ public final class SQLiteStore: Store {
                     "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ?1 ORDER BY created_at, id",
                     [.text(appID)], row: Self.keyRow)
             }
-            return try db.query(
-                "SELECT \(Self.keyColumns) FROM api_keys ORDER BY created_at, id", row: Self.keyRow)
+            return try db.query("SELECT \(Self.allKeysColumns) ORDER BY created_at, id", row: Self.keyRow)
         }
     }
 
     @discardableResult
     public func revokeKey(id: String, at: Int64) throws -> APIKeyRecord {
         try database.write { db in
-            try db.run(
-                "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", [.text(id), .integer(at)])
+            for table in ["api_keys", "admin_keys"] {
+                try db.run(
+                    "UPDATE \(table) SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+                    [.text(id), .integer(at)])
+            }
             guard
-                let key = try db.query(
-                    "SELECT \(Self.keyColumns) FROM api_keys WHERE id = ?1", [.text(id)], row: Self.keyRow
-                ).first
+                let key = try db.query("SELECT \(Self.allKeysColumns) WHERE id = ?1", [.text(id)], row: Self.keyRow)
+                    .first
             else {
                 throw StoreError(code: .notFound, message: "there is no key \(id)")
             }
             return key
         }
     }
+
+    private static let adminKeyColumns = "id, kind, hash, hint, created_at, revoked_at"
+    /// App, server and admin keys as one table (admin keys with an empty app id), for a `WHERE` to follow.
+    private static let allKeysColumns = """
+        * FROM (SELECT \(keyColumns) FROM api_keys
+            UNION ALL SELECT id, '' AS app_id, kind, hash, hint, created_at, revoked_at FROM admin_keys)
+        """
 
     private static func keyRow(_ row: SQLiteStatement) -> APIKeyRecord {
         APIKeyRecord(

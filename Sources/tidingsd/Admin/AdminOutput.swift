@@ -15,8 +15,29 @@ struct AdminOutput {
             return
         }
         table(
-            ["ID", "NAME", "BUNDLE ID", "CREATED"],
-            apps.map { [$0.id, $0.name, $0.bundleID, Self.date($0.createdAt)] })
+            ["ID", "NAME", "BUNDLE ID", "IDENTITY", "CREATED"],
+            apps.map { [$0.id, $0.name, $0.bundleID, $0.identityVerification.rawValue, Self.date($0.createdAt)] })
+    }
+
+    /// A registered identity key: its id, algorithm and public key.
+    func identityKey(_ key: IdentityKeyRecord) {
+        if json {
+            write([
+                "app_id": .string(key.appID), "key_id": .string(key.keyID),
+                "algorithm": .string(key.algorithm.rawValue),
+                "public_key": .string(key.publicKeyPEM), "created_at": .integer(key.createdAt),
+            ])
+            return
+        }
+        line("Identity key \(key.keyID) (\(key.algorithm.rawValue)) added to app \(key.appID).")
+    }
+
+    func removedIdentityKey(_ keyID: String) {
+        if json {
+            write(["removed": .string(keyID)])
+            return
+        }
+        line("Identity key \(keyID) removed.")
     }
 
     func createdKey(_ key: APIKeyRecord, secret: String) {
@@ -26,7 +47,7 @@ struct AdminOutput {
             write(.object(object))
             return
         }
-        line("\(key.kind.rawValue) key \(key.id) for app \(key.appID):")
+        line(key.kind == .admin ? "admin key \(key.id):" : "\(key.kind.rawValue) key \(key.id) for app \(key.appID):")
         line(secret)
         line("Store it now: it is not shown again.")
     }
@@ -76,7 +97,7 @@ struct AdminOutput {
     static func appJSON(_ app: AppRecord) -> JSONValue {
         [
             "id": .string(app.id), "name": .string(app.name), "bundle_id": .string(app.bundleID),
-            "created_at": .integer(app.createdAt),
+            "created_at": .integer(app.createdAt), "identity_verification": .string(app.identityVerification.rawValue),
         ]
     }
 

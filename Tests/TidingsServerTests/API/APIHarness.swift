@@ -32,6 +32,8 @@ struct APIHarness {
     var otherAppKey = ""
     var otherServerKey = ""
     var appID = "app_main"
+    /// Each installation's secret as the API issued it, sent again with later requests for it as the SDK does.
+    let secrets = LockedBox([String: String]())
 
     init(
         backend: StoreBackend = .sqlite, provider: (any PushProvider)? = nil,
@@ -64,12 +66,22 @@ struct APIHarness {
     var now: Int64 { clock.now.millisecondsSince1970 }
 
     /// Sends a request through the router, rendering thrown ``HTTPError``s as the server does.
+    ///
+    /// Like the SDK, it keeps the `installation_secret` an answer carries and presents it with later requests
+    /// for that installation (its path, or `X-Tidings-Installation`); `presentSecret: false` sends none.
     func call(
         _ method: String, _ path: String, key: String? = nil, json: JSONValue? = nil, body: Data? = nil,
-        query: [(String, String)] = [], headers: [(String, String)] = []
+        query: [(String, String)] = [], headers: [(String, String)] = [], presentSecret: Bool = true
     ) async throws -> Reply {
         var request = HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) })
         if let key { request.headers["Authorization"] = "Bearer \(key)" }
+        let pathParts = path.split(separator: "/")
+        let installationID =
+            pathParts.count >= 3 && pathParts[1] == "installations"
+            ? String(pathParts[2]) : headers.first { $0.0 == TidingsAPI.installationHeader }?.1
+        if presentSecret, let installationID, let secret = secrets.withLock({ $0[installationID] }) {
+            request.headers["X-Tidings-Installation-Secret"] = secret
+        }
         for (name, value) in headers { request.headers[name] = value }
         if let json { request.body = try JSONEncoder().encode(json) }
         if let body { request.body = body }
@@ -78,6 +90,9 @@ struct APIHarness {
             let parsed =
                 response.headers["Content-Type"] == "application/json"
                 ? try JSONDecoder().decode(JSONValue.self, from: response.body) : .null
+            if let installationID, let secret = parsed["installation_secret"]?.stringValue {
+                secrets.withLock { $0[installationID] = secret }
+            }
             return Reply(status: response.status, json: parsed, response: response)
         } catch let error as HTTPError {
             let rendered: JSONValue = ["error": ["code": .string(error.code), "message": .string(error.message)]]

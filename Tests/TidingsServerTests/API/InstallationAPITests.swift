@@ -131,8 +131,9 @@ import TidingsServer
         let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for index in 0..<50 {
                 group.addTask {
+                    // A server key: no installation secret, so every writer may write.
                     let reply = try await harness.call(
-                        "PUT", "/v1/installations/shared", key: harness.appKey,
+                        "PUT", "/v1/installations/shared", key: harness.serverKey,
                         json: ["app_version": .string("1.0.\(index)"), "apns_token": .string(APIHarness.token(index))])
                     return (index, reply.status)
                 }
@@ -214,5 +215,26 @@ import TidingsServer
         let reply = try await harness.call("GET", "/v1/installations", key: harness.serverKey, query: [(name, value)])
         #expect(reply.status == 400)
         #expect(["invalid_cursor", "invalid_parameter", "invalid_tag"].contains(reply.errorCode ?? ""))
+    }
+
+    @Test func fiftyAppInstancesRacingForOneNewInstallationIdLeaveOneOwner() async throws {
+        let harness = try APIHarness()
+        let replies = try await withThrowingTaskGroup(of: APIHarness.Reply.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    try await harness.call(
+                        "PUT", "/v1/installations/raced", key: harness.appKey,
+                        json: ["apns_token": .string(APIHarness.token(index))], presentSecret: false)
+                }
+            }
+            var replies: [APIHarness.Reply] = []
+            for try await reply in group { replies.append(reply) }
+            return replies
+        }
+        let owners = replies.filter { $0.status == 201 }
+        #expect(owners.count == 1)
+        #expect(owners.first?.json["installation_secret"]?.stringValue?.hasPrefix("tdg_ins_") == true)
+        #expect(replies.filter { $0.errorCode == "installation_secret_required" }.count == 49)
+        #expect(replies.allSatisfy { $0.status == 201 || $0.status == 403 })
     }
 }

@@ -136,6 +136,8 @@ struct UninstallCheckTests {
         let gone = String(repeating: "b2", count: 32)
         try await harness.register("gone", ["apns_token": .string(gone)])
         harness.emulator.script(token: gone, status: 410, reason: "Unregistered")
+        // APNs' timestamp must be later than the token's registration for the 410 to take it away.
+        harness.clock.advance(by: .seconds(1))
         _ = try await harness.sendAlertToAll()
         try await harness.worker().drain()
         #expect(try harness.store.events(appID: harness.api.appID, query: EventQuery(type: .uninstall)).events.isEmpty)

@@ -22,8 +22,10 @@ struct EmulatorFaultRunTests {
         let harness = try SendingHarness(withFCM: false, emulatorClock: appleClock)
         let names = ["ok", "gone", "reregistered", "mismatch", "busy", "flaky"]
         for name in names { try await harness.register(name, ["apns_token": .string(Self.token(name))]) }
-        // Registered again one second after the moment APNs will say the token stopped working: keep it.
-        harness.clock.advance(by: .seconds(1))
+        // APNs will say the tokens stopped working one second after they were registered ("gone" goes), and
+        // "reregistered" presents its token again one second after that: it is kept.
+        appleClock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(2))
         try await harness.register("reregistered", ["apns_token": .string(Self.token("reregistered"))])
 
         let emulator = harness.emulator

@@ -1,0 +1,58 @@
+import Foundation
+import TidingsHTTP
+import TidingsModel
+import TidingsStore
+
+/// Privacy requests for one person: what is held about them, and erasing it.
+extension APIService {
+    /// The most events an export carries; past it the answer says `events_truncated`.
+    static let maximumExportedEvents = 100_000
+
+    /// `GET /v1/users/{user_id}/export`: everything held about the user, as one JSON document: the
+    /// installations logged in as the user (without their secrets), the user's tags, and the events recorded
+    /// while logged in as the user.
+    func exportUser(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticate(request, .serverKey)
+        let userID = try userParameter(request)
+        var installations: [JSONValue] = []
+        try forEachInstallation(appID: caller.appID, userID: userID) { installations.append(InstallationJSON.json($0)) }
+        let tags = try store.tags(appID: caller.appID, userID: userID)
+        var events: [JSONValue] = []
+        var after: Int64?
+        var truncated = false
+        repeat {
+            let page = try store.events(
+                appID: caller.appID, query: EventQuery(userID: userID, afterSequence: after, limit: 1000))
+            events += page.events.map(Self.eventJSON)
+            after = page.nextSequence
+            truncated = events.count >= Self.maximumExportedEvents && after != nil
+        } while after != nil && !truncated
+        logger.info("user exported", metadata: ["app_id": caller.appID])
+        return json([
+            "user_id": .string(userID), "exported_at": .integer(now), "installations": .array(installations),
+            "tags": .array(tags.map(JSONValue.string)), "events": .array(events), "events_truncated": .bool(truncated),
+        ])
+    }
+
+    /// `DELETE /v1/users/{user_id}`: the user's installations are logged out (they keep their tokens and still
+    /// get messages sent to everyone), the user's tags are deleted, and the user's events lose the user id.
+    func deleteUser(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticate(request, .serverKey)
+        let userID = try userParameter(request)
+        let forgotten = try storeCall { try store.forgetUser(appID: caller.appID, userID: userID) }
+        logger.info("user forgotten", metadata: ["app_id": caller.appID])
+        return json([
+            "user_id": .string(userID), "installations_unbound": .integer(Int64(forgotten.installations)),
+            "tags_deleted": .integer(Int64(forgotten.tags)), "events_pseudonymised": .integer(Int64(forgotten.events)),
+        ])
+    }
+
+    /// The `user_id` path parameter: 1 to 256 bytes.
+    func userParameter(_ request: HTTPRequest) throws -> String {
+        let userID = try parameter(request, "user_id")
+        guard (1...256).contains(userID.utf8.count) else {
+            throw HTTPError(status: 400, code: "invalid_parameter", message: "user_id must be 1 to 256 bytes")
+        }
+        return userID
+    }
+}
