@@ -49,7 +49,13 @@
             UNUserNotificationCenter.current().getNotificationCategories { registered in
                 var serviceRequest = serviceRequest
                 serviceRequest.registeredCategories = TidingsClient.definitions(registered)
-                pipeline.run(serviceRequest) { result in handler.deliver(result) }
+                pipeline.run(serviceRequest) { result in
+                    // iOS stores categories asynchronously: hand the content over once they read back.
+                    Task {
+                        await pipeline.categoryRegistration.prepare(result, in: UserNotificationsCategoryCenter())
+                        handler.deliver(result)
+                    }
+                }
             }
         }
 
@@ -82,10 +88,6 @@
             {
                 content.attachments = [attachment]
             }
-            guard let categories = result.categoriesToRegister else { return contentHandler(content) }
-            // The category must exist before the content is shown, or iOS shows no buttons.
-            UNUserNotificationCenter.current().setNotificationCategories(
-                Set(categories.map(TidingsClient.category)))
             contentHandler(content)
         }
     }
