@@ -1,4 +1,4 @@
-#if canImport(PushKit)
+#if canImport(UIKit) && canImport(PushKit)
     import Foundation
     import PushKit
     import TidingsModel

@@ -1,4 +1,4 @@
-#if canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications)
     import Foundation
     import UserNotifications
 

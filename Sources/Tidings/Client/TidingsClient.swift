@@ -114,6 +114,9 @@ public final class TidingsClient: Sendable {
         coldStart.ready()
     }
 
+    /// Whether ``ready()`` has been called: taps are performed at once, and no longer count as cold starts.
+    public var isReady: Bool { coldStart.isReady }
+
     // MARK: - Registration
 
     /// Sends the installation if the server does not have it yet (or `force`); failures are in the result.
