@@ -97,13 +97,16 @@
         // MARK: - URLs
 
         /// Forward `application(_:open:options:)`; returns whether the URL was ours (return it from there).
+        /// Before ``ready()`` the deep link is held, like a tap.
         ///
         /// - Important: the performer must open deep links inside the app (`UIKitRoutePerformer.openDeepLink`);
         ///   handing the app's own URL back to `UIApplication.open` would deliver it here again.
         @MainActor
         @discardableResult
         public func open(_ url: URL, performer: any RoutePerformer) -> Bool {
-            performer.perform(handleOpenURL(url.absoluteString))
+            let handled = handleLaunch(SceneLaunch(urls: [url.absoluteString]))
+            performer.perform(handled.routesToPerform)
+            return handled.otherURLs.isEmpty
         }
 
         /// Forward `scene(_:openURLContexts:)`; returns whether any URL was ours.
@@ -113,6 +116,20 @@
             var anyOurs = false
             for context in contexts where open(context.url, performer: performer) { anyOurs = true }
             return anyOurs
+        }
+
+        /// Forward `scene(_:willConnectTo:options:)`: the tap, URL or universal link that launched the scene.
+        ///
+        /// - Returns: the URLs that were not ours, for the app to open its own way.
+        @MainActor
+        @discardableResult
+        public func connect(_ options: UIScene.ConnectionOptions, performer: any RoutePerformer) -> [URL] {
+            let universalLinks = options.userActivities.filter { $0.activityType == NSUserActivityTypeBrowsingWeb }
+            let urls = options.urlContexts.map(\.url) + universalLinks.compactMap(\.webpageURL)
+            let response = options.notificationResponse.flatMap(NotificationResponseValues.init)
+            let handled = handleLaunch(SceneLaunch(urls: urls.map(\.absoluteString), response: response))
+            performer.perform(handled.routesToPerform)
+            return handled.otherURLs.compactMap(URL.init(string:))
         }
 
         /// Forward `scene(_:continue:)` (and `application(_:continue:restorationHandler:)`) for universal

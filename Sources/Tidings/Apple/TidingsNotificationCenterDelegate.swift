@@ -45,15 +45,13 @@
         /// - Returns: whether the push was ours; when false, pass the response on.
         @discardableResult
         public func handleIfOurs(_ response: UNNotificationResponse, appState: AppState) -> Bool {
-            guard let userInfo = try? JSONValue(foundationObject: response.notification.request.content.userInfo)
-            else { return false }
+            guard let values = NotificationResponseValues(response) else { return false }
             let handled = client.handleResponse(
-                actionIdentifier: response.actionIdentifier,
-                userText: (response as? UNTextInputNotificationResponse)?.userText, userInfo: userInfo,
-                appState: appState, requestIdentifier: response.notification.request.identifier)
+                actionIdentifier: values.actionIdentifier, userText: values.userText, userInfo: values.userInfo,
+                appState: appState, requestIdentifier: values.requestIdentifier)
             guard handled.isOurs else { return false }
             let performer = performer
-            Task { @MainActor in performer.perform(handled, userInfo: userInfo) }
+            Task { @MainActor in performer.perform(handled, userInfo: values.userInfo) }
             return true
         }
 

@@ -32,7 +32,7 @@ extension TidingsClient {
         guard decision.isOurs else {
             return HandledResponse(isOurs: false, submission: .performNow(.none), events: [])
         }
-        let submission = submit(decision.route, key: requestIdentifier)
+        let submission = submit(PendingRoute(decision.route, userInfo: userInfo), key: requestIdentifier)
         if case .duplicate = submission {
             return HandledResponse(isOurs: true, submission: submission, events: [])
         }
