@@ -33,24 +33,11 @@
         ///
         /// - Parameter options: what to ask for; `.provisional` asks nothing and delivers quietly.
         /// - Returns: the permission the person chose.
-        @MainActor
         @discardableResult
         public func requestAuthorization(
             options: UNAuthorizationOptions = [.alert, .sound, .badge]
         ) async -> NotificationPermission {
-            let center = UNUserNotificationCenter.current()
-            if await center.notificationSettings().authorizationStatus == .notDetermined {
-                do {
-                    _ = try await center.requestAuthorization(options: options)
-                } catch {
-                    logger.info("authorization request failed", metadata: ["error": "\(error)"])
-                }
-            }
-            let permission = Self.permission(await center.notificationSettings().authorizationStatus)
-            await setPermission(permission)
-            // Always: the registrar decides whether the token is sent (permission, `alwaysAllowTokenRegistration`).
-            UIApplication.shared.registerForRemoteNotifications()
-            return permission
+            await requestPermission(using: UserNotificationsPermissionPrompt(options: options))
         }
 
         /// `UNAuthorizationStatus` as a ``NotificationPermission``; a status added after this SDK counts as
@@ -81,17 +68,10 @@
             userInfo: [AnyHashable: Any], completion: @escaping (UIBackgroundFetchResult) -> Void,
             appWork: ((@escaping (UIBackgroundFetchResult) -> Void) -> Void)? = nil
         ) -> Bool {
-            guard let json = try? JSONValue(foundationObject: userInfo) else {
-                if let appWork { appWork(completion) } else { completion(.noData) }
-                return false
-            }
-            let decision = handleBackground(userInfo: json)
-            if decision.shouldAppWork || !decision.isOurs, let appWork {
-                appWork(completion)
-            } else {
-                completion(.noData)
-            }
-            return decision.isOurs
+            let json = try? JSONValue(foundationObject: userInfo)
+            let handled = handleBackgroundFetch(userInfo: json, hasAppWork: appWork != nil)
+            if handled.completion == .appWork, let appWork { appWork(completion) } else { completion(.noData) }
+            return handled.isOurs
         }
 
         // MARK: - URLs
