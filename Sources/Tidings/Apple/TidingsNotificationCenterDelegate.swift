@@ -83,6 +83,27 @@
             if forwarded == nil { completionHandler() }
         }
 
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?
+        ) {
+            next?.userNotificationCenter?(center, openSettingsFor: notification)
+        }
+
+        /// Answers for ``next`` on the methods only it implements: iOS shows the in-app notification
+        /// settings button only when the delegate responds to `openSettingsFor`.
+        override public func responds(to selector: Selector!) -> Bool {
+            if selector == Self.openSettingsSelector { return next?.responds(to: selector) ?? false }
+            return super.responds(to: selector) || (next?.responds(to: selector) ?? false)
+        }
+
+        /// Sends every method this class does not implement (one Apple adds later) to ``next``.
+        override public func forwardingTarget(for selector: Selector!) -> Any? {
+            next?.responds(to: selector) == true ? next : super.forwardingTarget(for: selector)
+        }
+
+        private static let openSettingsSelector = #selector(
+            UNUserNotificationCenterDelegate.userNotificationCenter(_:openSettingsFor:))
+
         /// `UIApplication.shared.applicationState`; iOS calls the delegate on the main thread.
         static func currentApplicationState() -> ApplicationState {
             let state = MainActor.assumeIsolated { UIApplication.shared.applicationState }
