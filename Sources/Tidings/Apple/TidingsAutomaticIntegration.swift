@@ -25,6 +25,9 @@
         public let notificationDelegate: TidingsNotificationCenterDelegate?
         private var readyObserver: (any NSObjectProtocol)?
 
+        /// The integration set up last, for ``TidingsSceneDelegate``; held weakly: the app owns it.
+        public private(set) static weak var current: TidingsAutomaticIntegration?
+
         /// The app's own notification-centre delegate: set it here, not on the centre (which would replace
         /// the proxy). Held strongly; it gets every push that is not Tidings'.
         public var appNotificationDelegate: (any UNUserNotificationCenterDelegate)? {
@@ -40,6 +43,7 @@
                 forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main
             ) { [weak self] _ in MainActor.assumeIsolated { self?.becameActive() } }
             Task { await self.launch(plan) }
+            Self.current = self
         }
 
         /// Forward `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
