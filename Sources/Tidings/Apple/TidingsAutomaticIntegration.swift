@@ -36,8 +36,9 @@
         }
 
         init(client: TidingsClient, plan: AutomaticIntegrationPlan) {
+            let performer = UIKitRoutePerformer(client: client)
             self.client = client
-            performer = UIKitRoutePerformer(client: client)
+            self.performer = performer
             notificationDelegate = plan.installsProxy ? Self.installProxy(client, performer, plan: plan) : nil
             readyObserver = NotificationCenter.default.addObserver(
                 forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main

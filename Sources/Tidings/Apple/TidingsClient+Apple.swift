@@ -106,7 +106,7 @@
         public func connect(_ options: UIScene.ConnectionOptions, performer: any RoutePerformer) -> [URL] {
             let universalLinks = options.userActivities.filter { $0.activityType == NSUserActivityTypeBrowsingWeb }
             let urls = options.urlContexts.map(\.url) + universalLinks.compactMap(\.webpageURL)
-            let response = options.notificationResponse.flatMap(NotificationResponseValues.init)
+            let response = options.notificationResponse.flatMap { NotificationResponseValues($0) }
             let handled = handleLaunch(SceneLaunch(urls: urls.map(\.absoluteString), response: response))
             performer.perform(handled.routesToPerform)
             return handled.otherURLs.compactMap(URL.init(string:))
