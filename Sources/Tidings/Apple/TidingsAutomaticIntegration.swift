@@ -98,7 +98,7 @@
             let client = try TidingsClient(configuration: configuration)
             let existing = UNUserNotificationCenter.current().delegate
             let kind: AutomaticIntegrationPlan.ExistingDelegate =
-                existing == nil ? .none : existing is TidingsNotificationCenterDelegate ? .tidings : .other
+                existing == nil ? .unset : existing is TidingsNotificationCenterDelegate ? .tidings : .other
             let plan = AutomaticIntegrationPlan(options: configuration.automaticIntegration, existing: kind)
             return TidingsAutomaticIntegration(client: client, plan: plan)
         }

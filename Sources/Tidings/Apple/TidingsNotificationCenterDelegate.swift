@@ -104,8 +104,10 @@
         private static let openSettingsSelector = #selector(
             UNUserNotificationCenterDelegate.userNotificationCenter(_:openSettingsFor:))
 
-        /// `UIApplication.shared.applicationState`; iOS calls the delegate on the main thread.
+        /// `UIApplication.shared.applicationState`. iOS calls the delegate on the main thread; should it not,
+        /// `inactive` (a tap bringing the app forward) is the safe guess, not a crash.
         static func currentApplicationState() -> ApplicationState {
+            guard Thread.isMainThread else { return .inactive }
             let state = MainActor.assumeIsolated { UIApplication.shared.applicationState }
             switch state {
             case .active: return .active

@@ -5,7 +5,8 @@
 public struct AutomaticIntegrationPlan: Sendable, Hashable {
     /// What is set as `UNUserNotificationCenter.current().delegate` now.
     public enum ExistingDelegate: Sendable, Hashable {
-        case none
+        /// No delegate is set.
+        case unset
         /// Tidings' own proxy: the integration ran before (a second call, or a second client).
         case tidings
         /// The app's or another SDK's.

@@ -9,7 +9,7 @@ import Tidings
         #expect(plan.registersForRemoteNotifications)
         #expect(!plan.requestsAuthorization)
         #expect(
-            !AutomaticIntegrationPlan(options: AutomaticIntegrationOptions(), existing: .none).chainsExistingDelegate)
+            !AutomaticIntegrationPlan(options: AutomaticIntegrationOptions(), existing: .unset).chainsExistingDelegate)
     }
 
     @Test func aSecondRunKeepsTheProxyInPlaceInsteadOfChainingItToItself() {
