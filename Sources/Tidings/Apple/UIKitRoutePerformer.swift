@@ -16,7 +16,8 @@
         public let client: TidingsClient
         /// Shows an app screen by name.
         public var showScreen: (String, [String: JSONValue]) -> Void
-        /// Opens a deep link inside the app (the app's router); nil hands it to `UIApplication.open`.
+        /// Opens a deep link inside the app (the app's router); nil hands an allowed one to
+        /// `UIApplication.open`.
         ///
         /// - Important: set it when URLs reach the app through ``TidingsClient/open(_:performer:)``: the
         ///   app's own scheme given to `UIApplication.open` comes straight back to `application(_:open:)`.
