@@ -1,4 +1,4 @@
-#if canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications)
     import Foundation
     import Tidings
     import TidingsModel
@@ -42,14 +42,25 @@
             }
             self.pipeline = pipeline
             let handler = ContentHandlerBox(contentHandler: contentHandler, original: original)
-            // Plain values only cross into the callback: the request and content are not Sendable.
-            let serviceRequest = NotificationServiceRequest(
-                identifier: request.identifier, userInfo: userInfo, title: original.title, subtitle: original.subtitle,
-                body: original.body, categoryIdentifier: original.categoryIdentifier, badge: original.badge?.intValue)
-            UNUserNotificationCenter.current().getNotificationCategories { registered in
-                var serviceRequest = serviceRequest
-                serviceRequest.registeredCategories = TidingsClient.definitions(registered)
-                pipeline.run(serviceRequest) { result in handler.deliver(result) }
+            // Plain values only cross into the task: the request and content are not Sendable.
+            Self.run(pipeline, NotificationServiceRequest(request, userInfo: userInfo), handler: handler)
+        }
+
+        /// Reads the registered categories, runs the pipeline, registers its categories and, once iOS
+        /// confirms them (or the short timeout passes), hands the content over.
+        private static func run(
+            _ pipeline: NotificationServicePipeline, _ request: NotificationServiceRequest, handler: ContentHandlerBox
+        ) {
+            Task {
+                let center = UserNotificationsCategoryCenter()
+                var request = request
+                request.registeredCategories = await center.registeredCategories()
+                pipeline.run(request) { result in
+                    Task {
+                        await pipeline.categoryRegistration.prepare(result, in: center)
+                        handler.deliver(result)
+                    }
+                }
             }
         }
 
@@ -82,10 +93,6 @@
             {
                 content.attachments = [attachment]
             }
-            guard let categories = result.categoriesToRegister else { return contentHandler(content) }
-            // The category must exist before the content is shown, or iOS shows no buttons.
-            UNUserNotificationCenter.current().setNotificationCategories(
-                Set(categories.map(TidingsClient.category)))
             contentHandler(content)
         }
     }

@@ -33,24 +33,11 @@
         ///
         /// - Parameter options: what to ask for; `.provisional` asks nothing and delivers quietly.
         /// - Returns: the permission the person chose.
-        @MainActor
         @discardableResult
         public func requestAuthorization(
             options: UNAuthorizationOptions = [.alert, .sound, .badge]
         ) async -> NotificationPermission {
-            let center = UNUserNotificationCenter.current()
-            if await center.notificationSettings().authorizationStatus == .notDetermined {
-                do {
-                    _ = try await center.requestAuthorization(options: options)
-                } catch {
-                    logger.info("authorization request failed", metadata: ["error": "\(error)"])
-                }
-            }
-            let permission = Self.permission(await center.notificationSettings().authorizationStatus)
-            await setPermission(permission)
-            // Always: the registrar decides whether the token is sent (permission, `alwaysAllowTokenRegistration`).
-            UIApplication.shared.registerForRemoteNotifications()
-            return permission
+            await requestPermission(using: UserNotificationsPermissionPrompt(options: options))
         }
 
         /// `UNAuthorizationStatus` as a ``NotificationPermission``; a status added after this SDK counts as
@@ -81,29 +68,25 @@
             userInfo: [AnyHashable: Any], completion: @escaping (UIBackgroundFetchResult) -> Void,
             appWork: ((@escaping (UIBackgroundFetchResult) -> Void) -> Void)? = nil
         ) -> Bool {
-            guard let json = try? JSONValue(foundationObject: userInfo) else {
-                if let appWork { appWork(completion) } else { completion(.noData) }
-                return false
-            }
-            let decision = handleBackground(userInfo: json)
-            if decision.shouldAppWork || !decision.isOurs, let appWork {
-                appWork(completion)
-            } else {
-                completion(.noData)
-            }
-            return decision.isOurs
+            let json = try? JSONValue(foundationObject: userInfo)
+            let handled = handleBackgroundFetch(userInfo: json, hasAppWork: appWork != nil)
+            if handled.completion == .appWork, let appWork { appWork(completion) } else { completion(.noData) }
+            return handled.isOurs
         }
 
         // MARK: - URLs
 
         /// Forward `application(_:open:options:)`; returns whether the URL was ours (return it from there).
+        /// Before ``ready()`` the deep link is held, like a tap.
         ///
         /// - Important: the performer must open deep links inside the app (`UIKitRoutePerformer.openDeepLink`);
         ///   handing the app's own URL back to `UIApplication.open` would deliver it here again.
         @MainActor
         @discardableResult
         public func open(_ url: URL, performer: any RoutePerformer) -> Bool {
-            performer.perform(handleOpenURL(url.absoluteString))
+            let handled = handleLaunch(SceneLaunch(urls: [url.absoluteString]))
+            performer.perform(handled.routesToPerform)
+            return handled.otherURLs.isEmpty
         }
 
         /// Forward `scene(_:openURLContexts:)`; returns whether any URL was ours.
@@ -113,6 +96,20 @@
             var anyOurs = false
             for context in contexts where open(context.url, performer: performer) { anyOurs = true }
             return anyOurs
+        }
+
+        /// Forward `scene(_:willConnectTo:options:)`: the tap, URL or universal link that launched the scene.
+        ///
+        /// - Returns: the URLs that were not ours, for the app to open its own way.
+        @MainActor
+        @discardableResult
+        public func connect(_ options: UIScene.ConnectionOptions, performer: any RoutePerformer) -> [URL] {
+            let universalLinks = options.userActivities.filter { $0.activityType == NSUserActivityTypeBrowsingWeb }
+            let urls = options.urlContexts.map(\.url) + universalLinks.compactMap(\.webpageURL)
+            let response = options.notificationResponse.flatMap { NotificationResponseValues($0) }
+            let handled = handleLaunch(SceneLaunch(urls: urls.map(\.absoluteString), response: response))
+            performer.perform(handled.routesToPerform)
+            return handled.otherURLs.compactMap(URL.init(string:))
         }
 
         /// Forward `scene(_:continue:)` (and `application(_:continue:restorationHandler:)`) for universal

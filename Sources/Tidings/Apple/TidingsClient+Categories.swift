@@ -1,17 +1,16 @@
-#if canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications)
     import Foundation
     import UserNotifications
 
     /// Button categories between ``CategoryDefinition`` and UserNotifications, for the app and the extension.
     extension TidingsClient {
-        /// Registers the app's own button categories, keeping those already registered (by the extension,
-        /// another SDK) unless one of `categories` has the same identifier.
-        public func registerCategories(_ categories: [CategoryDefinition]) async {
-            let center = UNUserNotificationCenter.current()
-            let replaced = Set(categories.map(\.id))
-            var merged = await center.notificationCategories().filter { !replaced.contains($0.identifier) }
-            merged.formUnion(categories.map(Self.category))
-            center.setNotificationCategories(merged)
+        /// Registers the app's own button categories, keeping every other registered category (the
+        /// extension's, another SDK's) exactly as it is, and waits until iOS confirms them.
+        ///
+        /// - Returns: whether iOS confirmed the registration within the timeout.
+        @discardableResult
+        public func registerCategories(_ categories: [CategoryDefinition]) async -> Bool {
+            await CategoryRegistration().register(categories, in: UserNotificationsCategoryCenter())
         }
 
         /// A ``CategoryDefinition`` as a `UNNotificationCategory`.

@@ -1,6 +1,7 @@
-#if canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications)
     import Foundation
     import TidingsModel
+    import UIKit
     import UserNotifications
 
     /// The `UNUserNotificationCenter` delegate that forwards to a ``TidingsClient``; every decision is the
@@ -12,15 +13,18 @@
     /// ```
     ///
     /// To chain another vendor, set ``next`` (or subclass and call ``presentationIfOurs(for:)`` /
-    /// ``handleIfOurs(_:)``): pushes that are not ours go to it unchanged.
+    /// ``handleIfOurs(_:appState:)``): pushes that are not ours go to it unchanged.
     public final class TidingsNotificationCenterDelegate: NSObject, UNUserNotificationCenterDelegate,
         @unchecked Sendable
     {
         // @unchecked: every stored property is a `let` except `next`, which the app sets once at launch.
         public let client: TidingsClient
         public let performer: any RoutePerformer
-        /// The delegate that gets pushes that are not ours (another vendor's SDK, the app's own); held weakly.
-        public weak var next: (any UNUserNotificationCenterDelegate)?
+        /// The delegate that gets pushes that are not ours (another vendor's SDK, the app's own).
+        ///
+        /// Held strongly, unlike `UNUserNotificationCenter.delegate`: a vendor's delegate object that only
+        /// the chain references would otherwise be freed, and its pushes silently dropped.
+        public var next: (any UNUserNotificationCenterDelegate)?
 
         public init(client: TidingsClient, performer: any RoutePerformer) {
             self.client = client
@@ -40,16 +44,14 @@
         ///
         /// - Returns: whether the push was ours; when false, pass the response on.
         @discardableResult
-        public func handleIfOurs(_ response: UNNotificationResponse, appState: AppState = .background) -> Bool {
-            guard let userInfo = try? JSONValue(foundationObject: response.notification.request.content.userInfo)
-            else { return false }
+        public func handleIfOurs(_ response: UNNotificationResponse, appState: AppState) -> Bool {
+            guard let values = NotificationResponseValues(response) else { return false }
             let handled = client.handleResponse(
-                actionIdentifier: response.actionIdentifier,
-                userText: (response as? UNTextInputNotificationResponse)?.userText, userInfo: userInfo,
-                appState: appState, requestIdentifier: response.notification.request.identifier)
+                actionIdentifier: values.actionIdentifier, userText: values.userText, userInfo: values.userInfo,
+                appState: appState, requestIdentifier: values.requestIdentifier)
             guard handled.isOurs else { return false }
             let performer = performer
-            Task { @MainActor in performer.perform(handled, userInfo: userInfo) }
+            Task { @MainActor in performer.perform(handled, userInfo: values.userInfo) }
             return true
         }
 
@@ -72,13 +74,47 @@
             _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
             withCompletionHandler completionHandler: @escaping @Sendable () -> Void
         ) {
-            if handleIfOurs(response) {
+            if handleIfOurs(response, appState: client.appState(for: Self.currentApplicationState())) {
                 completionHandler()
                 return
             }
             let forwarded: Void? = next?.userNotificationCenter?(
                 center, didReceive: response, withCompletionHandler: completionHandler)
             if forwarded == nil { completionHandler() }
+        }
+
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?
+        ) {
+            next?.userNotificationCenter?(center, openSettingsFor: notification)
+        }
+
+        /// Answers for ``next`` on the methods only it implements: iOS shows the in-app notification
+        /// settings button only when the delegate responds to `openSettingsFor`.
+        override public func responds(to selector: Selector!) -> Bool {
+            if selector == Self.openSettingsSelector { return next?.responds(to: selector) ?? false }
+            return super.responds(to: selector) || (next?.responds(to: selector) ?? false)
+        }
+
+        /// Sends every method this class does not implement (one Apple adds later) to ``next``.
+        override public func forwardingTarget(for selector: Selector!) -> Any? {
+            next?.responds(to: selector) == true ? next : super.forwardingTarget(for: selector)
+        }
+
+        private static let openSettingsSelector = #selector(
+            UNUserNotificationCenterDelegate.userNotificationCenter(_:openSettingsFor:))
+
+        /// `UIApplication.shared.applicationState`. iOS calls the delegate on the main thread; should it not,
+        /// `inactive` (a tap bringing the app forward) is the safe guess, not a crash.
+        static func currentApplicationState() -> ApplicationState {
+            guard Thread.isMainThread else { return .inactive }
+            let state = MainActor.assumeIsolated { UIApplication.shared.applicationState }
+            switch state {
+            case .active: return .active
+            case .inactive: return .inactive
+            case .background: return .background
+            @unknown default: return .inactive
+            }
         }
 
         /// `PresentationOptions` as UserNotifications' options, one for one.

@@ -4,9 +4,9 @@
     import TidingsModel
     import UIKit
 
-    /// Performs routes with UIKit: links through `UIApplication.open`, in-app pages in an
-    /// `SFSafariViewController`, screens, replies and custom buttons through the app's closures, and coupons
-    /// through a "Copy coupon code?" alert.
+    /// Performs routes with UIKit, one call per ``RouteStep`` the client chose: links through
+    /// `UIApplication.open`, `http(s)` pages in an `SFSafariViewController`, screens, replies and custom
+    /// buttons through the app's closures, and coupons through a "Copy coupon code?" alert.
     ///
     /// ```swift
     /// let performer = UIKitRoutePerformer(client: client) { name, parameters in router.show(name, parameters) }
@@ -16,7 +16,8 @@
         public let client: TidingsClient
         /// Shows an app screen by name.
         public var showScreen: (String, [String: JSONValue]) -> Void
-        /// Opens a deep link inside the app (the app's router); nil hands it to `UIApplication.open`.
+        /// Opens a deep link inside the app (the app's router); nil hands an allowed one to
+        /// `UIApplication.open`.
         ///
         /// - Important: set it when URLs reach the app through ``TidingsClient/open(_:performer:)``: the
         ///   app's own scheme given to `UIApplication.open` comes straight back to `application(_:open:)`.
@@ -39,31 +40,31 @@
         }
 
         public func perform(_ route: RoutedAction, userInfo: JSONValue?) {
-            switch route {
-            case .none, .openApp:
+            apply(client.step(for: route, opensDeepLinksInApp: openDeepLink != nil), userInfo: userInfo)
+        }
+
+        /// Carries out one step; the client decided it (``RouteStep``), so nothing here checks a URL again.
+        private func apply(_ step: RouteStep, userInfo: JSONValue?) {
+            switch step {
+            case .nothing:
                 break
-            case .deepLink(let url):
-                guard let url = URL(string: url) else { return }
-                if let openDeepLink { openDeepLink(url) } else { UIApplication.shared.open(url) }
-            case .web(let url, inApp: false):
-                guard let url = URL(string: url) else { return }
-                UIApplication.shared.open(url)
-            case .web(let url, inApp: true):
+            case .openExternally(let url):
+                if let url = URL(string: url) { UIApplication.shared.open(url) }
+            case .openInAppBrowser(let url):
                 guard let url = URL(string: url), let presenter = Self.topViewController() else { return }
                 presenter.present(SFSafariViewController(url: url), animated: true)
-            case .screen(let name, let parameters):
+            case .openDeepLinkInApp(let url):
+                if let url = URL(string: url) { openDeepLink?(url) }
+            case .showScreen(let name, let parameters):
                 showScreen(name, parameters)
-            case .coupon(let code, let then):
-                offerCoupon(code, userInfo: userInfo, then: then)
-            case .reply, .custom:
+            case .offerCoupon(let code, let then):
+                offerCoupon(code, userInfo: userInfo) { [weak self] in self?.apply(then, userInfo: userInfo) }
+            case .passToApp(let route):
                 handleButton?(route)
             }
         }
 
-        private func offerCoupon(_ code: String, userInfo: JSONValue?, then: RoutedAction?) {
-            let followUp = { [weak self] in
-                if let then, then != .none { self?.perform(then, userInfo: userInfo) }
-            }
+        private func offerCoupon(_ code: String, userInfo: JSONValue?, then followUp: @escaping () -> Void) {
             guard let presenter = Self.topViewController() else { return followUp() }
             let alert = UIAlertController(title: couponTitle, message: code, preferredStyle: .alert)
             alert.addAction(

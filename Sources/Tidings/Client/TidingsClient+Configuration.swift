@@ -74,6 +74,8 @@ extension TidingsClient {
         public var alwaysAllowTokenRegistration = false
         /// Send what the person typed in a reply to analytics; off by default (it may be personal).
         public var sendsReplyTextToAnalytics = false
+        /// What ``TidingsClient/automaticIntegration(configuration:performer:)`` installs.
+        public var automaticIntegration = AutomaticIntegrationOptions()
         /// The vendor dialects treated as ours, besides the native one.
         public var handledDialects: Set<PushDialect> = Set(PushDialect.allCases)
         public var sdkVersion = "0.1.0"

@@ -32,7 +32,7 @@ extension TidingsClient {
         guard decision.isOurs else {
             return HandledResponse(isOurs: false, submission: .performNow(.none), events: [])
         }
-        let submission = submit(decision.route, key: requestIdentifier)
+        let submission = submit(PendingRoute(decision.route, userInfo: userInfo), key: requestIdentifier)
         if case .duplicate = submission {
             return HandledResponse(isOurs: true, submission: submission, events: [])
         }
@@ -47,6 +47,22 @@ extension TidingsClient {
         guard decision.isOurs else { return decision }
         record(decision.events, delivery: decision.deliveryCandidate)
         return decision
+    }
+
+    /// A push woke the app: records what ``handleBackground(userInfo:appState:)`` records and says who
+    /// completes the fetch.
+    ///
+    /// - Parameters:
+    ///   - userInfo: the push as JSON; nil when it could not be converted (then it is not ours).
+    ///   - hasAppWork: whether the app gave a refresh to run.
+    /// - Returns: whether the push was ours, and who calls the completion handler.
+    public func handleBackgroundFetch(
+        userInfo: JSONValue?, hasAppWork: Bool, appState: AppState = .background
+    ) -> (isOurs: Bool, completion: BackgroundCompletion) {
+        guard let userInfo else { return (false, hasAppWork ? .appWork : .finishNoData) }
+        let decision = handleBackground(userInfo: userInfo, appState: appState)
+        let wantsWork = decision.shouldAppWork || !decision.isOurs
+        return (decision.isOurs, wantsWork && hasAppWork ? .appWork : .finishNoData)
     }
 
     /// A URL reached the app; says whether the allow-list lets the SDK open it as a deep link.

@@ -20,6 +20,8 @@ extension TidingsClient.Configuration {
         public static let mediaAllowInsecureHTTP = "TidingsMediaAllowInsecureHTTP"
         public static let flushThreshold = "TidingsUploadFlushThreshold"
         public static let flushIntervalSeconds = "TidingsUploadFlushIntervalSeconds"
+        public static let notificationDelegateProxyEnabled = "TidingsNotificationDelegateProxyEnabled"
+        public static let requestAuthorizationAtLaunch = "TidingsRequestAuthorizationAtLaunch"
         public static let appVersion = "CFBundleShortVersionString"
     }
 
@@ -86,6 +88,11 @@ extension TidingsClient.Configuration {
         alwaysAllowTokenRegistration =
             try plist.bool(InfoPlistKey.alwaysAllowTokenRegistration) ?? alwaysAllowTokenRegistration
         sendsReplyTextToAnalytics = try plist.bool(InfoPlistKey.sendReplyTextToAnalytics) ?? sendsReplyTextToAnalytics
+        automaticIntegration = AutomaticIntegrationOptions(
+            installsNotificationDelegateProxy: try plist.bool(InfoPlistKey.notificationDelegateProxyEnabled)
+                ?? automaticIntegration.installsNotificationDelegateProxy,
+            requestsAuthorizationAtLaunch: try plist.bool(InfoPlistKey.requestAuthorizationAtLaunch)
+                ?? automaticIntegration.requestsAuthorizationAtLaunch)
         deepLinks = DeepLinkAllowList(
             schemes: Set(try plist.strings(InfoPlistKey.deepLinkSchemes) ?? []),
             hosts: Set(try plist.strings(InfoPlistKey.deepLinkHosts) ?? []))

@@ -10,6 +10,11 @@ extension TidingsClient {
         record([stateEvent(.tokenRegister, state: state, token: current.value, tokenType: current.type)])
     }
 
+    /// Records `token_unregister` for a token that stopped being valid, with the state it had.
+    func recordTokenRemoval(_ token: DeviceToken, state: InstallationState) {
+        record([stateEvent(.tokenUnregister, state: state, token: token.value, tokenType: token.type)])
+    }
+
     /// Records `permission_change` when the notification permission differs from the one known before.
     func recordPermissionChange(from previous: NotificationPermission?, to state: InstallationState) {
         guard let permission = state.permission, permission != previous else { return }

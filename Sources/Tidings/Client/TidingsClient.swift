@@ -32,7 +32,9 @@ public final class TidingsClient: Sendable {
 
     /// The logged-in user, mirrored outside the registrar's actor so events can be stamped synchronously.
     private let currentUser: LockedBox<String?>
-    private let coldStart: ColdStartBuffer<RoutedAction>
+    private let coldStart: ColdStartBuffer<PendingRoute>
+    /// Orders the token updates PushKit reports from its synchronous callbacks.
+    let tokenUpdates = TokenUpdateQueue()
     let logger: Logger
 
     /// Opens the shared container and builds the registrar, uploader and handlers; sends nothing yet.
@@ -109,10 +111,18 @@ public final class TidingsClient: Sendable {
         return update
     }
 
-    /// Marks the UI ready and returns the routes held since launch, oldest first, each once.
-    public func ready() -> [RoutedAction] {
+    /// Marks the UI ready and returns the routes held since launch, oldest first, each once, with the push
+    /// each came from (so a coupon copied after a cold start still records `coupon_copy`).
+    ///
+    /// ```swift
+    /// performer.perform(client.ready())
+    /// ```
+    public func ready() -> [PendingRoute] {
         coldStart.ready()
     }
+
+    /// Whether ``ready()`` has been called: taps are performed at once, and no longer count as cold starts.
+    public var isReady: Bool { coldStart.isReady }
 
     // MARK: - Registration
 
@@ -222,8 +232,12 @@ public final class TidingsClient: Sendable {
         }
     }
 
-    /// Hands a submission to the cold-start buffer under its request identifier.
-    func submit(_ route: RoutedAction, key: String?) -> ColdStartBuffer<RoutedAction>.Submission {
-        coldStart.submit(route, key: key)
+    /// Hands a route to the cold-start buffer under its request identifier.
+    func submit(_ route: PendingRoute, key: String?) -> ColdStartBuffer<RoutedAction>.Submission {
+        switch coldStart.submit(route, key: key) {
+        case .performNow(let pending): return .performNow(pending.route)
+        case .held: return .held
+        case .duplicate: return .duplicate
+        }
     }
 }

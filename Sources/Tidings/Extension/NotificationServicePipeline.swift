@@ -99,6 +99,12 @@ public final class NotificationServicePipeline: Sendable {
         await running.task.value
     }
 
+    /// Registers a result's categories and waits for iOS to confirm them, with this pipeline's category
+    /// names; the extension calls it before the content handler.
+    public var categoryRegistration: CategoryRegistration {
+        CategoryRegistration(ownership: planner.configuration, clock: configuration.clock)
+    }
+
     // MARK: - Steps
 
     /// Runs every step and returns the final result; offers the text-only result to `delivery` on the way.

@@ -6,7 +6,8 @@ extension NotificationHandler {
     /// | body, no action / open app | `.openApp` | `open` |
     /// | body, allowed deep link | `.deepLink` | `open`, `deeplink_open` |
     /// | body, disallowed deep link | `.openApp(reason:)` | `open` |
-    /// | body, web | `.web` | `open`, `link_open` |
+    /// | body, web (`http(s)`, or an allowed scheme outside the app) | `.web` | `open`, `link_open` |
+    /// | body, web with any other scheme | `.openApp(reason:)` | `open` |
     /// | body, screen | `.screen` | `open`, `screen_open` |
     /// | body, coupon | `.coupon(then: nil)` | `open` (`coupon_copy` once copied) |
     /// | button | as its action | `action` (+ `link_open`/`deeplink_open`) |
@@ -57,8 +58,8 @@ extension NotificationHandler {
                 events.append(event(.deeplinkOpen, payload: payload, appState: appState, value: url))
             }
         case .web(let url, let inApp):
-            route = .web(url: url, inApp: inApp)
-            events.append(event(.linkOpen, payload: payload, appState: appState, value: url))
+            route = webRoute(url, inApp: inApp)
+            if case .web = route { events.append(event(.linkOpen, payload: payload, appState: appState, value: url)) }
         case .screen(let name, let parameters):
             route = .screen(name: name, parameters: parameters)
             events.append(event(.screenOpen, payload: payload, appState: appState, value: name))
@@ -89,8 +90,10 @@ extension NotificationHandler {
             let opened = event(.deeplinkOpen, payload: payload, appState: appState, actionID: identifier, value: url)
             return ResponseDecision(isOurs: true, events: [actionEvent, opened], route: route)
         case .web(let url, let inApp):
+            let route = webRoute(url, inApp: inApp)
+            guard case .web = route else { return ResponseDecision(isOurs: true, events: [actionEvent], route: route) }
             let opened = event(.linkOpen, payload: payload, appState: appState, actionID: identifier, value: url)
-            return ResponseDecision(isOurs: true, events: [actionEvent, opened], route: .web(url: url, inApp: inApp))
+            return ResponseDecision(isOurs: true, events: [actionEvent, opened], route: route)
         case .reply:
             let text = userText ?? ""
             let attributes: [String: JSONValue]? =
@@ -103,6 +106,16 @@ extension NotificationHandler {
         case .custom:
             return ResponseDecision(isOurs: true, events: [actionEvent], route: .custom(buttonID: identifier))
         }
+    }
+
+    /// `.web` for a page (in the app's browser only when `http(s)`: `SFSafariViewController` crashes on
+    /// anything else), or for an allowed scheme opened outside the app; `.openApp` with the reason otherwise.
+    private func webRoute(_ url: String, inApp: Bool) -> RoutedAction {
+        if let reason = configuration.deepLinks.externalRejectionReason(url) {
+            configuration.logger.info("web link not opened: \(reason)")
+            return .openApp(reason: reason)
+        }
+        return .web(url: url, inApp: inApp && DeepLinkAllowList.isBrowsable(url))
     }
 
     /// `.deepLink` when the allow-list takes `url`, else `.openApp` with the reason.

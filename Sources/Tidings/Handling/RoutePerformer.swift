@@ -18,8 +18,7 @@ public protocol RoutePerformer: AnyObject, Sendable {
     /// - Parameters:
     ///   - route: what to do.
     ///   - userInfo: the push the route came from, to report a copied coupon with
-    ///     ``TidingsClient/couponCopied(code:userInfo:appState:)``; nil for a URL or a route held until
-    ///     ``TidingsClient/ready()``.
+    ///     ``TidingsClient/couponCopied(code:userInfo:appState:)``; nil for a URL.
     func perform(_ route: RoutedAction, userInfo: JSONValue?)
 }
 
@@ -33,9 +32,10 @@ extension RoutePerformer {
         return handled.isOurs
     }
 
-    /// Performs the routes ``TidingsClient/ready()`` returns, oldest first, skipping `.none`.
-    public func perform(_ routes: [RoutedAction]) {
-        for route in routes where route != .none { perform(route, userInfo: nil) }
+    /// Performs the routes ``TidingsClient/ready()`` returns, oldest first, each with its push, skipping
+    /// `.none`.
+    public func perform(_ routes: [PendingRoute]) {
+        for pending in routes where pending.route != .none { perform(pending.route, userInfo: pending.userInfo) }
     }
 
     /// Performs a URL's deep link when the allow-list accepts it.

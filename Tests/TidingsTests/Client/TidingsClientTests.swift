@@ -100,7 +100,7 @@ import TidingsTesting
         }
         #expect(repeated.events.isEmpty)
 
-        #expect(client.ready() == [.deepLink(url: "myapp://offer/1")])
+        #expect(client.ready() == [PendingRoute(.deepLink(url: "myapp://offer/1"), userInfo: push)])
         #expect(client.ready().isEmpty)
         #expect(try client.events.count() == 2)
 

@@ -44,11 +44,14 @@ final class RecordingRoutePerformer: RoutePerformer {
         #expect(performer.performed.isEmpty)
     }
 
-    @Test func readyRoutesArePerformedInOrderWithoutAPushAndNoneIsSkipped() {
+    @Test func readyRoutesArePerformedInOrderWithTheirPushAndNoneIsSkipped() {
         let performer = RecordingRoutePerformer()
-        performer.perform([.web(url: "https://example.com", inApp: true), .none, .custom(buttonID: "b")])
+        performer.perform([
+            PendingRoute(.web(url: "https://example.com", inApp: true), userInfo: Self.userInfo), PendingRoute(.none),
+            PendingRoute(.custom(buttonID: "b")),
+        ])
         #expect(performer.routes == [.web(url: "https://example.com", inApp: true), .custom(buttonID: "b")])
-        #expect(performer.performed.allSatisfy { $0.userInfo == nil })
+        #expect(performer.performed.map(\.userInfo) == [Self.userInfo, nil])
     }
 
     @Test func urlOutsideTheAllowListIsNotPerformed() {
@@ -75,6 +78,7 @@ final class RecordingRoutePerformer: RoutePerformer {
         performer.perform(delegateRepeat, userInfo: push)
         performer.perform(client.ready())
         #expect(performer.routes == [.deepLink(url: "myapp://offer/1")])
+        #expect(performer.performed.first?.userInfo == push)
         performer.perform(client.ready())
         #expect(performer.routes.count == 1)
     }

@@ -1,0 +1,3 @@
+import TidingsNotificationService
+
+final class NotificationService: TidingsNotificationService {}

@@ -1,0 +1,40 @@
+import Testing
+import Tidings
+
+@Suite struct TidingsClientRoutingTests {
+    @Test func theApplicationStateBecomesTheEventsAppState() throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration())
+        // Before ready(): the tap launched the app.
+        #expect(client.appState(for: .inactive) == .terminated)
+        #expect(client.appState(for: .background) == .terminated)
+        #expect(client.appState(for: .active) == .foreground)
+        _ = client.ready()
+        #expect(client.isReady)
+        #expect(client.appState(for: .inactive) == .background)
+        #expect(client.appState(for: .background) == .background)
+        #expect(client.appState(for: .active) == .foreground)
+    }
+
+    @Test func aTapFromTheForegroundIsRecordedAsForeground() throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration())
+        _ = client.ready()
+        let handled = client.handleResponse(
+            actionIdentifier: NotificationHandler.defaultActionIdentifier, userInfo: ClientFixture.push(),
+            appState: client.appState(for: .active))
+        #expect(handled.events.map(\.appState) == [.foreground, .foreground])
+    }
+
+    @Test func theClientsStepUsesItsAllowList() throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration())
+        #expect(
+            client.step(for: .deepLink(url: "myapp://a"), opensDeepLinksInApp: false)
+                == .openExternally(url: "myapp://a"))
+        #expect(client.step(for: .deepLink(url: "evil://a"), opensDeepLinksInApp: false) == .nothing)
+    }
+}
