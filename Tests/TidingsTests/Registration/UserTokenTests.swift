@@ -227,6 +227,35 @@ import TidingsTesting
         #expect(fixture.transport.requests[1].header(Self.header) == "token-1")
     }
 
+    @Test func aRecordWrittenBeforeUserTokensAsksForNone() async throws {
+        let fixture = RegistrationFixture(RegistrationFixture.echoes(2))
+        defer { fixture.removeFiles() }
+        // What an SDK without user tokens left behind: user-1 acknowledged, no acknowledged user noted.
+        let record: JSONValue = [
+            "version": 1, "desired": InstallationState(userID: "user-1").requestBody(),
+            "acknowledged_fingerprint": "0123456789abcdef", "acknowledged_at": 1_800_000_000_000,
+            "consecutive_failures": 0, "not_before": nil,
+        ]
+        try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
+        try record.serializedData(sortedKeys: true).write(
+            to: fixture.directory.appendingPathComponent("tidings-registration.json"))
+        let provider = CountingProvider()
+        let registrar = try fixture.registrar()
+        await registrar.setUserTokenProvider(provider.provider)
+        guard case .sent = await registrar.sync() else {
+            Issue.record("the upgraded record was not sent")
+            return
+        }
+        #expect(provider.calls.isEmpty)
+        #expect(fixture.transport.requests[0].header(Self.header) == nil)
+
+        // A real change of user after the upgrade does carry a token.
+        try await registrar.login(userID: "user-2")
+        await registrar.sync()
+        #expect(provider.calls == ["user-2"])
+        #expect(fixture.transport.requests[1].header(Self.header) == "token-1")
+    }
+
     @Test func theTokenIsNeverWrittenToDisk() async throws {
         let fixture = RegistrationFixture([RegistrationFixture.created(secret: RegistrationFixture.secret("Q"))])
         defer { fixture.removeFiles() }
