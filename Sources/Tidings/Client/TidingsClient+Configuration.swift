@@ -78,10 +78,19 @@ extension TidingsClient {
         public var automaticIntegration = AutomaticIntegrationOptions()
         /// The vendor dialects treated as ours, besides the native one.
         public var handledDialects: Set<PushDialect> = Set(PushDialect.allCases)
-        public var sdkVersion = "0.1.0"
+        public var sdkVersion = TidingsSDK.version
         public var appVersion: String?
         public var osVersion: String?
         public var deviceModel: String?
+        /// Where the device context sent with the installation comes from (time zone, language, locale, region,
+        /// OS, model, app version and build); read at start and by ``TidingsClient/deviceContextMayHaveChanged()``.
+        public var deviceContextProvider: any DeviceContextProvider = SystemDeviceContextProvider()
+        /// The keychain access group the installation secret is shared through (`TEAMID.group.com.example.app`);
+        /// nil uses the app's default group. Apple platforms only.
+        public var keychainAccessGroup: String?
+        /// Where the installation secret is kept; nil picks the keychain on Apple platforms and a 0600 file in
+        /// the container elsewhere.
+        public var secretStore: (any SecretStore)?
         public var logger = Logger.disabled(label: "tidings")
         /// The HTTP seam; URLSession by default.
         public var transport: any HTTPTransport = URLSessionTransport()
@@ -128,12 +137,24 @@ extension TidingsClient {
             return uploading
         }
 
+        /// The keychain where there is one, shared through ``keychainAccessGroup``; a file in the container
+        /// elsewhere.
+        var defaultSecretStore: any SecretStore {
+            #if canImport(Security)
+                KeychainSecretStore(accessGroup: keychainAccessGroup)
+            #else
+                FileSecretStore(directory: containerDirectory)
+            #endif
+        }
+
         /// The settings of the registrar.
         var registration: InstallationRegistrar.Configuration {
             var registration = InstallationRegistrar.Configuration(
                 endpoint: serverURL, appKey: appKey, containerDirectory: containerDirectory)
             registration.alwaysAllowTokenRegistration = alwaysAllowTokenRegistration
             registration.sdkVersion = sdkVersion
+            registration.deviceContextProvider = deviceContextProvider
+            registration.secretStore = secretStore ?? defaultSecretStore
             registration.logger = logger
             return registration
         }

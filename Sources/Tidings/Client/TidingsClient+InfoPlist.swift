@@ -22,7 +22,9 @@ extension TidingsClient.Configuration {
         public static let flushIntervalSeconds = "TidingsUploadFlushIntervalSeconds"
         public static let notificationDelegateProxyEnabled = "TidingsNotificationDelegateProxyEnabled"
         public static let requestAuthorizationAtLaunch = "TidingsRequestAuthorizationAtLaunch"
+        public static let keychainAccessGroup = "TidingsKeychainAccessGroup"
         public static let appVersion = "CFBundleShortVersionString"
+        public static let appBuild = "CFBundleVersion"
     }
 
     /// Reads the configuration from an Info.plist-shaped dictionary (`Bundle.main.infoDictionary`).
@@ -121,7 +123,12 @@ extension TidingsClient.Configuration {
             }
             upload.flushInterval = .seconds(seconds)
         }
+        if let group = try plist.string(InfoPlistKey.keychainAccessGroup), !group.isEmpty {
+            keychainAccessGroup = group
+        }
         appVersion = try plist.string(InfoPlistKey.appVersion)
+        deviceContextProvider = SystemDeviceContextProvider(
+            appVersion: appVersion, appBuild: try plist.string(InfoPlistKey.appBuild))
     }
 
     private static func presentation(

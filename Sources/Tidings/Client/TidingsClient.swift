@@ -31,7 +31,7 @@ public final class TidingsClient: Sendable {
     public let uploader: EventUploader
 
     /// The logged-in user, mirrored outside the registrar's actor so events can be stamped synchronously.
-    private let currentUser: LockedBox<String?>
+    let currentUser: LockedBox<String?>
     private let coldStart: ColdStartBuffer<PendingRoute>
     /// Orders the token updates PushKit reports from its synchronous callbacks.
     let tokenUpdates = TokenUpdateQueue()
@@ -72,8 +72,9 @@ public final class TidingsClient: Sendable {
 
     // MARK: - Identity and lifetime
 
-    /// This installation's id, shared with the extension.
-    public var installationID: String { container.identity.installationID }
+    /// This installation's id, shared with the extension. It is the registrar's: a new one when the server says
+    /// the id belongs to another installation secret.
+    public var installationID: String { registrar.identity.installationID }
     /// The logged-in user, or nil.
     public var userID: String? { currentUser.withLock { $0 } }
     /// The event queue shared with the extension.
@@ -166,13 +167,12 @@ public final class TidingsClient: Sendable {
         return await registrar.sync()
     }
 
-    /// Attaches the installation to `userID`; later events carry it.
+    /// Attaches the installation to `userID`; later events carry it. Sends no user token unless the
+    /// ``setUserTokenProvider(_:)`` provider gives one; ``login(userID:userToken:)`` proves the user.
     /// - Throws: ``RegistrationError`` for an invalid user id.
     @discardableResult
     public func login(userID: String) async throws(RegistrationError) -> SyncResult {
-        try await registrar.login(userID: userID)
-        currentUser.withLock { $0 = userID }
-        return await registrar.sync()
+        try await login(userID: userID, userToken: nil)
     }
 
     /// Detaches the installation from its user; the token stays registered.

@@ -55,6 +55,26 @@ public struct InstallationIdentity: Sendable, Hashable {
         }
     }
 
+    /// Replaces the id stored in `directory` with a new one from `makeID`, for when the server says the old id
+    /// belongs to another installation secret.
+    ///
+    /// The file is replaced atomically, so the extension reads either the old id or the new one; events it
+    /// recorded under the old id keep it.
+    /// - Throws: ``RegistrationError/storage(_:)`` when the file cannot be written.
+    public static func replace(
+        in directory: URL, makeID: () -> UUID = { UUID() }
+    ) throws(RegistrationError) -> InstallationIdentity {
+        let identity = InstallationIdentity(installationID: makeID())
+        let file = directory.appendingPathComponent(fileName)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(identity.installationID.utf8).write(to: file, options: [.atomic])
+        } catch {
+            throw .storage("cannot replace \(file.path): \(error)")
+        }
+        return identity
+    }
+
     private static func read(_ file: URL) throws(RegistrationError) -> InstallationIdentity? {
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

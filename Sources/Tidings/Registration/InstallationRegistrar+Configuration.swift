@@ -25,7 +25,13 @@ extension InstallationRegistrar {
         /// How long one request may take.
         public var requestTimeout: Duration = .seconds(15)
         /// Sent in `User-Agent: Tidings-iOS/<sdkVersion>`.
-        public var sdkVersion = "0.1.0"
+        public var sdkVersion = TidingsSDK.version
+        /// Where the device context (time zone, language, locale, OS, model, versions) is read at start and by
+        /// ``InstallationRegistrar/refreshDeviceContext()``; nil leaves those fields to ``InstallationRegistrar/update(_:)``.
+        public var deviceContextProvider: (any DeviceContextProvider)?
+        /// Where the installation secret is kept; nil keeps it in a 0600 file in ``containerDirectory``
+        /// (``FileSecretStore``). ``TidingsClient`` passes the keychain on Apple platforms.
+        public var secretStore: (any SecretStore)?
         /// Where the registrar logs; disabled by default.
         public var logger = Logger.disabled(label: "tidings.registration")
 

@@ -25,28 +25,62 @@ import TidingsModel
 /// honoured); the backoff is persisted too. A refused key (401, 403) stops syncing until ``resume()``.
 /// A state the server refuses (400, 422) is not re-sent until it changes.
 ///
+/// Trust on the send path (docs/identity.md):
+/// - The `installation_secret` the server issues with the creating `PUT` is kept in the
+///   ``Configuration/secretStore`` and sent in `X-Tidings-Installation-Secret` with every later request about
+///   this installation. A 403 `installation_secret_required` or `installation_secret_invalid` means another
+///   secret owns the id: the registrar moves to a new id and registers the same desired state afresh, once;
+///   a second such answer stops it like any 403.
+/// - A body that sets, changes or clears the user carries the user token (``login(userID:userToken:)`` or the
+///   ``setUserTokenProvider(_:)`` provider) in `X-Tidings-User-Token`. A refused token is replaced by the
+///   provider's once; if that fails too the sync fails with a typed error and the state is held back (until a
+///   backoff ends, or until it changes when the token is invalid), so nothing is hammered.
+///
 /// One registrar per app, in the app process: extensions read ``InstallationIdentity`` from the shared
 /// container but leave registration to the app, so one process writes the registration record.
 public actor InstallationRegistrar {
-    public nonisolated let configuration: Configuration
-    /// This installation's id, shared with the app's extensions.
-    public nonisolated let identity: InstallationIdentity
-    nonisolated let transport: any HTTPTransport
-    private let clock: any TidingsClock
-    private var random: SendableRandomSource
-    private let policy: RetryPolicy
-    private let logger: Logger
-    private var record: RegistrationRecord
-    /// Set by 401/403: no request until ``resume()``.
-    private var halt: RegistrationError?
-    /// The body the server refused and why: not re-sent until the state changes.
-    private var refused: (fingerprint: String, error: RegistrationError)?
-    /// The transient failure behind the running backoff, for ``SyncResult/deferred(retryAt:reason:)``.
-    private var lastTransientError: RegistrationError?
-    /// The sync in progress; concurrent callers wait for it instead of sending twice.
-    private var running: Task<SyncResult, Never>?
+    /// The header carrying the user token on requests that bind, change or clear the user, and on tag calls.
+    public static let userTokenHeader = "X-Tidings-User-Token"
 
-    /// Opens the registrar over the files in `configuration.containerDirectory`.
+    public nonisolated let configuration: Configuration
+    /// This installation's id, shared with the app's extensions. It changes only when the server says the id
+    /// belongs to another installation secret (see ``sync(force:)``).
+    public nonisolated var identity: InstallationIdentity { currentIdentity.withLock { $0 } }
+    /// Behind a lock so ``identity`` stays readable without awaiting the actor.
+    nonisolated let currentIdentity: LockedBox<InstallationIdentity>
+    nonisolated let transport: any HTTPTransport
+    let clock: any TidingsClock
+    var random: SendableRandomSource
+    let policy: RetryPolicy
+    let logger: Logger
+    var record: RegistrationRecord
+    /// Set by 401/403: no request until ``resume()``.
+    var halt: RegistrationError?
+    /// The body the server refused and why: not re-sent until the state changes.
+    var refused: (fingerprint: String, error: RegistrationError)?
+    /// The transient failure behind the running backoff, for ``SyncResult/deferred(retryAt:reason:)``.
+    var lastTransientError: RegistrationError?
+    /// The sync in progress; concurrent callers wait for it instead of sending twice.
+    var running: Task<SyncResult, Never>?
+    /// Where the installation secret is kept between launches.
+    let secretStore: any SecretStore
+    /// The secret the server issued for ``identity``; nil until it answers one.
+    var secret: InstallationSecret?
+    /// Makes the id of a new installation when the old id belongs to another secret.
+    let makeInstallationID: @Sendable () -> UUID
+    /// Set once the registrar moved to a new id; a second refused secret before a success then stops it.
+    var movedToNewInstallationID = false
+    /// The app's closure for fresh user tokens.
+    var userTokenProvider: UserTokenProvider?
+    /// The last user token handed in or fetched, in memory only: never written to disk.
+    var userToken: (userID: String, token: String)?
+    /// A body held back after a user-token failure.
+    var userTokenHold: UserTokenHold?
+    /// User-token failures since the last success, for the hold's backoff.
+    var userTokenFailures = 0
+
+    /// Opens the registrar over the files in `configuration.containerDirectory`, reads the installation
+    /// secret and, with a ``Configuration/deviceContextProvider``, the device context.
     ///
     /// A registration record that cannot be read is logged and replaced by an empty one: the app sets its
     /// tokens and user again on launch, so nothing is lost for long.
@@ -55,12 +89,14 @@ public actor InstallationRegistrar {
     ///   - clock: drives backoff and the refresh interval.
     ///   - random: the jitter source; pass a seeded generator in tests.
     ///   - identity: the installation id; read or created in the container when nil.
+    ///   - makeInstallationID: the id of a new installation, when the server says the current id belongs to
+    ///     another secret.
     /// - Throws: ``RegistrationError/storage(_:)`` when the installation id cannot be read or created.
     public init(
         configuration: Configuration, transport: any HTTPTransport = URLSessionTransport(),
         clock: any TidingsClock = SystemClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        identity: InstallationIdentity? = nil
+        identity: InstallationIdentity? = nil, makeInstallationID: @escaping @Sendable () -> UUID = { UUID() }
     ) throws(RegistrationError) {
         self.configuration = configuration
         self.transport = transport
@@ -68,17 +104,42 @@ public actor InstallationRegistrar {
         self.random = SendableRandomSource(random)
         self.policy = configuration.retryPolicy
         self.logger = configuration.logger
-        if let identity {
-            self.identity = identity
-        } else {
-            self.identity = try InstallationIdentity.loadOrCreate(in: configuration.containerDirectory)
-        }
+        self.makeInstallationID = makeInstallationID
+        let identity =
+            if let identity { identity } else {
+                try InstallationIdentity.loadOrCreate(in: configuration.containerDirectory)
+            }
+        currentIdentity = LockedBox(identity)
+        secretStore = configuration.secretStore ?? FileSecretStore(directory: configuration.containerDirectory)
         do {
-            record = try RegistrationRecord.load(from: configuration.containerDirectory)
+            secret = try secretStore.secret(for: identity.installationID)
+        } catch {
+            // Without it the server answers installation_secret_required and the registrar moves to a new id.
+            configuration.logger.warning("installation secret not read", metadata: ["error": error.description])
+            secret = nil
+        }
+        var loaded: RegistrationRecord
+        do {
+            loaded = try RegistrationRecord.load(from: configuration.containerDirectory)
         } catch {
             configuration.logger.warning("starting registration afresh", metadata: ["error": error.description])
-            record = RegistrationRecord()
+            loaded = RegistrationRecord()
         }
+        if let provider = configuration.deviceContextProvider {
+            // Read at every start: a context that differs from the one sent makes the next sync send it.
+            var state = loaded.desired
+            state.apply(provider.currentContext())
+            if state != loaded.desired {
+                loaded.desired = state
+                do {
+                    try loaded.save(to: configuration.containerDirectory)
+                } catch {
+                    configuration.logger.warning(
+                        "registration record not saved", metadata: ["error": error.description])
+                }
+            }
+        }
+        record = loaded
     }
 
     // MARK: - The desired state
@@ -130,11 +191,26 @@ public actor InstallationRegistrar {
         change { $0.environment = environment }
     }
 
-    /// Binds the installation to `userID`; tags then belong to that user.
+    /// Binds the installation to `userID`; tags then belong to that user. Sends no user token unless a
+    /// ``setUserTokenProvider(_:)`` provider supplies one.
     /// - Throws: ``RegistrationError/invalidUserID(_:)`` unless the id is 1…256 bytes.
     public func login(userID: String) throws(RegistrationError) {
+        try login(userID: userID, userToken: nil)
+    }
+
+    /// Binds the installation to `userID`, proving it with `userToken`, a token the app's backend signed.
+    ///
+    /// The token is kept in memory only and sent in `X-Tidings-User-Token` with the sync that binds the user
+    /// and with tag calls; when it is nil or expires, the ``setUserTokenProvider(_:)`` provider is asked.
+    /// - Throws: ``RegistrationError/invalidUserID(_:)`` unless the id is 1…256 bytes.
+    public func login(userID: String, userToken: String?) throws(RegistrationError) {
         guard (1...256).contains(userID.utf8.count) else {
             throw .invalidUserID("a user id must be 1 to 256 bytes; this one has \(userID.utf8.count)")
+        }
+        if let userToken {
+            self.userToken = (userID, userToken)
+            // A new token may be what a held state was waiting for.
+            userTokenHold = nil
         }
         change { $0.userID = userID }
     }
@@ -152,7 +228,7 @@ public actor InstallationRegistrar {
         change(body)
     }
 
-    private func change(_ body: (inout InstallationState) -> Void) {
+    func change(_ body: (inout InstallationState) -> Void) {
         var state = record.desired
         body(&state)
         guard state != record.desired else { return }
@@ -160,7 +236,7 @@ public actor InstallationRegistrar {
         persist()
     }
 
-    private func persist() {
+    func persist() {
         do {
             try record.save(to: configuration.containerDirectory)
         } catch {
@@ -223,29 +299,60 @@ public actor InstallationRegistrar {
         let changed = fingerprint != record.acknowledgedFingerprint
         guard changed || force || refreshDue(now: now) else { return .unchanged }
         if let refused, refused.fingerprint == fingerprint, !force { return .failed(refused.error) }
+        // Even a forced sync waits: the hold is what keeps a failing token provider from being hammered.
+        if let userTokenHold, userTokenHold.holds(fingerprint, now: now) { return .failed(userTokenHold.error) }
         if let notBefore = record.notBefore, notBefore > now {
             let reason = lastTransientError ?? .transport(.connectionFailed("backing off after an earlier failure"))
             return .deferred(retryAt: Date(millisecondsSince1970: notBefore), reason: reason)
         }
+        return await register(body, fingerprint: fingerprint, userID: record.desired.userID)
+    }
+
+    /// Sends `body` with the user token when it changes the user, asks the provider once more when the
+    /// server refuses the token, and moves to a new installation id once when the server says the id
+    /// belongs to another secret.
+    private func register(_ body: JSONValue, fingerprint: String, userID: String?) async -> SyncResult {
         let bytes = (try? body.serialized(sortedKeys: true)) ?? []
-        let request = configuration.request(
-            "PUT", ["v1", "installations", identity.installationID], installationID: identity.installationID,
-            body: bytes)
-        let response: TransportResponse
+        // The token proves the binding: it goes with a body that sets, changes or clears the user (for a
+        // logout, the token of the user being unbound).
+        let tokenSubject = userID != record.acknowledgedUserID ? (userID ?? record.acknowledgedUserID) : nil
+        var token: String?
+        if let tokenSubject {
+            do {
+                token = try await userToken(for: tokenSubject, fresh: false)
+            } catch {
+                return holdForUserToken(error, fingerprint: fingerprint)
+            }
+        }
+        var response: TransportResponse
         do {
-            response = try await transport.send(request)
+            response = try await put(bytes, userToken: token)
         } catch {
             return backOff(.transportFailure(error.code), error: .transport(error))
         }
+        if case .userTokenRefused = RegistrationError.from(response), !response.isSuccess {
+            guard let subject = userID ?? record.acknowledgedUserID, userTokenProvider != nil else {
+                return holdForUserToken(.from(response), fingerprint: fingerprint)
+            }
+            // The token expired, was missing, or the app rotated its keys: one fresh token, one retry.
+            do {
+                token = try await userToken(for: subject, fresh: true)
+                response = try await put(bytes, userToken: token)
+            } catch let error as RegistrationError {
+                return holdForUserToken(error, fingerprint: fingerprint)
+            } catch let error as TransportError {
+                return backOff(.transportFailure(error.code), error: .transport(error))
+            } catch {
+                return holdForUserToken(
+                    .userTokenUnavailable(userID: subject, message: "\(error)"), fingerprint: fingerprint)
+            }
+            if case .userTokenRefused = RegistrationError.from(response), !response.isSuccess {
+                return holdForUserToken(.from(response), fingerprint: fingerprint)
+            }
+        }
         let answeredAt = clock.now.millisecondsSince1970
         if response.isSuccess {
-            record.acknowledgedFingerprint = fingerprint
-            record.acknowledgedAt = answeredAt
-            record.consecutiveFailures = 0
-            record.notBefore = nil
-            refused = nil
-            lastTransientError = nil
-            persist()
+            accept(response, fingerprint: fingerprint, userID: userID, answeredAt: answeredAt)
             logger.debug("installation registered", metadata: ["status": String(response.status)])
             let installation =
                 (try? RegisteredInstallation(body: response.body))
@@ -254,6 +361,10 @@ public actor InstallationRegistrar {
             return .sent(installation)
         }
         let error = RegistrationError.from(response)
+        if case .installationSecretRefused = error, !movedToNewInstallationID {
+            moveToNewInstallationID(because: error)
+            return await register(body, fingerprint: fingerprint, userID: userID)
+        }
         switch response.status {
         case 401, 403:
             halt = error
@@ -270,6 +381,29 @@ public actor InstallationRegistrar {
         }
         let retryAfter = RetryAfter.parse(response.header("Retry-After"), now: answeredAt)
         return backOff(.status(response.status, retryAfter: retryAfter), error: error)
+    }
+
+    /// One `PUT` of the installation under the current id, with the secret and `userToken` when there are.
+    private func put(_ bytes: [UInt8], userToken: String?) async throws(TransportError) -> TransportResponse {
+        let request = request(
+            "PUT", ["v1", "installations", identity.installationID], body: bytes, userToken: userToken)
+        return try await transport.send(request)
+    }
+
+    /// Notes a success: what the server now holds, the end of any backoff or hold, and a secret it issued.
+    private func accept(_ response: TransportResponse, fingerprint: String, userID: String?, answeredAt: Int64) {
+        record.acknowledgedFingerprint = fingerprint
+        record.acknowledgedAt = answeredAt
+        record.acknowledgedUserID = userID
+        record.consecutiveFailures = 0
+        record.notBefore = nil
+        refused = nil
+        lastTransientError = nil
+        userTokenHold = nil
+        userTokenFailures = 0
+        movedToNewInstallationID = false
+        persist()
+        keepSecret(from: response)
     }
 
     private func refreshDue(now: Int64) -> Bool {
@@ -307,9 +441,7 @@ public actor InstallationRegistrar {
     /// - Throws: ``RegistrationError/notFound(message:)`` before the first successful sync, or the error of
     ///   the request.
     public func fetchInstallation() async throws(RegistrationError) -> RegisteredInstallation {
-        let request = configuration.request(
-            "GET", ["v1", "installations", identity.installationID], installationID: identity.installationID)
-        let response = try await send(request)
+        let response = try await send(request("GET", ["v1", "installations", identity.installationID]))
         return try RegisteredInstallation(body: response.body)
     }
 
@@ -323,9 +455,7 @@ public actor InstallationRegistrar {
     public func unregister(_ type: TokenType) async throws(RegistrationError) -> RegisteredInstallation? {
         let bodyBefore = currentBody
         change { $0.setToken(nil, for: type) }
-        let request = configuration.request(
-            "DELETE", ["v1", "installations", identity.installationID, "tokens", type.rawValue],
-            installationID: identity.installationID)
+        let request = request("DELETE", ["v1", "installations", identity.installationID, "tokens", type.rawValue])
         let response: TransportResponse
         do {
             response = try await send(request)
@@ -341,6 +471,9 @@ public actor InstallationRegistrar {
     }
 
     /// Sends `request` once; a non-2xx answer becomes its typed error.
+    ///
+    /// A refused installation secret also moves the registrar to a new installation id (once), so the next
+    /// sync registers afresh; the error is still thrown, as the request was about the old id.
     func send(_ request: TransportRequest) async throws(RegistrationError) -> TransportResponse {
         let response: TransportResponse
         do {
@@ -348,7 +481,13 @@ public actor InstallationRegistrar {
         } catch {
             throw .transport(error)
         }
-        guard response.isSuccess else { throw RegistrationError.from(response) }
+        guard response.isSuccess else {
+            let error = RegistrationError.from(response)
+            if case .installationSecretRefused = error, !movedToNewInstallationID {
+                moveToNewInstallationID(because: error)
+            }
+            throw error
+        }
         return response
     }
 }

@@ -23,10 +23,13 @@ extension InstallationState {
             ]),
             "permission": text(permission?.rawValue),
             "locale": text(locale),
+            "language": text(language),
             "country": text(country),
             "timezone": text(timezone),
             "app_version": text(appVersion),
+            "app_build": text(appBuild),
             "sdk_version": text(sdkVersion),
+            "os_name": text(osName),
             "os_version": text(osVersion),
             "device_model": text(deviceModel),
         ])
@@ -52,7 +55,8 @@ extension InstallationState {
             consents: Consents(notifications: flag("notifications"), ads: flag("ads"), nightAds: flag("night_ads")),
             permission: text("permission").flatMap(NotificationPermission.init(rawValue:)), locale: text("locale"),
             country: text("country"), timezone: text("timezone"), appVersion: text("app_version"),
-            sdkVersion: text("sdk_version"), osVersion: text("os_version"), deviceModel: text("device_model"))
+            sdkVersion: text("sdk_version"), osVersion: text("os_version"), deviceModel: text("device_model"),
+            language: text("language"), osName: text("os_name"), appBuild: text("app_build"))
     }
 
     /// A stable fingerprint of a request body: FNV-1a 64 over its sorted-key JSON, as 16 hex digits.

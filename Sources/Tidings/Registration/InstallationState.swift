@@ -31,12 +31,18 @@ public struct InstallationState: Sendable, Hashable {
     public var permission: NotificationPermission?
     /// For example `ja_JP`.
     public var locale: String?
+    /// The preferred language as a BCP 47 tag, for example `ja-JP`.
+    public var language: String?
     /// A two-letter ISO 3166 code.
     public var country: String?
     /// An IANA time zone such as `Asia/Tokyo`.
     public var timezone: String?
     public var appVersion: String?
+    /// `CFBundleVersion`.
+    public var appBuild: String?
     public var sdkVersion: String?
+    /// `iOS`, `iPadOS`, `macOS`, `Linux` ...
+    public var osName: String?
     public var osVersion: String?
     /// For example `iPhone15,2`.
     public var deviceModel: String?
@@ -46,7 +52,8 @@ public struct InstallationState: Sendable, Hashable {
         fcmToken: DeviceToken? = nil, environment: APNsEnvironment? = nil, userID: String? = nil,
         consents: Consents = Consents(), permission: NotificationPermission? = nil, locale: String? = nil,
         country: String? = nil, timezone: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil,
-        osVersion: String? = nil, deviceModel: String? = nil
+        osVersion: String? = nil, deviceModel: String? = nil, language: String? = nil, osName: String? = nil,
+        appBuild: String? = nil
     ) {
         self.platform = platform
         self.apnsToken = apnsToken
@@ -63,6 +70,9 @@ public struct InstallationState: Sendable, Hashable {
         self.sdkVersion = sdkVersion
         self.osVersion = osVersion
         self.deviceModel = deviceModel
+        self.language = language
+        self.osName = osName
+        self.appBuild = appBuild
     }
 
     /// The token of `type`.

@@ -18,6 +18,15 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
     case notFound(message: String)
     /// The server refused the request for another reason; `serverCode` is its error code.
     case rejected(status: Int, serverCode: String, message: String)
+    /// The server says another installation secret owns this installation id (403
+    /// `installation_secret_required` or `installation_secret_invalid`), for example after the keychain was
+    /// wiped while the container kept the id. The registrar then registers under a new id, once.
+    case installationSecretRefused(serverCode: String, message: String)
+    /// The server refused the user token (`identity_token_expired`, `identity_token_required` or
+    /// `identity_token_invalid`), after the token provider was asked for a fresh one.
+    case userTokenRefused(status: Int, serverCode: String, message: String)
+    /// No user token could be had for `userID`: the provider threw (its error is in `message`).
+    case userTokenUnavailable(userID: String, message: String)
     /// The server could not answer now (5xx, 429, 408): worth retrying later.
     case unavailable(status: Int, message: String)
     /// No response arrived.
@@ -38,6 +47,9 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unauthorized: "unauthorized"
         case .notFound: "not_found"
         case .rejected: "rejected"
+        case .installationSecretRefused: "installation_secret_refused"
+        case .userTokenRefused: "user_token_refused"
+        case .userTokenUnavailable: "user_token_unavailable"
         case .unavailable: "unavailable"
         case .transport: "transport_failed"
         case .invalidResponse: "invalid_response"
@@ -55,6 +67,10 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidTag(_, let message), .limitExceeded(let message), .notFound(let message): message
         case .unauthorized(let status, let message): "HTTP \(status): \(message)"
         case .rejected(let status, let serverCode, let message): "HTTP \(status) \(serverCode): \(message)"
+        case .installationSecretRefused(let serverCode, let message): "HTTP 403 \(serverCode): \(message)"
+        case .userTokenRefused(let status, let serverCode, let message): "HTTP \(status) \(serverCode): \(message)"
+        case .userTokenUnavailable(let userID, let message):
+            "no user token for '\(userID.prefix(80))': \(message)"
         case .unavailable(let status, let message): "HTTP \(status): \(message)"
         case .transport(let error): error.description
         }

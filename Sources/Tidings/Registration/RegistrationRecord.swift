@@ -12,6 +12,9 @@ struct RegistrationRecord: Sendable, Hashable {
     var acknowledgedFingerprint: String?
     /// When that was, in milliseconds since 1970.
     var acknowledgedAt: Int64?
+    /// The user id of the last body the server accepted: a body with another one changes the binding and
+    /// carries the user token.
+    var acknowledgedUserID: String?
     /// Failed attempts since the last success.
     var consecutiveFailures = 0
     /// No attempt before this time, in milliseconds since 1970.
@@ -20,10 +23,11 @@ struct RegistrationRecord: Sendable, Hashable {
     var json: JSONValue {
         func integer(_ value: Int64?) -> JSONValue { value.map(JSONValue.integer) ?? .null }
         return .object([
-            "version": 1,
+            "version": 2,
             "desired": desired.requestBody(),
             "acknowledged_fingerprint": acknowledgedFingerprint.map(JSONValue.string) ?? .null,
             "acknowledged_at": integer(acknowledgedAt),
+            "acknowledged_user_id": acknowledgedUserID.map(JSONValue.string) ?? .null,
             "consecutive_failures": .integer(Int64(consecutiveFailures)),
             "not_before": integer(notBefore),
         ])
@@ -39,6 +43,13 @@ struct RegistrationRecord: Sendable, Hashable {
         desired = json["desired"].map(InstallationState.init(json:)) ?? InstallationState()
         acknowledgedFingerprint = json["acknowledged_fingerprint"]?.stringValue
         acknowledgedAt = integer("acknowledged_at")
+        if json["acknowledged_user_id"] == nil, acknowledgedFingerprint != nil {
+            // A version 1 record did not note the user; its last sync most likely carried the desired one, and
+            // assuming so avoids asking for a user token nothing needs.
+            acknowledgedUserID = desired.userID
+        } else {
+            acknowledgedUserID = json["acknowledged_user_id"]?.stringValue
+        }
         consecutiveFailures = Int(integer("consecutive_failures") ?? 0)
         notBefore = integer("not_before")
     }

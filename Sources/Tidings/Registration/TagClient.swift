@@ -8,7 +8,9 @@ import TidingsModel
 /// try await tags.remove(["news"])
 /// ```
 /// Each call first syncs the registrar, because the server lets an app key change only the tags of the
-/// user its installation is logged in as (it checks `X-Tidings-Installation`). Tags are checked locally with
+/// user its installation is logged in as (it checks `X-Tidings-Installation` and the installation's secret
+/// in `X-Tidings-Installation-Secret`). Each call carries the user's token in `X-Tidings-User-Token` when
+/// the registrar has one or its provider gives one; a refused token is replaced by the provider's once. Tags are checked locally with
 /// the server's rule (1…64 characters of `[A-Za-z0-9_.:-]`) before any request. Tag calls are not retried:
 /// they answer the app at once, and a failure is the app's to show or repeat.
 public struct TagClient: Sendable {
@@ -87,11 +89,9 @@ public struct TagClient: Sendable {
             let json: JSONValue = ["tags": .array(tags.sorted().map(JSONValue.string))]
             body = (try? json.serialized(sortedKeys: true)) ?? []
         }
-        let installationID = registrar.identity.installationID
-        let request = registrar.configuration.request(method, path, installationID: installationID, body: body)
         let response: TransportResponse
         do {
-            response = try await registrar.send(request)
+            response = try await registrar.sendForUser(userID, method, path, body: body)
         } catch .rejected(let status, "invalid_tag", let message) where status == 400 {
             throw .invalidTag(tag: tag ?? Self.quotedTag(in: message) ?? "", message: message)
         }

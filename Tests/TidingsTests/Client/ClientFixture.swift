@@ -42,6 +42,8 @@ final class ClientFixture {
         configuration.appVersion = "3.1"
         configuration.deepLinks = DeepLinkAllowList(schemes: ["myapp"], hosts: ["example.com"])
         configuration.mediaPolicy.allowInsecureHTTP = true
+        // A file, not the keychain, so the tests behave the same on a Mac.
+        configuration.secretStore = FileSecretStore(directory: containerDirectory)
         change(&configuration)
         return configuration
     }

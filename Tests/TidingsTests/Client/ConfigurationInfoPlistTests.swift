@@ -51,6 +51,8 @@ import Tidings
             Key.flushThreshold: 10,
             Key.flushIntervalSeconds: "45",
             Key.appVersion: "3.2.1",
+            Key.appBuild: "321",
+            Key.keychainAccessGroup: "TEAM123.group.com.example",
         ]
         let configuration = try TidingsClient.Configuration(infoPlist: plist, containerResolver: Self.resolver)
         #expect(configuration.appKey == "tk_app_1")
@@ -72,6 +74,10 @@ import Tidings
         #expect(configuration.upload.flushThreshold == 10)
         #expect(configuration.upload.flushInterval == .seconds(45))
         #expect(configuration.appVersion == "3.2.1")
+        #expect(configuration.keychainAccessGroup == "TEAM123.group.com.example")
+        let context = configuration.deviceContextProvider.currentContext()
+        #expect(context.appVersion == "3.2.1")
+        #expect(context.appBuild == "321")
     }
 
     @Test func defaultsWhenOnlyTheRequiredKeysAreSet() throws {
@@ -83,6 +89,9 @@ import Tidings
         #expect(configuration.deepLinks == DeepLinkAllowList())
         #expect(configuration.handledDialects == Set(PushDialect.allCases))
         #expect(configuration.containerDirectory.lastPathComponent == "Tidings")
+        #expect(configuration.keychainAccessGroup == nil)
+        #expect(configuration.secretStore == nil)
+        #expect(configuration.deviceContextProvider.currentContext().appBuild == nil)
     }
 
     @Test(arguments: [Key.appKey, Key.serverURL])

@@ -9,7 +9,8 @@ import Tidings
             voipToken: try DeviceToken.voip(RegistrationFixture.token(0xCD)), environment: .sandbox,
             userID: "user-1", consents: .init(notifications: true, ads: false, nightAds: nil),
             permission: .authorized, locale: "ja_JP", country: "JP", timezone: "Asia/Tokyo", appVersion: "1.2",
-            sdkVersion: "0.1.0", osVersion: "17.4", deviceModel: "iPhone15,2")
+            sdkVersion: "0.1.0", osVersion: "17.4", deviceModel: "iPhone15,2", language: "ja-JP", osName: "iOS",
+            appBuild: "120")
     }
 
     @Test func bodyNamesEveryFieldWithNullForUnknown() throws {
@@ -18,8 +19,8 @@ import Tidings
         #expect(
             keys == [
                 "platform", "apns_token", "voip_token", "fcm_token", "environment", "user_id", "consents",
-                "permission", "locale", "country", "timezone", "app_version", "sdk_version", "os_version",
-                "device_model",
+                "permission", "locale", "language", "country", "timezone", "app_version", "app_build", "sdk_version",
+                "os_name", "os_version", "device_model",
             ])
         #expect(body["platform"] == "ios")
         #expect(body["user_id"] == .null)
@@ -34,6 +35,21 @@ import Tidings
         #expect(body["permission"] == "authorized")
         #expect(body["consents"] == ["notifications": true, "ads": false, "night_ads": nil])
         #expect(body["device_model"] == "iPhone15,2")
+        #expect(body["language"] == "ja-JP")
+        #expect(body["os_name"] == "iOS")
+        #expect(body["app_build"] == "120")
+    }
+
+    @Test func deviceContextRoundTripsThroughTheState() throws {
+        var state = try Self.sample()
+        let context = DeviceContext(
+            timezone: "Europe/Paris", language: "fr-FR", locale: "fr_FR", country: "FR", osName: "iPadOS",
+            osVersion: "17.2.1", deviceModel: "iPad14,1", appVersion: "2.0", appBuild: "200", sdkVersion: "0.2.0")
+        state.apply(context)
+        #expect(state.deviceContext == context)
+        // The rest of the state is not the context's to change.
+        #expect(state.userID == "user-1")
+        #expect(state.permission == .authorized)
     }
 
     @Test func withoutAlertTokensOnlyTheVoIPTokenIsSent() throws {
@@ -70,6 +86,7 @@ import Tidings
         for change in [
             { (s: inout InstallationState) in s.userID = nil }, { $0.consents.nightAds = false },
             { $0.permission = .denied }, { $0.timezone = "Europe/Paris" }, { $0.appVersion = "1.3" },
+            { $0.language = "en-GB" }, { $0.osName = "iPadOS" }, { $0.appBuild = "121" },
             { $0.apnsToken = try? DeviceToken.apns(RegistrationFixture.token(0x01)) },
         ] {
             var changed = state

@@ -27,15 +27,18 @@ struct RegistrationFixture {
         return configuration
     }
 
+    /// The id a registrar moves to when the server says its id belongs to another secret.
+    static let replacementID = UUID(uuidString: "0B1C2D3E-4F50-4617-8293-A4B5C6D7E8F9")!
+
     /// A registrar over this fixture's files; a second call plays the app launched again.
     func registrar(
-        transport: (any HTTPTransport)? = nil,
+        transport: (any HTTPTransport)? = nil, identity: UUID = installationID,
         _ configure: (inout InstallationRegistrar.Configuration) -> Void = { _ in }
     ) throws -> InstallationRegistrar {
         try InstallationRegistrar(
             configuration: configuration(configure), transport: transport ?? self.transport, clock: clock,
             random: FixedRandomNumberGenerator(value: .max),
-            identity: InstallationIdentity(installationID: Self.installationID))
+            identity: InstallationIdentity(installationID: identity), makeInstallationID: { Self.replacementID })
     }
 
     var installationPath: String { "/v1/installations/\(Self.installationID.uuidString.lowercased())" }
@@ -68,6 +71,22 @@ struct RegistrationFixture {
         json["updated_at"] = 1_800_000_000_000
         let body = (try? JSONValue.object(json).serialized()) ?? []
         return TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// A secret of the server's shape whose 43 characters all equal `fill`.
+    static func secret(_ fill: Character) -> String { "tdg_ins_" + String(repeating: fill, count: 43) }
+
+    /// A 201 answer echoing the body, as the server answers the `PUT` that creates an installation, with the
+    /// `installation_secret` it issues.
+    static func created(secret: String) -> ScriptedTransport.Step {
+        .handle { request in
+            let echoed = echoResponse(request)
+            var json = (try? JSONValue.parse(echoed.body))?.objectValue ?? [:]
+            json["installation_id"] = .string(String(request.url.lastPathComponent))
+            json["installation_secret"] = .string(secret)
+            return TransportResponse(
+                status: 201, headers: echoed.headers, body: (try? JSONValue.object(json).serialized()) ?? [])
+        }
     }
 
     /// `count` echo steps.
