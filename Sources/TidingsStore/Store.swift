@@ -12,6 +12,12 @@ import TidingsModel
 /// The SQL behind ``SQLiteStore`` sticks to what PostgreSQL also speaks (`ON CONFLICT`, partial indexes),
 /// and the store test suite is written against this protocol so every backend runs it.
 public protocol Store: Sendable {
+    // MARK: Instances
+
+    /// Records that the tidingsd instance `instanceID` is alive at `now`: a real write, so it also proves the
+    /// store takes writes (`/readyz`).
+    func recordHeartbeat(instanceID: String, now: Int64) throws
+
     // MARK: Apps
 
     /// Adds an app. - Throws: ``StoreError/Code/conflict`` when the id or name is taken.

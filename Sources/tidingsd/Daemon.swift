@@ -48,19 +48,34 @@ enum Daemon {
         let server = HTTPServer(
             configuration: configuration.http, handler: service.handler,
             immediateHandler: service.immediateHandler, logger: logger, metrics: service.metrics)
+        let adminServer = configuration.adminHTTP.map {
+            HTTPServer(configuration: $0, handler: service.adminHandler, logger: logger, metrics: service.metrics)
+        }
         // Signals are caught before the banner announces the server: a SIGTERM sent as soon as the
-        // address is known must not fall in a window where it is ignored and lost.
+        // address is known must not fall in a window where it is ignored and lost. The API server stops
+        // first; the admin one keeps answering probes and scrapes while it drains.
         ShutdownSignals.install(
-            server: server, logger: logger, stopWork: { await service.stop() }, flush: logHandler.flush)
+            servers: [server] + (adminServer.map { [$0] } ?? []), logger: logger, stopWork: { await service.stop() },
+            flush: logHandler.flush)
         service.start()
         let port = try server.start()
         let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
+        var metricsURL = "http://\(host):\(port)/metrics"
+        if let adminServer {
+            let adminPort = try adminServer.start()
+            let adminHost = adminServer.configuration.host
+            metricsURL = "http://\(adminHost.contains(":") ? "[\(adminHost)]" : adminHost):\(adminPort)/metrics"
+        }
+        let scrape =
+            configuration.metricsToken == nil
+            ? "curl \(metricsURL)" : "curl -H 'Authorization: Bearer TOKEN' \(metricsURL)"
         FileHandle.standardOutput.write(
             Data(
                 """
                 tidingsd listening on http://\(host):\(port) (data in \(URL(fileURLWithPath: configuration.dataDirectory).path))
                   health:  curl http://\(host):\(port)/healthz
-                  metrics: curl http://\(host):\(port)/metrics
+                  ready:   curl http://\(host):\(port)/readyz
+                  metrics: \(scrape)
                   create an app:  tidingsd apps create NAME --bundle-id ID
                   create keys:    tidingsd keys create --app APP --kind app|server
                 Stop with Ctrl-C or SIGTERM (requests in flight get \
@@ -68,6 +83,14 @@ enum Daemon {
 
                 """.utf8))
         logger.notice("listening", metadata: ["host": configuration.http.host, "port": String(port)])
+        // Where the metrics are, and whether they are guarded, is what an operator checks first after a
+        // change of flags; the token itself is never logged.
+        logger.notice(
+            "metrics served",
+            metadata: [
+                "url": metricsURL, "token": configuration.metricsToken == nil ? "none" : "required",
+                "address": adminServer == nil ? "api" : "admin",
+            ])
     }
 
     static func complain(_ message: String) {

@@ -9,10 +9,12 @@ enum ShutdownSignals {
     private static let sources = LockedBox<[any DispatchSourceSignal]>([])
     private static let stopping = LockedBox(false)
 
-    /// `stopWork` runs once requests have finished (background work such as fan-out stops there); `flush`
-    /// runs just before the process exits, so that the last log lines are not lost.
+    /// `servers` shut down one after the other, in order (the API first, then the admin address, which
+    /// keeps answering probes meanwhile); `stopWork` runs once requests have finished (background work such
+    /// as fan-out stops there); `flush` runs just before the process exits, so that the last log lines are
+    /// not lost.
     static func install(
-        server: HTTPServer, logger: Logger, stopWork: @escaping @Sendable () async -> Void = {},
+        servers: [HTTPServer], logger: Logger, stopWork: @escaping @Sendable () async -> Void = {},
         flush: @escaping @Sendable () -> Void
     ) {
         for number in [SIGTERM, SIGINT] {
@@ -20,7 +22,7 @@ enum ShutdownSignals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                received(number, server: server, logger: logger, stopWork: stopWork, flush: flush)
+                received(number, servers: servers, logger: logger, stopWork: stopWork, flush: flush)
             }
             source.resume()
             sources.withLock { $0.append(source) }
@@ -28,7 +30,7 @@ enum ShutdownSignals {
     }
 
     private static func received(
-        _ number: Int32, server: HTTPServer, logger: Logger, stopWork: @escaping @Sendable () async -> Void,
+        _ number: Int32, servers: [HTTPServer], logger: Logger, stopWork: @escaping @Sendable () async -> Void,
         flush: @escaping @Sendable () -> Void
     ) {
         let alreadyStopping = stopping.withLock { stopping in
@@ -44,10 +46,10 @@ enum ShutdownSignals {
             "shutting down",
             metadata: [
                 "signal": number == SIGTERM ? "SIGTERM" : "SIGINT",
-                "in_flight": String(server.requestsInFlight),
+                "in_flight": String(servers.reduce(0) { $0 + $1.requestsInFlight }),
             ])
         Task {
-            await server.shutdown()
+            for server in servers { await server.shutdown() }
             await stopWork()
             logger.notice("stopped")
             flush()

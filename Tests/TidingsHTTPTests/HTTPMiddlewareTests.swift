@@ -182,28 +182,6 @@ import TidingsTestSupport
         await #expect(throws: HTTPError.self) { try await stream.collect(limit: 500) }
     }
 
-    @Test func healthzAndMetricsAreServed() async throws {
-        let metrics = MetricsRegistry()
-        metrics.counter(name: "tidings_events_ingested_total", help: "Events stored.").increment(by: 3)
-        var router = Router()
-        router.addOperationsRoutes(metrics: metrics)
-        let health = try await router.handler(HTTPRequest(method: "GET", path: "/healthz"))
-        #expect(health.status == 200)
-        #expect(String(decoding: health.body, as: UTF8.self) == #"{"status":"ok"}"#)
-        let scrape = try await router.handler(HTTPRequest(method: "GET", path: "/metrics"))
-        #expect(scrape.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
-        #expect(String(decoding: scrape.body, as: UTF8.self).contains("tidings_events_ingested_total 3\n"))
-    }
-
-    @Test func failingHealthCheckIs503() async throws {
-        struct Down: Error {}
-        var router = Router()
-        router.addOperationsRoutes(metrics: MetricsRegistry(), check: { throw Down() })
-        let health = try await router.handler(HTTPRequest(method: "GET", path: "/healthz"))
-        #expect(health.status == 503)
-        #expect(String(decoding: health.body, as: UTF8.self) == #"{"status":"unavailable"}"#)
-    }
-
     @Test func bodyDataInitialiserStillWorksAndSettingBodyReplacesAStream() {
         var response = HTTPResponse(status: 201, body: Data("x".utf8))
         #expect(response.body == Data("x".utf8))

@@ -11,11 +11,15 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String
     /// For a person: says what was wrong and, for limits, what the limit is.
     public var message: String
+    /// Headers the response must carry besides the JSON body: `Retry-After` on a 429, `WWW-Authenticate`
+    /// on a 401. The error travels as a thrown value, so these ride along with it to the error middleware.
+    public var headers: HTTPHeaders
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, headers: HTTPHeaders = [:]) {
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
     }
 
     public var description: String { "\(status) \(code): \(message)" }
@@ -41,6 +45,22 @@ extension HTTPError {
         HTTPError(
             status: 413, code: "payload_too_large",
             message: "the request body is larger than the limit of \(limit) bytes")
+    }
+
+    /// `429 rate_limited` with `Retry-After`: the caller used up `limit` and may try again in
+    /// `retryAfterSeconds` whole seconds (at least 1, as `Retry-After` has no fractions).
+    ///
+    /// ```swift
+    /// if case .denied(let wait) = limiter.acquire(key, limit: limit) {
+    ///     throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
+    /// }
+    /// ```
+    public static func rateLimited(limit: RateLimit, retryAfterSeconds: Int) -> HTTPError {
+        let wait = max(1, retryAfterSeconds)
+        return HTTPError(
+            status: 429, code: "rate_limited",
+            message: "too many requests: limit \(limit); retry after \(wait) s",
+            headers: ["Retry-After": String(wait)])
     }
 
     /// What the client sees for an error the server did not expect: nothing about its cause.

@@ -1,5 +1,5 @@
 /// HTTP header fields, looked up case-insensitively, order and repeats kept.
-public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
+public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, Sequence {
     private var fields: [(name: String, value: String)]
 
     public init() { fields = [] }
@@ -36,6 +36,12 @@ public struct HTTPHeaders: Sendable, ExpressibleByDictionaryLiteral, Sequence {
             default: return false
             }
         }
+    }
+
+    /// Equal when the same fields come in the same order; names compare in any letter case, as HTTP does.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { sameName($0.name, $1.name) && $0.value == $1.value }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

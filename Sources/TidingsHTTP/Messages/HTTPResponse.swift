@@ -48,11 +48,13 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: try encoder.encode(value))
     }
 
-    /// The JSON error body `{"error":{"code","message"}}` for `error`, with its status.
+    /// The JSON error body `{"error":{"code","message"}}` for `error`, with its status and the error's own
+    /// headers (`Retry-After`, `WWW-Authenticate`); `headers` are added after them.
     public static func error(_ error: HTTPError, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        var headers = headers
-        headers["Content-Type"] = "application/json"
-        return HTTPResponse(status: error.status, headers: headers, body: error.jsonBody)
+        var all = error.headers
+        for (name, value) in headers { all[name] = value }
+        all["Content-Type"] = "application/json"
+        return HTTPResponse(status: error.status, headers: all, body: error.jsonBody)
     }
 }
 

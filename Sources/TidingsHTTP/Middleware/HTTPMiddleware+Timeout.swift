@@ -9,21 +9,28 @@ extension HTTPMiddleware {
     /// producing the response head is.
     public static func timeout(_ limit: Duration) -> HTTPMiddleware {
         HTTPMiddleware { next in
-            { request in try await HandlerRace.run(limit: limit) { try await next(request) } }
+            { request in
+                try await HandlerRace.run(limit: limit, timeout: { HTTPError.handlerTimeout(limit: limit) }) {
+                    try await next(request)
+                }
+            }
         }
     }
 }
 
-/// The handler against a timer: the first to finish answers, the other is cancelled and not awaited.
+/// Work against a timer: the first to finish answers, the other is cancelled and not awaited, so work
+/// that ignores cancellation (a blocked store call) cannot hold the answer. Used by the handler timeout
+/// and by readiness checks.
 enum HandlerRace {
-    static func run(limit: Duration, _ body: @escaping @Sendable () async throws -> HTTPResponse) async throws
-        -> HTTPResponse
-    {
+    static func run<Value: Sendable>(
+        limit: Duration, timeout: @escaping @Sendable () -> any Error,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let tasks = LockedBox<[Task<Void, Never>]>([])
         let finished = LockedBox(false)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, Error>) in
-                let finish: @Sendable (Result<HTTPResponse, Error>) -> Void = { result in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
+                let finish: @Sendable (Result<Value, Error>) -> Void = { result in
                     let first = finished.withLock { done in
                         defer { done = true }
                         return !done
@@ -38,7 +45,7 @@ enum HandlerRace {
                 let timer = Task {
                     do {
                         try await Task.sleep(for: limit)
-                        finish(.failure(HTTPError.handlerTimeout(limit: limit)))
+                        finish(.failure(timeout()))
                     } catch {
                         // Cancelled: the handler answered first.
                     }

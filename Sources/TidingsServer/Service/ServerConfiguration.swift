@@ -23,6 +23,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var insecureMediaHosts: Set<String> = []
     /// How often every app gets an uninstall check, spread over the interval; nil runs none on a schedule.
     public var uninstallCheckInterval: Duration?
+    /// A second address serving only `/metrics`, `/healthz` and `/readyz` (`--admin-listen`); when set,
+    /// `/metrics` leaves the API address. Nil keeps everything on the API address.
+    public var adminHTTP: HTTPServer.Configuration?
+    /// The token `/metrics` requires as `Authorization: Bearer TOKEN`, wherever it is served; nil leaves
+    /// it open. Never logged or printed (its description is `<redacted>`).
+    public var metricsToken: BearerToken?
+    /// How long a `/readyz` report is reused, so that load balancers polling it cannot load the store.
+    public var readinessCacheDuration: Duration = .seconds(2)
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -49,6 +57,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         var fileKey: String
         var help: String
         var apply: @Sendable (inout ServerConfiguration, String) -> Bool
+        /// A secret's value never appears in an error message.
+        var secret = false
+    }
+
+    /// The admin server's limits: a scraper and a few probes, never app traffic.
+    static func adminServer(host: String, port: Int) -> HTTPServer.Configuration {
+        HTTPServer.Configuration(
+            host: host, port: port, maximumBodyBytes: 65_536, maximumConnections: 64, threadCount: 2)
     }
 
     static let settings: [Setting] = [
@@ -61,6 +77,24 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.http.port = port
                 return true
             }),
+        Setting(
+            flag: "admin-listen", environment: "TIDINGS_ADMIN_LISTEN", fileKey: "admin_listen",
+            help:
+                "HOST:PORT of a second server for /metrics, /healthz and /readyz; /metrics then leaves the API address",
+            apply: { configuration, text in
+                guard let (host, port) = parseListen(text) else { return false }
+                configuration.adminHTTP = adminServer(host: host, port: port)
+                return true
+            }),
+        Setting(
+            flag: "metrics-token", environment: "TIDINGS_METRICS_TOKEN", fileKey: "metrics_token",
+            help:
+                "a secret /metrics requires as 'Authorization: Bearer TOKEN' (at least \(BearerToken.minimumLength) visible ASCII characters; prefer the variable or the file, which ps does not show)",
+            apply: { configuration, text in
+                guard let token = BearerToken(text) else { return false }
+                configuration.metricsToken = token
+                return true
+            }, secret: true),
         Setting(
             flag: "data-dir", environment: "TIDINGS_DATA_DIR", fileKey: "data_dir", help: "the store's directory",
             apply: { configuration, text in
@@ -234,6 +268,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let text = flags[setting.flag] else { continue }
             try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
         }
+        if let admin = configuration.adminHTTP, admin.port != 0, admin.port == configuration.http.port,
+            admin.host == configuration.http.host
+        {
+            throw ServerConfigurationError(
+                code: "invalid_value",
+                message:
+                    "--admin-listen (TIDINGS_ADMIN_LISTEN, admin_listen) is the API's own address \(admin.host):\(admin.port); give the admin server another port"
+            )
+        }
         return .serve(configuration)
     }
 
@@ -293,6 +336,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         text += "  --help\n      this text\n"
         text += "\ndefaults: listen 127.0.0.1:8080, data dir ./tidings-data, log level info\n"
+        text += "/metrics is served on the listen address, without a token, unless --admin-listen or --metrics-token\n"
+        text += "is set; on a public interface set one of them (docs/operations.md).\n"
         return text
     }
 
@@ -325,8 +370,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         _ setting: Setting, _ text: String, to configuration: inout ServerConfiguration, source: String
     ) throws(ServerConfigurationError) {
         guard setting.apply(&configuration, text) else {
+            // A secret is not echoed, even a wrong one: it may be the right one with a typo.
+            let value = setting.secret ? "the value" : "\"\(text)\""
             throw ServerConfigurationError(
-                code: "invalid_value", message: "\(source): \"\(text)\" is not valid; expected \(setting.help)")
+                code: "invalid_value", message: "\(source): \(value) is not valid; expected \(setting.help)")
         }
     }
 

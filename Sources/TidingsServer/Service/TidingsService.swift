@@ -6,7 +6,8 @@ import TidingsPush
 import TidingsStore
 
 /// tidingsd's parts wired together from a ``ServerConfiguration``: the store, the push providers (APNs and
-/// FCM, chosen per installation), the API and operations routes, the fan-out workers and the metrics.
+/// FCM, chosen per installation), the API and operations routes, the readiness checks, the fan-out workers
+/// and the metrics.
 ///
 /// `tidingsd` serves it; so do `tidings demo` and the end-to-end tests, which therefore run exactly the
 /// server that ships.
@@ -19,15 +20,24 @@ import TidingsStore
 /// service.start()
 /// _ = try server.start()
 /// ```
+///
+/// With ``ServerConfiguration/adminHTTP`` set, the caller also serves ``adminHandler`` there; `/metrics`
+/// is then on that address only.
 public final class TidingsService: Sendable {
     public let store: SQLiteStore
     public let metrics: MetricsRegistry
-    /// The API and operations routes (`/healthz`, `/metrics`).
+    /// The API and operations routes: `/healthz`, `/readyz`, and `/metrics` unless an admin address serves it.
     public let router: Router
     /// ``router`` in the standard pipeline (request ids, access log, metrics, JSON errors, timeout).
     public let handler: HTTPHandler
     /// The same pipeline for the routes answered on the network thread (`HTTPRoute.immediate`).
     public let immediateHandler: ImmediateRequestHandler
+    /// The admin address's routes: `/metrics`, `/healthz` and `/readyz`, nothing of the API.
+    public let adminRouter: Router
+    /// ``adminRouter`` in the standard pipeline, for the server on ``ServerConfiguration/adminHTTP``.
+    public let adminHandler: HTTPHandler
+    /// The checks behind `/readyz` (store, fan-out, credentials), shared by both addresses and their cache.
+    public let readiness: ReadinessProbe
     private let fanout: FanoutService
     /// Held while this process may be the only sender from the store; nil when another process has it.
     private let senderLock: SenderLock?
@@ -76,10 +86,29 @@ public final class TidingsService: Sendable {
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
-        var router = api.router
-        router.addOperationsRoutes(metrics: metrics)
-        fanout = FanoutService(
+        let fanout = FanoutService(
             store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
+        let fcmCredentials = FCMCredentialsStore(dataDirectory: dataDirectory)
+        let instanceID = "tidingsd-" + UUID().lowercasedString
+        readiness = ReadinessProbe(
+            checks: [
+                // A real write: a locked, read-only, full or closed store refuses it.
+                ServiceReadiness.storeAcceptsWrites {
+                    try store.recordHeartbeat(instanceID: instanceID, now: Date().millisecondsSince1970)
+                },
+                ServiceReadiness.fanoutRunning { fanout.isRunning },
+                ServiceReadiness.credentialsLoad(
+                    appIDs: { try store.apps().map(\.id) }, apns: apnsCredentials, fcm: fcmCredentials),
+            ], cacheDuration: configuration.readinessCacheDuration, logger: logger)
+        var router = api.router
+        var adminRouter = Router()
+        // On an admin address /metrics leaves the API address, so the API port can face the internet.
+        router.addOperationsRoutes(
+            metrics: configuration.adminHTTP == nil ? metrics : nil, metricsToken: configuration.metricsToken,
+            readiness: readiness)
+        adminRouter.addOperationsRoutes(
+            metrics: metrics, metricsToken: configuration.metricsToken, readiness: readiness)
+        self.fanout = fanout
         // Only the sender schedules, so two processes on one store do not both make the checks.
         uninstallChecks = configuration.uninstallCheckInterval.flatMap { interval in
             senderLock == nil ? nil : UninstallCheckScheduler(store: store, interval: interval, logger: logger)
@@ -91,9 +120,13 @@ public final class TidingsService: Sendable {
         self.store = store
         self.metrics = metrics
         self.router = router
+        self.adminRouter = adminRouter
         handler = HTTPMiddleware.standard(
             router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
         immediateHandler = HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics)
+        adminHandler = HTTPMiddleware.standard(
+            router: adminRouter, logger: logger, metrics: metrics,
+            handlerTimeout: configuration.adminHTTP?.handlerTimeout ?? configuration.http.handlerTimeout)
     }
 
     /// Starts the fan-out workers and, when configured, the uninstall-check schedule.

@@ -164,6 +164,10 @@ extension SQLiteStore {
         ALTER TABLE messages ADD COLUMN night_policy TEXT NOT NULL DEFAULT 'skip';
         ALTER TABLE message_deliveries ADD COLUMN target_user_id TEXT;
         CREATE INDEX events_user ON events(app_id, user_id) WHERE user_id IS NOT NULL;
+        CREATE TABLE instances (
+            id TEXT PRIMARY KEY,
+            heartbeat_at INTEGER NOT NULL
+        );
         CREATE TABLE admin_keys (
             id TEXT PRIMARY KEY,
             kind TEXT NOT NULL,

@@ -97,6 +97,16 @@ public final class SQLiteStore: Store {
         }
     }
 
+    public func recordHeartbeat(instanceID: String, now: Int64) throws {
+        try database.write { db in
+            try db.run(
+                """
+                INSERT INTO instances (id, heartbeat_at) VALUES (?1, ?2)
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """, [.text(instanceID), .integer(now)])
+        }
+    }
+
     public func updateApp(_ app: AppRecord) throws {
         try database.write { db in
             let changed = try db.run(

@@ -57,7 +57,7 @@ enum EmulatorCommand {
             handler: emulator.handler(
                 logger: logger, metrics: metrics, handlerTimeout: configuration.handlerTimeout),
             logger: logger, metrics: metrics)
-        ShutdownSignals.install(server: server, logger: logger, flush: logHandler.flush)
+        ShutdownSignals.install(servers: [server], logger: logger, flush: logHandler.flush)
         do {
             let port = try server.start()
             let host = options.host.contains(":") ? "[\(options.host)]" : options.host

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TidingsHTTP
+import TidingsMetrics
 import TidingsServer
 import TidingsStoreTesting
 
@@ -34,7 +36,9 @@ import TidingsStoreTesting
 
     @Test func everyRouteIsInTheSpecAndEverySpecOperationIsRouted() throws {
         let api = TidingsAPI(store: try StoreBackend.sqlite.makeStore(), logger: .disabled())
-        let routed = Set(api.router.routes.map { "\($0.method) \($0.pattern)" })
+        // The operations routes (/healthz, /readyz, /metrics) are documented beside the API's.
+        let served = api.router.routes + OperationsRoutes.routes(metrics: MetricsRegistry())
+        let routed = Set(served.map { "\($0.method) \($0.pattern)" })
         let documented = try Self.specOperations()
         #expect(documented.count >= 13)
         #expect(routed.subtracting(documented).isEmpty, "routed but not documented")

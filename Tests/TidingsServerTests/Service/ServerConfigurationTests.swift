@@ -150,6 +150,89 @@ import TidingsServer
         }
     }
 
+    @Test func metricsStayOpenOnTheAPIAddressByDefault() throws {
+        let configuration = try Self.configuration([])
+        #expect(configuration.adminHTTP == nil)
+        #expect(configuration.metricsToken == nil)
+        #expect(configuration.readinessCacheDuration == .seconds(2))
+    }
+
+    @Test func adminAddressAndMetricsTokenFromFlagsEnvironmentAndFile() throws {
+        let secret = "0123456789abcdef-token"
+        let fromFlags = try Self.configuration(["--admin-listen", "127.0.0.1:9090", "--metrics-token", secret])
+        let admin = try #require(fromFlags.adminHTTP)
+        #expect(admin.host == "127.0.0.1")
+        #expect(admin.port == 9090)
+        #expect(admin.threadCount == 2)
+        #expect(fromFlags.metricsToken == BearerToken(secret))
+        #expect(fromFlags.metricsToken?.isPresented(in: "Bearer \(secret)") == true)
+
+        let fromEnvironment = try Self.configuration(
+            [], environment: ["TIDINGS_ADMIN_LISTEN": "[::1]:9091", "TIDINGS_METRICS_TOKEN": secret])
+        #expect(fromEnvironment.adminHTTP?.host == "::1")
+        #expect(fromEnvironment.adminHTTP?.port == 9091)
+        #expect(fromEnvironment.metricsToken == BearerToken(secret))
+
+        let files = ["/t.json": #"{"admin_listen": "0.0.0.0:9092", "metrics_token": "\#(secret)"}"#]
+        let fromFile = try Self.configuration(["--config", "/t.json"], files: files)
+        #expect(fromFile.adminHTTP?.host == "0.0.0.0")
+        #expect(fromFile.adminHTTP?.port == 9092)
+        #expect(fromFile.metricsToken == BearerToken(secret))
+    }
+
+    @Test(arguments: ["9090", "localhost", "127.0.0.1:", "127.0.0.1:70000"])
+    func badAdminAddressNamesTheFlag(text: String) {
+        do {
+            _ = try Self.resolve(["--admin-listen", text])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("--admin-listen"))
+        }
+    }
+
+    @Test func theAdminAddressMustNotBeTheAPIAddress() {
+        do {
+            _ = try Self.resolve(["--listen", "127.0.0.1:8080", "--admin-listen", "127.0.0.1:8080"])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("--admin-listen"))
+        }
+        // Two free ports picked at start are distinct ports.
+        #expect(throws: Never.self) { try Self.resolve(["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"]) }
+    }
+
+    @Test(arguments: [
+        (["--metrics-token", "too-short"], [:], "--metrics-token"),
+        (["--metrics-token", "has spaces inside of it"], [:], "--metrics-token"),
+        ([], ["TIDINGS_METRICS_TOKEN": "too-short"], "TIDINGS_METRICS_TOKEN"),
+    ])
+    func aBadTokenNamesItsSourceButNeverEchoesIt(arguments: [String], environment: [String: String], source: String) {
+        let value = arguments.last ?? environment.values.first ?? ""
+        do {
+            _ = try Self.resolve(arguments, environment: environment)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains(source))
+            #expect(!error.message.contains(value))
+        }
+    }
+
+    @Test func theTokenIsNeverPrinted() throws {
+        let secret = "never-print-this-secret-0001"
+        let configuration = try Self.configuration(["--metrics-token", secret])
+        #expect(!String(describing: configuration).contains(secret))
+        #expect(!String(reflecting: configuration).contains(secret))
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        #expect(!dumped.contains(secret))
+        #expect(
+            ServerConfiguration.usage.contains("--metrics-token VALUE, TIDINGS_METRICS_TOKEN, file key metrics_token"))
+        #expect(ServerConfiguration.usage.contains("--admin-listen VALUE, TIDINGS_ADMIN_LISTEN, file key admin_listen"))
+    }
+
     @Test func helpIsRecognised() throws {
         #expect(try Self.resolve(["--help"]) == .help)
         #expect(try Self.resolve(["-h"]) == .help)

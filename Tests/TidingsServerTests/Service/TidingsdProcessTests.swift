@@ -69,6 +69,74 @@ import Testing
         }
     }
 
+    /// Reads standard output until the banner names both the API port and where `/metrics` is served.
+    static func ports(from output: Pipe) async -> (api: Int, metrics: Int)? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var text = ""
+                while true {
+                    let data = output.fileHandleForReading.availableData
+                    if data.isEmpty { break }
+                    text += String(decoding: data, as: UTF8.self)
+                    if let api = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/),
+                        let metrics = text.firstMatch(of: /http:\/\/127\.0\.0\.1:(\d+)\/metrics/)
+                    {
+                        continuation.resume(returning: (Int(api.1)!, Int(metrics.1)!))
+                        return
+                    }
+                }
+                continuation.resume(returning: nil)
+            }.start()
+        }
+    }
+
+    static func status(_ url: String, authorization: String? = nil) async throws -> Int {
+        var request = URLRequest(url: URL(string: url)!)
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test func anAdminAddressServesMetricsBehindTheTokenAndTheAPIAddressDoesNot() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidingsd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = "process-test-metrics-token"
+        let (process, output, error) = try Self.start(
+            ["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"],
+            environment: ["TIDINGS_DATA_DIR": directory.path, "TIDINGS_METRICS_TOKEN": secret])
+        guard let (api, admin) = await Self.ports(from: output) else {
+            process.terminate()
+            Issue.record("tidingsd did not print its ports")
+            return
+        }
+        #expect(api != admin)
+        #expect(try await Self.status("http://127.0.0.1:\(api)/metrics") == 404)
+        #expect(try await Self.status("http://127.0.0.1:\(api)/metrics", authorization: "Bearer \(secret)") == 404)
+        #expect(try await Self.status("http://127.0.0.1:\(api)/healthz") == 200)
+        #expect(try await Self.status("http://127.0.0.1:\(admin)/metrics") == 401)
+        #expect(try await Self.status("http://127.0.0.1:\(admin)/metrics", authorization: "Bearer wrong-token") == 401)
+        #expect(try await Self.status("http://127.0.0.1:\(admin)/metrics", authorization: "Bearer \(secret)") == 200)
+        #expect(try await Self.status("http://127.0.0.1:\(admin)/healthz") == 200)
+        #expect(try await Self.status("http://127.0.0.1:\(admin)/readyz") == 200)
+        kill(process.processIdentifier, SIGTERM)
+        let (status, out, err) = await Self.finish(process, output, error)
+        #expect(status == 0)
+        #expect(err.contains("metrics served"))
+        #expect(err.contains("address=admin"))
+        #expect(err.contains("token=required"))
+        #expect(!err.contains(secret))
+        #expect(!out.contains(secret))
+    }
+
+    @Test func aBadMetricsTokenExitsTwoWithoutEchoingIt() async throws {
+        let (process, output, error) = try Self.start(["--metrics-token", "short secret"])
+        let (status, out, err) = await Self.finish(process, output, error)
+        #expect(status == 2)
+        #expect(err.contains("--metrics-token"))
+        #expect(!err.contains("short secret"))
+        #expect(!out.contains("short secret"))
+    }
+
     @Test func helpPrintsUsageAndExitsZero() async throws {
         let (process, output, error) = try Self.start(["--help"])
         let (status, out, _) = await Self.finish(process, output, error)
