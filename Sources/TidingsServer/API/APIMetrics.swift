@@ -8,12 +8,15 @@ public protocol APIMetrics: Sendable {
     func installationUpserted(created: Bool)
     /// A request was refused for its credentials (401) or its rights (403).
     func authenticationFailed(status: Int)
+    /// A request was refused 429: its key over its rate, or its address after too many failed authentications.
+    func rateLimited()
 }
 
 extension APIMetrics {
     public func eventsIngested(accepted: Int, duplicate: Int, rejected: Int) {}
     public func installationUpserted(created: Bool) {}
     public func authenticationFailed(status: Int) {}
+    public func rateLimited() {}
 }
 
 /// Reports nothing.

@@ -20,7 +20,41 @@ extension APIService {
     /// The presented key is hashed, looked up by its digest (an attacker cannot steer a digest, so the
     /// index lookup reveals nothing), and the stored digest compared in constant time. Keys never reach logs.
     /// - Throws: 401 for a missing, malformed, unknown or revoked key; 403 for a key without the right.
+    ///   429 for a client address that failed too often lately, or a key over its rate.
     func authenticate(_ request: HTTPRequest, _ access: Access) throws -> APICaller {
+        let address = request.remoteAddress ?? "unknown"
+        if case .denied(let wait) = authenticationFailures.status(of: address) {
+            metrics.rateLimited()
+            throw HTTPError.rateLimited(limit: configuration.failedAuthenticationLimit, retryAfterSeconds: wait)
+        }
+        let key: APIKeyRecord
+        do {
+            key = try presentedKey(request, access)
+        } catch let error as HTTPError where error.status == 401 {
+            _ = authenticationFailures.acquire(address)
+            throw error
+        }
+        let limit = try rateLimit(of: key)
+        if case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
+            metrics.rateLimited()
+            throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
+        }
+        var installationID: String?
+        if let header = request.headers[TidingsAPI.installationHeader], !header.isEmpty {
+            installationID = header
+        }
+        return APICaller(appID: key.appID, key: key, installationID: installationID)
+    }
+
+    /// The limit of `key`: its app's `requests_per_second` when set, else its kind's default.
+    private func rateLimit(of key: APIKeyRecord) throws -> RateLimit {
+        let fallback = configuration.keyRateLimits[key.kind] ?? keyLimiter.limit
+        guard key.kind != .admin, let rate = try app(id: key.appID).requestsPerSecond else { return fallback }
+        return RateLimit(burst: 2 * rate, perSecond: Double(rate))
+    }
+
+    /// The stored key the request presents, checked against `access`.
+    private func presentedKey(_ request: HTTPRequest, _ access: Access) throws -> APIKeyRecord {
         guard let authorization = request.headers["Authorization"] else {
             throw refuse(401, "unauthorized", "send your key as 'Authorization: Bearer <key>'")
         }
@@ -50,11 +84,7 @@ extension APIService {
         case (.serverKey, _):
             throw refuse(403, "forbidden", "this endpoint needs a server key; app keys may not read data")
         }
-        var installationID: String?
-        if let header = request.headers[TidingsAPI.installationHeader], !header.isEmpty {
-            installationID = header
-        }
-        return APICaller(appID: key.appID, key: key, installationID: installationID)
+        return key
     }
 
     private func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {

@@ -13,11 +13,14 @@ extension APIService {
     static let installationSecretPrefix = "tdg_ins_"
 
     /// The app of `caller`, from a short-lived cache: its settings are read on every installation write.
-    func app(of caller: APICaller) throws -> AppRecord {
+    func app(of caller: APICaller) throws -> AppRecord { try app(id: caller.appID) }
+
+    /// The app `id`, from a short-lived cache: its settings are read on every request.
+    func app(id: String) throws -> AppRecord {
         let date = clock.now
-        if let cached = appCache.withLock({ $0[caller.appID] }), cached.expires > date { return cached.app }
-        guard let app = try store.app(id: caller.appID) else {
-            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(caller.appID)")
+        if let cached = appCache.withLock({ $0[id] }), cached.expires > date { return cached.app }
+        guard let app = try store.app(id: id) else {
+            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(id)")
         }
         appCache.withLock { cache in
             if cache.count >= 10_000 { cache.removeAll() }

@@ -19,12 +19,19 @@ final class APIService: Sendable {
     let keyCache = LockedBox<[[UInt8]: (key: APIKeyRecord, expires: Date)]>([:])
     let appCache = LockedBox<[String: (app: AppRecord, expires: Date)]>([:])
     let identityCache = LockedBox<[String: (verifier: JWTVerifier, expires: Date)]>([:])
+    /// One bucket per key id.
+    let keyLimiter: RateLimiter
+    /// One bucket per client address, taken from only by failed authentications.
+    let authenticationFailures: RateLimiter
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
         metrics: any APIMetrics, provider: (any PushProvider)? = nil, registry: MetricsRegistry? = nil
     ) {
         self.provider = provider
+        keyLimiter = RateLimiter(
+            limit: configuration.keyRateLimits[.server] ?? RateLimit(burst: 400, perSecond: 200), clock: clock)
+        authenticationFailures = RateLimiter(limit: configuration.failedAuthenticationLimit, clock: clock)
         fanoutCounters = FanoutCounters(registry: registry)
         self.store = store
         self.configuration = configuration

@@ -10,6 +10,7 @@ public struct RegistryAPIMetrics: APIMetrics {
     private let installationsUpdated: Counter
     private let unauthorized: Counter
     private let forbidden: Counter
+    private let limited: Counter
 
     /// Registers the API's series in `registry`; `storeFiles` are summed for `tidings_store_bytes`.
     public init(registry: MetricsRegistry, storeFiles: [URL] = []) {
@@ -35,6 +36,8 @@ public struct RegistryAPIMetrics: APIMetrics {
         }
         unauthorized = refused("401")
         forbidden = refused("403")
+        limited = registry.counter(
+            name: "tidings_rate_limited_total", help: "Requests refused 429 for their key's rate or failed sign-ins.")
         if !storeFiles.isEmpty {
             let paths = storeFiles.map(\.path)
             registry.gauge(name: "tidings_store_bytes", help: "Size of the store's files on disk.") {
@@ -60,4 +63,6 @@ public struct RegistryAPIMetrics: APIMetrics {
     public func authenticationFailed(status: Int) {
         (status == 403 ? forbidden : unauthorized).increment(by: 1)
     }
+
+    public func rateLimited() { limited.increment(by: 1) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsHTTP
 import TidingsModel
 import TidingsStore
 
@@ -27,6 +28,17 @@ extension TidingsAPI {
         /// Where APNs keys and FCM service accounts are kept (the data directory); nil answers the administration
         /// API's credential routes with 503 `no_credentials_directory`.
         public var credentialsDirectory: URL?
+        /// What each key may send, by kind: a bucket per key. An app's `requests_per_second` replaces the rate
+        /// (burst twice the rate) for its app and server keys. App keys are shared by every device of an app,
+        /// so theirs is high; it stops a runaway or abusive client, not ordinary traffic.
+        public var keyRateLimits: [APIKeyKind: RateLimit] = [
+            .app: RateLimit(burst: 20_000, perSecond: 10_000),
+            .server: RateLimit(burst: 400, perSecond: 200),
+            .admin: RateLimit(burst: 40, perSecond: 20),
+        ]
+        /// Failed authentications a client address may make: past it every request from the address is
+        /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
+        public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)
 
         public init() {}
     }
