@@ -125,6 +125,7 @@ extension APIService {
         }
         try requireOwnership(of: installation, request, caller: caller)
         let app = try app(of: caller)
+        guard app.identityVerification != .off else { return }
         try requireIdentity(of: userID, verified: try verifiedUser(request, app: app), caller: caller, app: app)
     }
 }

@@ -19,8 +19,10 @@ extension APIService {
         var app: AppRecord?
         if caller.kind == .app, update.changesUser {
             let found = try self.app(of: caller)
-            app = found
-            verified = try verifiedUser(request, app: found)
+            if found.identityVerification != .off {
+                app = found
+                verified = try verifiedUser(request, app: found)
+            }
         }
         // Made before the store call: a grouped write may run twice, and both runs must issue the same secret.
         let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil

@@ -18,6 +18,7 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     private let clock: any TidingsClock
     private let logger: Logger
     private let clients = AppClientCache<APNsClient> { $0.shutdown() }
+    private let appIDs = LockedBox<[String: String]>([:])
 
     public init(
         store: any Store, credentials: APNsCredentialsStore, configuration: APNsClient.Configuration = .init(),
@@ -52,17 +53,26 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     }
 
     private func client(for topic: String) throws -> APNsClient {
-        try clients.client(for: topic) { () throws -> APNsClient in
-            guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {
-                throw UnknownTopic(topic: topic)
-            }
-            let authorization = try credentials.load(appID: app.id)?.providerToken(clock: clock)
+        let appID = try self.appID(topic: topic)
+        return try clients.client(for: topic, credentials: credentials.metadataURL(appID)) { () throws -> APNsClient in
+            let authorization = try credentials.load(appID: appID)?.providerToken(clock: clock)
             if authorization == nil {
-                logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": app.id])
+                logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": appID])
             }
             return try APNsClient(
                 configuration: configuration, authorization: authorization, metrics: metrics, clock: clock,
                 logger: logger)
         }
+    }
+
+    /// The id of the app whose bundle id is `topic`, remembered: a bundle id changes rarely, and a change
+    /// reaches here when the process restarts.
+    private func appID(topic: String) throws -> String {
+        if let known = appIDs.withLock({ $0[topic] }) { return known }
+        guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {
+            throw UnknownTopic(topic: topic)
+        }
+        appIDs.withLock { $0[topic] = app.id }
+        return app.id
     }
 }

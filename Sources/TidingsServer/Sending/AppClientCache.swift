@@ -1,43 +1,80 @@
+import Foundation
 import TidingsModel
 
-/// Each app's provider client (``APNsClient``, ``FCMClient``), made on first use and kept until
-/// ``shutdown()``, so an app's pushes share one client: its connections and its credentials.
+/// Each app's provider client (``APNsClient``, ``FCMClient``), made on first use and kept until its
+/// credentials change or ``shutdown()``, so an app's pushes share one client: its connections and its
+/// credentials.
 ///
 /// ```swift
 /// let clients = AppClientCache<FCMClient> { $0.shutdown() }
-/// let client = try clients.client(for: appID) { try FCMClient(account: account) }
+/// let client = try clients.client(for: appID, credentials: accountFile) { try FCMClient(account: account) }
 /// ```
+///
+/// Credentials changed through the administration API (or `tidingsd apps set-…`) are picked up without a
+/// restart: the credentials file's modification time is looked at again at most every
+/// ``recheckInterval``, and a client made from older credentials is replaced (its pushes in flight end as
+/// retries and go out again through the new one).
 final class AppClientCache<Client: Sendable>: Sendable {
-    private let clients = LockedBox<[String: Client]>([:])
-    private let close: @Sendable (Client) -> Void
+    private struct Entry {
+        var client: Client
+        /// The credentials file's modification time when the client was made; nil when it had none.
+        var version: Date?
+        var checkedAt: Date
+    }
 
-    /// - Parameter close: stops a client: one made by a racing caller that lost, or every client at shutdown.
-    init(close: @escaping @Sendable (Client) -> Void) {
+    private let entries = LockedBox<[String: Entry]>([:])
+    private let close: @Sendable (Client) -> Void
+    private let clock: any TidingsClock
+    let recheckInterval: TimeInterval
+
+    /// - Parameter close: stops a client: one made by a racing caller that lost, a replaced one, or every
+    ///   client at shutdown.
+    init(
+        clock: any TidingsClock = SystemClock(), recheckInterval: TimeInterval = 2,
+        close: @escaping @Sendable (Client) -> Void
+    ) {
+        self.clock = clock
+        self.recheckInterval = recheckInterval
         self.close = close
     }
 
     /// The client kept for `key`, or the one `make` builds, kept from now on; nil, and nothing kept, when
     /// `make` answers nil (an app without credentials).
     ///
-    /// `make` runs outside the lock (it may open connections or read keys from disk); when two callers race
-    /// for a new key, the first to finish is kept and the other's client is closed.
-    func clientIfAvailable<Failure: Error>(for key: String, make: () throws(Failure) -> Client?) throws(Failure)
-        -> Client?
-    {
-        if let client = clients.withLock({ $0[key] }) { return client }
-        guard let made = try make() else { return nil }
-        let (client, spare) = clients.withLock { clients -> (Client, Client?) in
-            if let existing = clients[key] { return (existing, made) }
-            clients[key] = made
-            return (made, nil)
+    /// `credentials` is the file the client's credentials come from (`nil`: it has none to watch). `make` runs
+    /// outside the lock (it may open connections or read keys from disk); when two callers race for a new
+    /// key, the first to finish is kept and the other's client is closed.
+    func clientIfAvailable<Failure: Error>(
+        for key: String, credentials: URL? = nil, make: () throws(Failure) -> Client?
+    ) throws(Failure) -> Client? {
+        let now = clock.now
+        let current = entries.withLock { $0[key] }
+        if let current, now.timeIntervalSince(current.checkedAt) < recheckInterval { return current.client }
+        let version = credentials.flatMap(Self.modificationDate)
+        if let current, current.version == version {
+            entries.withLock { $0[key]?.checkedAt = now }
+            return current.client
+        }
+        guard let made = try make() else {
+            if let stale = entries.withLock({ $0.removeValue(forKey: key) }) { close(stale.client) }
+            return nil
+        }
+        let (client, spare) = entries.withLock { entries -> (Client, Client?) in
+            if let existing = entries[key], existing.version == version { return (existing.client, made) }
+            let replaced = entries[key]?.client
+            entries[key] = Entry(client: made, version: version, checkedAt: now)
+            return (made, replaced)
         }
         if let spare { close(spare) }
         return client
     }
 
     /// The client kept for `key`, or the one `make` builds, kept from now on.
-    func client<Failure: Error>(for key: String, make: () throws(Failure) -> Client) throws(Failure) -> Client {
-        let client = try clientIfAvailable(for: key, make: { () throws(Failure) -> Client? in try make() })
+    func client<Failure: Error>(for key: String, credentials: URL? = nil, make: () throws(Failure) -> Client)
+        throws(Failure) -> Client
+    {
+        let client = try clientIfAvailable(
+            for: key, credentials: credentials, make: { () throws(Failure) -> Client? in try make() })
         // `make` never answers nil, so neither does the lookup.
         guard let client else { preconditionFailure("AppClientCache kept no client for \(key)") }
         return client
@@ -45,6 +82,10 @@ final class AppClientCache<Client: Sendable>: Sendable {
 
     /// Closes every client kept so far.
     func shutdown() {
-        for client in clients.withLock({ Array($0.values) }) { close(client) }
+        for entry in entries.withLock({ Array($0.values) }) { close(entry.client) }
+    }
+
+    private static func modificationDate(_ file: URL) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
     }
 }

@@ -48,7 +48,7 @@ public final class AppFCMProvider: Sendable {
 
     /// The client of `appID`, made on first use; nil when the app has no service account.
     public func client(appID: String) throws -> FCMClient? {
-        try clients.clientIfAvailable(for: appID) {
+        try clients.clientIfAvailable(for: appID, credentials: credentials.fileURL(appID)) {
             guard let account = try credentials.load(appID: appID) else { return nil }
             return try FCMClient(
                 account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)

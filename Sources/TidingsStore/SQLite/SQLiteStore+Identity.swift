@@ -58,6 +58,16 @@ extension SQLiteStore {
             for tag in tags { try Self.removeTag(db, appID: appID, userID: userID, tag: tag) }
             let events = try db.run(
                 "UPDATE events SET user_id = NULL WHERE app_id = ?1 AND user_id = ?2", [.text(appID), .text(userID)])
+            // Deliveries of messages sent to the user remember whom they were for. Those not sent yet are
+            // skipped (the user no longer has installations), and all of them forget the user id.
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'skipped', reason = 'user_changed'
+                WHERE app_id = ?1 AND target_user_id = ?2 AND state = 'pending'
+                """, [.text(appID), .text(userID)])
+            try db.run(
+                "UPDATE message_deliveries SET target_user_id = NULL WHERE app_id = ?1 AND target_user_id = ?2",
+                [.text(appID), .text(userID)])
             return ForgottenUser(installations: installations, tags: tags.count, events: events)
         }
     }

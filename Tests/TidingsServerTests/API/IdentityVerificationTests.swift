@@ -58,10 +58,16 @@ import TidingsStore
         let none =
             Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + parts[1] + "."
         let cases: [(String, String?, String)] = [
-            ("expired", try setup.token("alice", issuedAt: setup.now.addingTimeInterval(-7200)), "identity_token_expired"),
+            (
+                "expired", try setup.token("alice", issuedAt: setup.now.addingTimeInterval(-7200)),
+                "identity_token_expired"
+            ),
             ("wrongly signed", try setup.token("alice", key: ES256Key.generate()), "identity_token_invalid"),
             ("alg none", none, "identity_token_invalid"),
-            ("HS256 with the public key", hs256(claims: parts[1], secret: Self.key.publicKeyPEM()), "identity_token_invalid"),
+            (
+                "HS256 with the public key", hs256(claims: parts[1], secret: Self.key.publicKeyPEM()),
+                "identity_token_invalid"
+            ),
             ("wrong audience", try setup.token("alice", audience: "app_other"), "identity_token_invalid"),
             ("wrong subject", try setup.token("mallory"), "identity_token_invalid"),
             ("over 24 hours", try setup.token("alice", lifetime: .seconds(25 * 3600)), "identity_token_invalid"),
