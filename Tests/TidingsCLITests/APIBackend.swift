@@ -60,15 +60,17 @@ struct APIBackend {
         return (response.status, response.body.isEmpty ? .null : try JSONValue.parse(response.body))
     }
 
-    /// Registers installation `id` with an APNs token (derived from the id), optionally logged in as `user`.
+    /// Registers installation `id` with an APNs token (derived from the id), optionally logged in as `user`,
+    /// with the device fields in `context` (`language`, `timezone`, `os_name`, ...).
     @discardableResult
-    func register(_ id: String, user: String? = nil) async throws -> String {
+    func register(_ id: String, user: String? = nil, context: [String: JSONValue] = [:]) async throws -> String {
         let token = Self.token(for: id)
         var body: [String: JSONValue] = [
             "platform": "ios", "apns_token": .string(token), "environment": "production",
             "consents": ["notifications": true, "ads": true, "night_ads": true],
         ]
         if let user { body["user_id"] = .string(user) }
+        body.merge(context) { $1 }
         let answer = try await call("PUT", "/v1/installations/\(id)", key: appKey, .object(body))
         precondition(answer.status == 200 || answer.status == 201, "register \(id): \(answer)")
         return token

@@ -61,14 +61,11 @@ struct ServerClient: Sendable {
 
     // MARK: Installations
 
-    /// `GET /v1/installations`: one page, optionally of one user or of users with a tag.
-    func installations(userID: String? = nil, tag: String? = nil, cursor: String? = nil, limit: Int? = nil)
+    /// `GET /v1/installations`: one page of the installations `filter` matches.
+    func installations(_ filter: InstallationFilter = InstallationFilter(), cursor: String? = nil, limit: Int? = nil)
         async throws(ServerClientError) -> ServerPage
     {
-        let query: [(String, String?)] = [
-            ("user_id", userID), ("tag", tag), ("cursor", cursor), ("limit", limit.map(String.init)),
-        ]
-        let json = try await json("GET", ["v1", "installations"], query: query)
+        let json = try await json("GET", ["v1", "installations"], query: filter.query(cursor: cursor, limit: limit))
         return try page(json, itemsKey: "installations", route: "GET /v1/installations")
     }
 
