@@ -7,7 +7,8 @@ import TidingsStore
 import TidingsTesting
 
 /// A tidingsd API served over loopback on a fresh store: one app with an app key and a server key, pushes
-/// going to a ``RecordingPushProvider`` through the real fan-out workers.
+/// going to a ``RecordingPushProvider`` through the real fan-out workers, credentials (administration API)
+/// kept in the store's directory as `tidingsd` keeps them in its data directory.
 struct APIBackend {
     let directory: URL
     let store: SQLiteStore
@@ -31,7 +32,9 @@ struct APIBackend {
         appKey = try administration.createKey(app: app.id, kind: .app).secret
         serverKey = try administration.createKey(app: app.id, kind: .server).secret
         provider = RecordingPushProvider()
-        api = TidingsAPI(store: store, logger: .disabled(), provider: provider)
+        var apiConfiguration = TidingsAPI.Configuration()
+        apiConfiguration.credentialsDirectory = directory
+        api = TidingsAPI(store: store, configuration: apiConfiguration, logger: .disabled(), provider: provider)
         var configuration = FanoutWorker.Configuration()
         configuration.pollInterval = .milliseconds(50)
         fanout = FanoutService(store: store, provider: provider, configuration: configuration)
@@ -118,6 +121,16 @@ struct APIBackend {
                 continuation.resume(with: Result { try TidingsExecutable.run(arguments, environment: environment) })
             }
         }
+    }
+
+    /// A new admin key, made on the store as `tidingsd keys create --kind admin` makes it.
+    func makeAdminKey() throws -> String {
+        try AppAdministration(store: store).createAdminKey().secret
+    }
+
+    /// Runs `tidings` with `--server` pointing here and `--admin-key adminKey`.
+    func tidingsAdmin(_ arguments: [String], adminKey: String) async throws -> TidingsExecutable.Result {
+        try await tidings(arguments + ["--server", endpoint, "--admin-key", adminKey])
     }
 
     /// Runs `tidings` with `--server` and `--key` pointing here.
