@@ -13,12 +13,14 @@ enum TidingsCommand {
           devices list|show                   the installations registered with tidingsd
           events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
-          apps | keys                         where to manage apps and keys (tidingsd apps|keys)
+          apps list|show|create|set-...       apps, their settings and credentials (admin key)
+          keys list|create|revoke             an app's app and server keys (admin key)
           demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
           device simulate --count N ...       simulated devices running the real SDK against tidingsd
 
         Commands that talk to tidingsd take --server URL and --key KEY, or TIDINGS_SERVER and
-        TIDINGS_SERVER_KEY, or ~/.config/tidings/config.json (see docs/cli.md). Every command has --json.
+        TIDINGS_SERVER_KEY, or ~/.config/tidings/config.json (see docs/cli.md); apps and keys take an
+        admin key instead: --admin-key KEY, TIDINGS_ADMIN_KEY or "admin_key". Every command has --json.
         Exit status: 0 done, 1 failed or refused by the server, 2 usage, 3 no server answered.
 
         Run 'tidings <command> --help' for a command's options.
@@ -39,7 +41,9 @@ enum TidingsCommand {
             case "devices": return try await DevicesCommand.run(rest)
             case "events": return try await EventsCommand.run(rest)
             case "stats": return try await StatsCommand.run(rest)
-            case "apps", "keys": return try AdministrationPointer.run(command, rest)
+            // The administration API, with an admin key (Sources/tidings/Admin).
+            case "apps": return try await AppsCommand.run(rest)
+            case "keys": return try await KeysCommand.run(rest)
             case "demo": return try await DemoCommand.run(rest)
             case "device": return try await DeviceCommand.run(rest)
             case "help", "--help", "-h":

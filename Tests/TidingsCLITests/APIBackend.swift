@@ -7,7 +7,8 @@ import TidingsStore
 import TidingsTesting
 
 /// A tidingsd API served over loopback on a fresh store: one app with an app key and a server key, pushes
-/// going to a ``RecordingPushProvider`` through the real fan-out workers.
+/// going to a ``RecordingPushProvider`` through the real fan-out workers, credentials (administration API)
+/// kept in the store's directory as `tidingsd` keeps them in its data directory.
 struct APIBackend {
     let directory: URL
     let store: SQLiteStore
@@ -31,7 +32,9 @@ struct APIBackend {
         appKey = try administration.createKey(app: app.id, kind: .app).secret
         serverKey = try administration.createKey(app: app.id, kind: .server).secret
         provider = RecordingPushProvider()
-        api = TidingsAPI(store: store, logger: .disabled(), provider: provider)
+        var apiConfiguration = TidingsAPI.Configuration()
+        apiConfiguration.credentialsDirectory = directory
+        api = TidingsAPI(store: store, configuration: apiConfiguration, logger: .disabled(), provider: provider)
         var configuration = FanoutWorker.Configuration()
         configuration.pollInterval = .milliseconds(50)
         fanout = FanoutService(store: store, provider: provider, configuration: configuration)
@@ -60,15 +63,17 @@ struct APIBackend {
         return (response.status, response.body.isEmpty ? .null : try JSONValue.parse(response.body))
     }
 
-    /// Registers installation `id` with an APNs token (derived from the id), optionally logged in as `user`.
+    /// Registers installation `id` with an APNs token (derived from the id), optionally logged in as `user`,
+    /// with the device fields in `context` (`language`, `timezone`, `os_name`, ...).
     @discardableResult
-    func register(_ id: String, user: String? = nil) async throws -> String {
+    func register(_ id: String, user: String? = nil, context: [String: JSONValue] = [:]) async throws -> String {
         let token = Self.token(for: id)
         var body: [String: JSONValue] = [
             "platform": "ios", "apns_token": .string(token), "environment": "production",
             "consents": ["notifications": true, "ads": true, "night_ads": true],
         ]
         if let user { body["user_id"] = .string(user) }
+        body.merge(context) { $1 }
         let answer = try await call("PUT", "/v1/installations/\(id)", key: appKey, .object(body))
         precondition(answer.status == 200 || answer.status == 201, "register \(id): \(answer)")
         return token
@@ -116,6 +121,16 @@ struct APIBackend {
                 continuation.resume(with: Result { try TidingsExecutable.run(arguments, environment: environment) })
             }
         }
+    }
+
+    /// A new admin key, made on the store as `tidingsd keys create --kind admin` makes it.
+    func makeAdminKey() throws -> String {
+        try AppAdministration(store: store).createAdminKey().secret
+    }
+
+    /// Runs `tidings` with `--server` pointing here and `--admin-key adminKey`.
+    func tidingsAdmin(_ arguments: [String], adminKey: String) async throws -> TidingsExecutable.Result {
+        try await tidings(arguments + ["--server", endpoint, "--admin-key", adminKey])
     }
 
     /// Runs `tidings` with `--server` and `--key` pointing here.

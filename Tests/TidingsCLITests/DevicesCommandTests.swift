@@ -23,9 +23,10 @@ import TidingsModel
         #expect(odd.status == 0)
         let lines = odd.standardOutput.split(separator: "\n").map(String.init)
         #expect(
-            lines.first?.hasPrefix("INSTALLATION  USER  PLATFORM  ENVIRONMENT  TOKENS  PERMISSION  UPDATED") == true)
+            lines.first
+                == "INSTALLATION  USER  PLATFORM  OS  APP  LANGUAGE  COUNTRY  TIME ZONE  TOKENS  PERMISSION  UPDATED")
         #expect(lines.count == 5)
-        #expect(lines[1].hasPrefix("dev-0001      odd   ios       production   apns    -"))
+        #expect(lines[1].hasPrefix("dev-0001      odd   ios       -   -    -         -        -          apns    -   "))
         #expect(lines[4] == "3 installation(s); more with a larger --limit")
         await backend.stop()
     }
@@ -65,6 +66,88 @@ import TidingsModel
         #expect(
             missing.standardError
                 == "tidings: \(backend.endpoint) answered 404 not_found: there is no installation nobody\n")
+        await backend.stop()
+    }
+
+    /// The device context of a phone in Japan, as the SDK reports it.
+    static let tokyo: [String: JSONValue] = [
+        "timezone": "Asia/Tokyo", "language": "ja-JP", "locale": "ja_JP", "country": "JP", "os_name": "iOS",
+        "os_version": "18.1", "device_model": "iPhone16,2", "app_version": "2.3.0", "app_build": "412",
+        "sdk_version": "1.4.0", "permission": "authorized",
+    ]
+
+    @Test func showPrintsTheDeviceContext() async throws {
+        let backend = try APIBackend(sending: false)
+        try await backend.register("tokyo-1", user: "aiko", context: Self.tokyo)
+        try await backend.register("bare-1")
+        // Labels are padded to the widest, the indented consent "  notifications", plus two spaces.
+        func row(_ label: String, _ value: String) -> String {
+            label.padding(toLength: 17, withPad: " ", startingAt: 0) + value + "\n"
+        }
+        let shown = try await backend.tidingsConnected(["devices", "show", "tokyo-1"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        for (label, value) in [
+            ("Time zone", "Asia/Tokyo"), ("Language", "ja-JP"), ("Locale", "ja_JP"), ("Country", "JP"),
+            ("OS", "iOS 18.1"), ("Device model", "iPhone16,2"), ("App version", "2.3.0 (412)"),
+            ("SDK version", "1.4.0"), ("Permission", "authorized"),
+        ] {
+            #expect(shown.standardOutput.contains(row(label, value)), "\(label)")
+        }
+        // When each token was registered, under its own heading.
+        #expect(shown.standardOutput.contains("\nRegistered\n  apns           20"))
+
+        // Unknown context is shown as unknown, not left out.
+        let bare = try await backend.tidingsConnected(["devices", "show", "bare-1"])
+        #expect(bare.standardOutput.contains(row("Time zone", "-")))
+        #expect(bare.standardOutput.contains(row("OS", "-")))
+        #expect(bare.standardOutput.contains(row("App version", "-")))
+
+        let json = try await backend.tidingsConnected(["devices", "show", "tokyo-1", "--json"])
+        let answer = try JSONValue.parse(json.standardOutput)
+        #expect(answer["language"] == "ja-JP")
+        #expect(answer["app_build"] == "412")
+        #expect(answer["token_registered_at"]?["apns"]?.integerValue != nil)
+        await backend.stop()
+    }
+
+    @Test func listShowsContextColumnsAndFiltersByDeviceFields() async throws {
+        let backend = try APIBackend(sending: false)
+        try await backend.register("tokyo-1", context: Self.tokyo)
+        var london = Self.tokyo
+        london["timezone"] = "Europe/London"
+        london["language"] = "en-GB"
+        london["country"] = "GB"
+        london["permission"] = "provisional"
+        try await backend.register("london-1", context: london)
+        try await backend.register("bare-1")
+
+        func ids(_ filters: [String]) async throws -> [String] {
+            let result = try await backend.tidingsConnected(["devices", "list", "--json"] + filters)
+            #expect(result.status == 0, "\(result.standardError)")
+            let installations = try JSONValue.parse(result.standardOutput)["installations"]?.arrayValue ?? []
+            return installations.compactMap { $0["installation_id"]?.stringValue }
+        }
+        #expect(try await ids([]) == ["bare-1", "london-1", "tokyo-1"])
+        #expect(try await ids(["--language", "ja-JP"]) == ["tokyo-1"])
+        #expect(try await ids(["--language", "en-GB"]) == ["london-1"])
+        #expect(try await ids(["--language", "fr"]) == [])
+        // An empty value: installations where the field is unknown.
+        #expect(try await ids(["--timezone", ""]) == ["bare-1"])
+        #expect(try await ids(["--timezone", "Europe/London"]) == ["london-1"])
+        #expect(try await ids(["--os-name", "iOS", "--country", "JP"]) == ["tokyo-1"])
+        #expect(try await ids(["--app-version", "2.3.0"]) == ["london-1", "tokyo-1"])
+        #expect(try await ids(["--permission", "provisional"]) == ["london-1"])
+        #expect(try await ids(["--platform", "ios", "--permission", ""]) == ["bare-1"])
+
+        let table = try await backend.tidingsConnected(["devices", "list", "--language", "ja-JP"])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(
+            lines[1].hasPrefix(
+                "tokyo-1       -     ios       iOS 18.1  2.3.0 (412)  ja-JP     JP       Asia/Tokyo  apns    authorized  "
+            ))
+        #expect(lines[2] == "1 installation(s)")
         await backend.stop()
     }
 }

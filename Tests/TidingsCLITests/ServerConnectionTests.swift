@@ -134,14 +134,4 @@ import TidingsModel
         #expect(badFileServer.standardError.contains("(from \(fileServer): server)"))
         await backend.stop()
     }
-
-    @Test func appsAndKeysPointAtTidingsd() throws {
-        let apps = try TidingsExecutable.run(["apps"], environment: ["HOME": "/nonexistent"])
-        #expect(apps.status == 0)
-        #expect(apps.standardOutput.contains("tidingsd apps create NAME --bundle-id ID"))
-        let keys = try TidingsExecutable.run(["keys", "--json"], environment: ["HOME": "/nonexistent"])
-        #expect(keys.status == 0)
-        let commands = try JSONValue.parse(keys.standardOutput)["commands"]?.arrayValue ?? []
-        #expect(commands.contains("tidingsd keys create --app APP --kind app|server [--json]"))
-    }
 }

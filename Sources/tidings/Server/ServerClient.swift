@@ -1,8 +1,10 @@
 import Foundation
 import Tidings
 import TidingsModel
+import TidingsServer
 
-/// Typed calls to tidingsd's server-key API (docs/openapi.yaml), over the SDK's ``HTTPTransport``.
+/// Typed calls to tidingsd's API (docs/openapi.yaml), over the SDK's ``HTTPTransport``: the server-key routes
+/// here, the administration routes in ``AdminClient``.
 ///
 /// ```swift
 /// let client = ServerClient(connection: try ServerConnection.resolve(arguments))
@@ -61,14 +63,11 @@ struct ServerClient: Sendable {
 
     // MARK: Installations
 
-    /// `GET /v1/installations`: one page, optionally of one user or of users with a tag.
-    func installations(userID: String? = nil, tag: String? = nil, cursor: String? = nil, limit: Int? = nil)
+    /// `GET /v1/installations`: one page of the installations `filter` matches.
+    func installations(_ filter: InstallationFilter = InstallationFilter(), cursor: String? = nil, limit: Int? = nil)
         async throws(ServerClientError) -> ServerPage
     {
-        let query: [(String, String?)] = [
-            ("user_id", userID), ("tag", tag), ("cursor", cursor), ("limit", limit.map(String.init)),
-        ]
-        let json = try await json("GET", ["v1", "installations"], query: query)
+        let json = try await json("GET", ["v1", "installations"], query: filter.query(cursor: cursor, limit: limit))
         return try page(json, itemsKey: "installations", route: "GET /v1/installations")
     }
 
@@ -156,7 +155,31 @@ struct ServerClient: Sendable {
     }
 
     private func error(_ reason: ServerClientError.Reason) -> ServerClientError {
-        ServerClientError(reason: reason, server: connection.server)
+        ServerClientError(reason: reason, server: connection.server, hint: hint(for: reason))
+    }
+
+    /// What to do about a refusal the server's message alone does not explain: a 403 means the key is of the
+    /// wrong kind, and only the client knows which setting that key came from.
+    private func hint(for reason: ServerClientError.Reason) -> String? {
+        guard case .refused(403, "forbidden", _) = reason else { return nil }
+        let presented = APIKeySecret.kind(of: connection.key)
+        switch connection.keyKind {
+        case .admin where presented != .admin:
+            let what: String =
+                switch presented {
+                case .app?: "an app key"
+                case .server?: "a server key"
+                default: "not an admin key"
+                }
+            return "The key from --admin-key, \(ConnectionKey.admin.environmentVariable) or admin_key is \(what); "
+                + "apps and keys need an admin key (tdg_adm_…), made on the store's host with "
+                + "'tidingsd keys create --kind admin'"
+        case .server where presented == .admin:
+            return "An admin key manages apps and keys only; pass a server key (tdg_srv_…) with --key or "
+                + ConnectionKey.server.environmentVariable
+        default:
+            return nil
+        }
     }
 
     /// The base URL plus percent-encoded path segments and query items (nil values are left out).

@@ -15,6 +15,9 @@ struct ServerClientError: Error, Sendable, Hashable, CustomStringConvertible {
     var reason: Reason
     /// The server the call went to, so the line says where.
     var server: URL
+    /// What to do about it, as a sentence, when the client knows more than the server said (which setting the
+    /// key came from).
+    var hint: String?
 
     /// The HTTP status of a refusal, else nil.
     var status: Int? {
@@ -31,7 +34,9 @@ struct ServerClientError: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String {
         switch reason {
         case .refused(let status, let code, let message):
-            return "\(server.absoluteString) answered \(status) \(code): \(message)"
+            let line = "\(server.absoluteString) answered \(status) \(code): \(message)"
+            guard let hint else { return line }
+            return line + (line.hasSuffix(".") ? " " : ". ") + hint
         case .unreachable(let error) where error.code == .timeout:
             return "\(server.absoluteString) did not answer in time (\(Self.shortReason(error.message)))"
         case .unreachable(let error):

@@ -12,4 +12,13 @@ extension Console {
         }
         write(text + "\n")
     }
+
+    /// A server's answer: as JSON for `--json` (`json`), else as `human(answer)` renders it for people.
+    static func writeAnswer(_ answer: JSONValue, json: Bool, human: (JSONValue) -> String) throws {
+        if json {
+            try writeJSON(answer)
+        } else {
+            write(human(answer))
+        }
+    }
 }
