@@ -46,6 +46,7 @@ enum EndToEndBench {
         var configuration = DeviceFleet.Configuration(
             count: devices, serverURL: tidingsd.url, appKey: provisioned.appKey, directory: deviceRoot)
         configuration.concurrency = 64
+        configuration.userTokens = { userID in try provisioned.userToken(for: userID) }
         let fleet = try DeviceFleet(configuration: configuration)
         let registrationStart = ContinuousClock.now
         try await fleet.registerAll()

@@ -24,6 +24,7 @@ struct EndToEndHarness {
             directory: directory.appendingPathComponent("devices"))
         fleetConfiguration.seed = seed
         fleetConfiguration.behaviour = behaviour
+        fleetConfiguration.userTokens = deployment.userTokens
         fleet = try DeviceFleet(configuration: fleetConfiguration)
         driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         try await fleet.registerAll()

@@ -47,6 +47,7 @@ import TidingsTesting
             directory: directory.appendingPathComponent("devices"))
         fleetConfiguration.behaviour.openProbability = 0
         fleetConfiguration.behaviour.dismissProbability = 0
+        fleetConfiguration.userTokens = { userID in try provisioned.userToken(for: userID) }
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
         try await fleet.registerAll()
         fleet.start(feed: InProcessPushFeed(emulator: emulator, topic: "com.example.restart"))

@@ -24,6 +24,7 @@
         /// The proxy, or nil when the Info.plist refused it (`TidingsNotificationDelegateProxyEnabled` `NO`).
         public let notificationDelegate: TidingsNotificationCenterDelegate?
         private var readyObserver: (any NSObjectProtocol)?
+        private var contextObservers: [any NSObjectProtocol] = []
 
         /// The integration set up last, for ``TidingsSceneDelegate``; held weakly: the app owns it.
         public private(set) static weak var current: TidingsAutomaticIntegration?
@@ -43,8 +44,19 @@
             readyObserver = NotificationCenter.default.addObserver(
                 forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main
             ) { [weak self] _ in MainActor.assumeIsolated { self?.becameActive() } }
+            contextObservers = Self.observeDeviceContext(client)
             Task { await self.launch(plan) }
             Self.current = self
+        }
+
+        /// A change of time zone or language while the app runs re-registers once (the core decides whether
+        /// anything the server knows changed).
+        private static func observeDeviceContext(_ client: TidingsClient) -> [any NSObjectProtocol] {
+            [.NSSystemTimeZoneDidChange, NSLocale.currentLocaleDidChangeNotification].map { name in
+                NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { _ in
+                    Task { await client.deviceContextMayHaveChanged() }
+                }
+            }
         }
 
         /// Forward `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.

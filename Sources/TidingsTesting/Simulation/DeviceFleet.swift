@@ -33,6 +33,8 @@ public final class DeviceFleet: Sendable {
         public var deepLinks = DeepLinkAllowList(schemes: ["tidingsdemo"])
         /// Device `n` logs in as this prefix followed by `n`.
         public var userIDPrefix = "user-"
+        /// Fetches a user token for a user id from the app's backend, when the app verifies identities.
+        public var userTokens: UserTokenProvider?
 
         public init(count: Int, serverURL: URL, appKey: String, directory: URL) {
             self.count = count
@@ -86,7 +88,7 @@ public final class DeviceFleet: Sendable {
             client.upload.flushThreshold = .max
             return SimulatedDevice(
                 index: index, seed: configuration.seed, userID: "\(configuration.userIDPrefix)\(index)",
-                configuration: client, behaviour: configuration.behaviour)
+                configuration: client, behaviour: configuration.behaviour, userTokens: configuration.userTokens)
         }
         devicesByToken = Dictionary(devices.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
         limiter = AsyncLimiter(limit: configuration.concurrency)

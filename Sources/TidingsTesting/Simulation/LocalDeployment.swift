@@ -1,4 +1,5 @@
 import Foundation
+import Tidings
 import TidingsAPNsEmulator
 import TidingsHTTP
 import TidingsMetrics
@@ -35,6 +36,9 @@ public final class LocalDeployment: Sendable {
     public let appKey: String
     /// The key for sending and reading.
     public let serverKey: String
+    /// The app's identity verification is required: devices log in with tokens its backend signs, and this
+    /// plays that backend.
+    public let userTokens: UserTokenProvider
     public let emulator: APNsEmulator
     public let apiURL: URL
     public let emulatorURL: URL
@@ -57,6 +61,7 @@ public final class LocalDeployment: Sendable {
         app = provisioned.app
         appKey = provisioned.appKey
         serverKey = provisioned.serverKey
+        userTokens = { userID in try provisioned.userToken(for: userID) }
         emulator = APNsEmulator(configuration: .init(keys: [provisioned.trustedKey], topics: [configuration.bundleID]))
         var started: [HTTPServer] = []
         do {

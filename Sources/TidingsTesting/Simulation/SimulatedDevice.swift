@@ -20,6 +20,8 @@ public actor SimulatedDevice {
     public nonisolated let userID: String
     public nonisolated let configuration: TidingsClient.Configuration
     let behaviour: DeviceBehaviour
+    /// The app's backend, for user tokens; nil when the app does not verify identities.
+    let userTokens: UserTokenProvider?
     private var random: SeededRandomNumberGenerator
     private var categories: [CategoryDefinition] = []
     /// Message ids already shown, to count each (message, device) once as iOS's delivery de-dup does.
@@ -29,9 +31,12 @@ public actor SimulatedDevice {
     public private(set) var installationID: String?
 
     init(
-        index: Int, seed: UInt64, userID: String, configuration: TidingsClient.Configuration, behaviour: DeviceBehaviour
+        index: Int, seed: UInt64, userID: String, configuration: TidingsClient.Configuration,
+        behaviour: DeviceBehaviour,
+        userTokens: UserTokenProvider? = nil
     ) {
         self.index = index
+        self.userTokens = userTokens
         self.userID = userID
         self.configuration = configuration
         self.behaviour = behaviour
@@ -54,7 +59,14 @@ public actor SimulatedDevice {
         let ads = Double.random(in: 0..<1, using: &random) < behaviour.adsConsentProbability
         await registrar.setConsents(.init(notifications: true, ads: ads, nightAds: ads))
         do {
-            try await registrar.login(userID: userID)
+            if let userTokens {
+                // As an app does after its own sign-in: the backend's token goes with the login, and the
+                // provider stays for when the server says it expired.
+                await registrar.setUserTokenProvider(userTokens)
+                try await registrar.login(userID: userID, userToken: try await userTokens(userID))
+            } else {
+                try await registrar.login(userID: userID)
+            }
             switch try await client.didRegister(deviceToken: Data(tokenBytes)) {
             case .sent, .unchanged: break
             case .deferred(_, let reason), .failed(let reason):

@@ -19,6 +19,7 @@ struct DemoRun {
                   APNs emulator  \(deployment.emulatorURL.absoluteString)  (trusts the app's ES256 provider key)
                   media server   \(deployment.mediaURL.absoluteString)
                   app            "\(deployment.app.name)" (\(deployment.app.bundleID)) with an app key and a server key
+                  identity       verification required: devices log in with user tokens its backend signs (ES256)
 
                 """)
 
@@ -26,6 +27,7 @@ struct DemoRun {
             count: options.devices, serverURL: deployment.apiURL, appKey: deployment.appKey,
             directory: deployment.configuration.directory.appendingPathComponent("devices"))
         fleetConfiguration.seed = options.seed
+        fleetConfiguration.userTokens = deployment.userTokens
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
         var mark = ContinuousClock.now
         Console.progress(
