@@ -90,10 +90,11 @@ import TidingsTesting
     @Test func aFleetListeningOverHTTPGetsEveryPush() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-feed-\(UUID())")
         let deployment = try LocalDeployment(configuration: .init(directory: directory))
-        let fleet = try DeviceFleet(
-            configuration: .init(
-                count: 8, serverURL: deployment.apiURL, appKey: deployment.appKey,
-                directory: directory.appendingPathComponent("devices")))
+        var configuration = DeviceFleet.Configuration(
+            count: 8, serverURL: deployment.apiURL, appKey: deployment.appKey,
+            directory: directory.appendingPathComponent("devices"))
+        configuration.userTokens = deployment.userTokens
+        let fleet = try DeviceFleet(configuration: configuration)
         do {
             try await fleet.registerAll()
             fleet.start(feed: EmulatorHTTPPushFeed(endpoint: deployment.emulatorURL, topic: deployment.app.bundleID))
