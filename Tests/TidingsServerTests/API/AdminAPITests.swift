@@ -404,6 +404,32 @@ import TidingsTestSupport
         #expect(app.json["apns"]?["configured"] == false)
     }
 
+    @Test func aCredentialsDirectoryThatCannotBeWrittenIsAServerFailureNotTheCallers() async throws {
+        // The data directory's place is taken by a regular file, so nothing can be written under it.
+        let file = StoreBackend.root.appendingPathComponent("not-a-directory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: StoreBackend.root, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: file)
+        let harness = try APIHarness { $0.credentialsDirectory = file.appendingPathComponent("credentials") }
+        let adminKey = try AppAdministration(store: harness.store).createAdminKey().secret
+        let pem = try #require(ES256Key.generate().privateKeyPEM())
+        let apns = try await harness.call(
+            "PUT", "/v1/admin/apps/main/apns", key: adminKey,
+            json: ["key": .string(pem), "key_id": .string(Self.keyID), "team_id": .string(Self.teamID)])
+        let fcm = try await harness.call(
+            "PUT", "/v1/admin/apps/main/fcm", key: adminKey,
+            json: ["service_account": try JSONValue.parse(ServiceAccountFixture.document())])
+        #expect(apns.status != 200)
+        #expect(fcm.status != 200)
+        // Valid credentials the server could not keep: a 5xx like DELETE's `storage_failed`, not a 400 that
+        // tells the operator their key or service account is wrong.
+        withKnownIssue("PUT apns/fcm answer a storage failure with 400 invalid_*_credentials") {
+            #expect(apns.status == 500, "\(apns.json)")
+            #expect(apns.errorCode == "storage_failed")
+            #expect(fcm.status == 500, "\(fcm.json)")
+            #expect(fcm.errorCode == "storage_failed")
+        }
+    }
+
     // MARK: FCM credentials
 
     @Test func anFCMServiceAccountIsAcceptedAndDescribedButNeverShown() async throws {
