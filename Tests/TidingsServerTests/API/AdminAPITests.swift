@@ -604,12 +604,18 @@ import TidingsTestSupport
         #expect(unverified.errorCode == "identity_token_required")
 
         let signingKey = ES256Key.generate()
+        let signer = JWTSigner(key: signingKey, keyID: "k1")
+        let token = try signer.sign(subject: "alice", audience: "app_main", issuedAt: harness.clock.now)
+        // Before its key is registered the token is refused, and the app's (empty) key set is cached.
+        let early = try await harness.call(
+            "PUT", "/v1/installations/inst-1", key: harness.appKey, json: ["user_id": "alice"],
+            headers: [("X-Tidings-User-Token", token)])
+        #expect(early.status == 401)
+        #expect(early.errorCode == "identity_token_invalid")
         let added = try await admin(
             "POST", "/v1/admin/apps/main/identity-keys",
             ["key_id": "k1", "public_key": .string(signingKey.publicKeyPEM())])
         #expect(added.status == 201)
-        let signer = JWTSigner(key: signingKey, keyID: "k1")
-        let token = try signer.sign(subject: "alice", audience: "app_main", issuedAt: harness.clock.now)
         let verified = try await harness.call(
             "PUT", "/v1/installations/inst-1", key: harness.appKey, json: ["user_id": "alice"],
             headers: [("X-Tidings-User-Token", token)])
