@@ -135,6 +135,8 @@ extension APIService {
         do {
             try credentials.save(
                 appID: app.id, keyPEM: Data(key.utf8), keyID: keyID, teamID: teamID)
+        } catch  where error.code == .storageFailed {
+            throw HTTPError(status: 500, code: "storage_failed", message: error.message)
         } catch {
             throw HTTPError(status: 400, code: "invalid_apns_credentials", message: error.message)
         }
@@ -156,6 +158,8 @@ extension APIService {
         do {
             try credentials.save(
                 appID: app.id, serviceAccount: JSONText.data(account))
+        } catch  where error.code == .storageFailed {
+            throw HTTPError(status: 500, code: "storage_failed", message: error.message)
         } catch {
             throw HTTPError(status: 400, code: "invalid_fcm_credentials", message: error.message)
         }

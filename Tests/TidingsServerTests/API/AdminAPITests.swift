@@ -422,12 +422,10 @@ import TidingsTestSupport
         #expect(fcm.status != 200)
         // Valid credentials the server could not keep: a 5xx like DELETE's `storage_failed`, not a 400 that
         // tells the operator their key or service account is wrong.
-        withKnownIssue("PUT apns/fcm answer a storage failure with 400 invalid_*_credentials") {
-            #expect(apns.status == 500, "\(apns.json)")
-            #expect(apns.errorCode == "storage_failed")
-            #expect(fcm.status == 500, "\(fcm.json)")
-            #expect(fcm.errorCode == "storage_failed")
-        }
+        #expect(apns.status == 500, "\(apns.json)")
+        #expect(apns.errorCode == "storage_failed")
+        #expect(fcm.status == 500, "\(fcm.json)")
+        #expect(fcm.errorCode == "storage_failed")
     }
 
     // MARK: FCM credentials

@@ -252,11 +252,8 @@ import TidingsStore
         let now = fixture.harness.now
         let queued = try fixture.store.claimDeliveries(
             worker: "inspect", limit: 100, now: now, leaseUntil: now + 60_000)
-        // The erasure pseudonymises events and unbinds installations, but a delivery queued for the user keeps
-        // the user id in `message_deliveries.target_user_id` (queued, and afterwards for good).
-        withKnownIssue("forgetUser does not touch message_deliveries.target_user_id") {
-            #expect(queued.allSatisfy { $0.targetUserID != "alice" }, "\(queued.map(\.targetUserID))")
-        }
+        // No delivery keeps the erased user's id: those queued for the user are skipped and forget it.
+        #expect(queued.allSatisfy { $0.targetUserID != "alice" }, "\(queued.map(\.targetUserID))")
         #expect(queued.contains { $0.targetUserID == "bob" })
     }
 }

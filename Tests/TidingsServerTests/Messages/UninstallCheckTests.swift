@@ -144,4 +144,20 @@ struct UninstallCheckTests {
         #expect(try harness.installation("gone")?.apnsToken == nil)
         await harness.close()
     }
+
+    @Test func a410OlderThanTheTokensRegistrationRecordsNoUninstallAndKeepsTheToken() async throws {
+        // Apple's clock says the token went away before the device presented it again: the app is back.
+        let appleClock = ManualClock(now: APIHarness.startDate)
+        let harness = try SendingHarness(emulatorClock: appleClock)
+        let back = String(repeating: "c3", count: 32)
+        harness.clock.advance(by: .seconds(10))
+        try await harness.register("back", ["apns_token": .string(back)])
+        harness.emulator.script(token: back, status: 410, reason: "Unregistered")
+        _ = try await harness.api.call("POST", "/v1/uninstall-checks", key: harness.api.serverKey)
+        try await harness.worker().drain()
+        #expect(try harness.installation("back")?.apnsToken == back)
+        #expect(try harness.store.events(appID: harness.api.appID, query: EventQuery(type: .uninstall)).events.isEmpty)
+        #expect(harness.counter("tidings_uninstalls_recorded_total") == 0)
+        await harness.close()
+    }
 }
