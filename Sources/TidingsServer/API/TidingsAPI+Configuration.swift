@@ -32,7 +32,7 @@ extension TidingsAPI {
         /// (burst twice the rate) for its app and server keys. App keys are shared by every device of an app,
         /// so theirs is high; it stops a runaway or abusive client, not ordinary traffic.
         public var keyRateLimits: [APIKeyKind: RateLimit] = [
-            .app: RateLimit(burst: 20_000, perSecond: 10_000),
+            .app: RateLimit(burst: 100_000, perSecond: 50_000),
             .server: RateLimit(burst: 400, perSecond: 200),
             .admin: RateLimit(burst: 40, perSecond: 20),
         ]
