@@ -3,7 +3,7 @@ import TidingsCrypto
 /// Why APNs token credentials (a `.p8` key, its key id and team id) could not be used.
 ///
 /// Messages name the file or the rule that was broken; they never contain key material.
-public struct APNsCredentialError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct APNsCredentialError: KeyErrorCarrying, Sendable, Equatable, CustomStringConvertible {
     /// Machine-readable codes.
     public enum Code: String, Sendable {
         /// The key file could not be read.
@@ -33,11 +33,6 @@ public struct APNsCredentialError: Error, Sendable, Equatable, CustomStringConve
     }
 
     public var description: String { message }
-
-    /// Runs `body`, carrying its ``KeyError`` over as this error.
-    static func mapping<Value>(_ body: () throws(KeyError) -> Value) throws(APNsCredentialError) -> Value {
-        do { return try body() } catch { throw APNsCredentialError(error) }
-    }
 
     /// The key's own error under this provider's codes (`not_p256` for a key of the wrong kind).
     public init(_ error: KeyError) {

@@ -3,7 +3,7 @@ import TidingsCrypto
 /// Why an FCM service account (its JSON file or its RSA key) could not be used.
 ///
 /// Messages name the file, the field or the rule that was broken; they never contain key material.
-public struct FCMCredentialError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct FCMCredentialError: KeyErrorCarrying, Sendable, Equatable, CustomStringConvertible {
     /// Machine-readable codes.
     public enum Code: String, Sendable {
         /// The service-account file could not be read.
@@ -33,11 +33,6 @@ public struct FCMCredentialError: Error, Sendable, Equatable, CustomStringConver
     }
 
     public var description: String { message }
-
-    /// Runs `body`, carrying its ``KeyError`` over as this error.
-    static func mapping<Value>(_ body: () throws(KeyError) -> Value) throws(FCMCredentialError) -> Value {
-        do { return try body() } catch { throw FCMCredentialError(error) }
-    }
 
     /// The key's own error under this provider's codes (`not_rsa` for a key of the wrong kind).
     public init(_ error: KeyError) {
