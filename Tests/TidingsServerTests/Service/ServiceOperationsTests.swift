@@ -4,6 +4,7 @@ import TidingsHTTP
 import TidingsModel
 import TidingsPush
 import TidingsServer
+import TidingsStore
 
 /// tidingsd's operations routes as the service wires them: readiness over the real store, workers and
 /// credential files, and where `/metrics` is served and with what token.
@@ -122,6 +123,20 @@ import TidingsServer
             let scrape = try await Self.get(service.handler, "/metrics")
             #expect(scrape.status == 200)
             #expect(scrape.text.contains("# TYPE"))
+        }
+    }
+
+    @Test func metricsCountInstallationsWithoutATimeZone() async throws {
+        try await Self.withService { service, _ in
+            try service.store.createApp(AppRecord(id: "app_tz", name: "tz", bundleID: "com.example.tz", createdAt: 0))
+            var known = InstallationUpdate()
+            known.timezone = .set("Asia/Tokyo")
+            try service.store.upsertInstallation(appID: "app_tz", installationID: "known", update: known, now: 0)
+            for id in ["unknown-1", "unknown-2"] {
+                try service.store.upsertInstallation(appID: "app_tz", installationID: id, update: .init(), now: 0)
+            }
+            let scrape = try await Self.get(service.handler, "/metrics")
+            #expect(scrape.text.contains("\ntidings_installations_without_timezone 2\n"), "\(scrape.text)")
         }
     }
 
