@@ -147,7 +147,8 @@ extension APIService {
                         tagsByUser[userID] = tags
                     }
                 }
-                if expression.matches(tags) { try found(installation, nil) }
+                // Matched by its user's tags: at send time it must still belong to that user.
+                if expression.matches(tags) { try found(installation, installation.userID) }
             }
         case .all:
             try forEachInstallation(appID: appID, userID: nil) { try found($0, nil) }

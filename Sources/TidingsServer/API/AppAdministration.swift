@@ -27,6 +27,10 @@ public struct AppAdministration: Sendable {
             throw AdministrationError(
                 code: "invalid_name", message: "an app name is 1 to 64 characters of letters, digits and _.-")
         }
+        // Apps are found by id or name, ids first: a name shaped like an id could hide another app.
+        guard !name.hasPrefix("app_") else {
+            throw AdministrationError(code: "invalid_name", message: "an app name may not start with app_ (ids do)")
+        }
         try Self.checkBundleID(bundleID)
         let app = AppRecord(
             id: APIKeySecret.makeID(prefix: "app_"), name: name, bundleID: bundleID,

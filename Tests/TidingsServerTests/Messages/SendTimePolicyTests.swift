@@ -132,6 +132,19 @@ import TidingsTesting
         #expect(try await fixture.status(id).skipped("user_changed") == 1)
     }
 
+    @Test func aMessageToATagIsNotSentToADeviceWhoseUserLeft() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("phone", seed: 1, ["user_id": "alice"])
+        try await fixture.register("tablet", seed: 2, ["user_id": "alice"])
+        _ = try await fixture.harness.call(
+            "PUT", "/v1/users/alice/tags", key: fixture.harness.serverKey, json: ["tags": ["vip"]])
+        let id = try messageID(try await fixture.send(MessageFixture.alert(["tags": "vip"])))
+        try await fixture.harness.register("tablet", ["user_id": .null])
+        try await fixture.worker().drain()
+        #expect(fixture.provider.pushes.map(\.token) == [APIHarness.token(1)])
+        #expect(try await fixture.status(id).skipped("user_changed") == 1)
+    }
+
     @Test func nightSkipsUnlessTheMessageAsksToDefer() async throws {
         let fixture = try MessageFixture()
         let reply = try await fixture.send(MessageFixture.alert(["all": true], ["night": "later"]))
