@@ -201,7 +201,7 @@ public struct MessagePayloadBuilder: Sendable {
         switch type {
         case "open_app": return .openApp
         case "deeplink": return .deepLink(url: try url(object, field: field))
-        case "web": return .web(url: try url(object, field: field), inApp: object["in_app"] == .bool(true))
+        case "web": return .web(url: try webURL(object, field: field), inApp: object["in_app"] == .bool(true))
         case "reply":
             return .reply(
                 placeholder: try string(object, "placeholder", prefix: field),
@@ -219,7 +219,7 @@ public struct MessagePayloadBuilder: Sendable {
         switch type {
         case "open_app": return .openApp
         case "deeplink": return .deepLink(url: try url(object, field: field))
-        case "web": return .web(url: try url(object, field: field), inApp: object["in_app"] == .bool(true))
+        case "web": return .web(url: try webURL(object, field: field), inApp: object["in_app"] == .bool(true))
         case "screen":
             guard let name = try string(object, "screen", prefix: field), !name.isEmpty else {
                 throw .invalid("\(field).screen", "is required")
@@ -238,6 +238,19 @@ public struct MessagePayloadBuilder: Sendable {
     private static func url(_ object: [String: JSONValue], field: String) throws(MessageError) -> String {
         guard let url = try string(object, "url", prefix: field), URLComponents(string: url)?.scheme != nil else {
             throw .invalid("\(field).url", "must be an absolute URL")
+        }
+        return url
+    }
+
+    /// A web link's URL: http or https with a host. Anything else would reach `UIApplication.open` (or the
+    /// in-app browser, which raises for other schemes) as if it were a web page; deep links are for apps.
+    private static func webURL(_ object: [String: JSONValue], field: String) throws(MessageError) -> String {
+        let url = try url(object, field: field)
+        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased()),
+            !(components.host ?? "").isEmpty
+        else {
+            throw .invalid(
+                "\(field).url", "must be an http or https URL with a host; use a deeplink action for app URLs")
         }
         return url
     }

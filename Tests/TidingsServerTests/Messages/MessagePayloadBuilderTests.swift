@@ -45,6 +45,32 @@ import TidingsStore
         #expect(built.payload.mutableContent)
     }
 
+    @Test(arguments: ["javascript:alert(1)", "tel:123", "file:///etc/passwd", "myapp://home", "https://"])
+    func webLinksMustBeHTTPWithAHost(url: String) {
+        let asDefault = #expect(throws: MessageError.self) {
+            try builder.build(
+                content: ["body": "b", "default_action": ["type": "web", "url": .string(url)]], kind: .alert,
+                messageID: "m")
+        }
+        #expect(asDefault?.field == "content.default_action.url")
+        let asButton = #expect(throws: MessageError.self) {
+            try builder.build(
+                content: [
+                    "body": "b",
+                    "buttons": [["id": "go", "title": "Go", "action": ["type": "web", "url": .string(url)]]],
+                ],
+                kind: .alert, messageID: "m")
+        }
+        #expect(asButton?.message.contains("http or https") == true)
+        // The same URL is fine as a deep link (the SDK checks deep links against the app's allow-list).
+        if url.hasPrefix("myapp") {
+            #expect(
+                (try? builder.build(
+                    content: ["body": "b", "default_action": ["type": "deeplink", "url": .string(url)]], kind: .alert,
+                    messageID: "m")) != nil)
+        }
+    }
+
     @Test func badgeInstructions() throws {
         func badge(_ value: JSONValue) throws -> BadgeInstruction {
             try builder.payload(content: ["body": "b", "badge": value], kind: .alert, messageID: "m").badge
