@@ -48,7 +48,7 @@ extension APIService {
 
     /// The limit of `key`: its app's `requests_per_second` when set, else its kind's default.
     private func rateLimit(of key: APIKeyRecord) throws -> RateLimit {
-        let fallback = configuration.keyRateLimits[key.kind] ?? keyLimiter.limit
+        let fallback = configuration.keyRateLimits[key.kind]
         guard key.kind != .admin, let rate = try app(id: key.appID).requestsPerSecond else { return fallback }
         return RateLimit(burst: 2 * rate, perSecond: Double(rate))
     }

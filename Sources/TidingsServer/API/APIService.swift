@@ -30,7 +30,7 @@ final class APIService: Sendable {
     ) {
         self.provider = provider
         keyLimiter = RateLimiter(
-            limit: configuration.keyRateLimits[.server] ?? RateLimit(burst: 400, perSecond: 200), clock: clock)
+            limit: configuration.keyRateLimits.server, clock: clock)
         authenticationFailures = RateLimiter(limit: configuration.failedAuthenticationLimit, clock: clock)
         fanoutCounters = FanoutCounters(registry: registry)
         self.store = store

@@ -31,11 +31,7 @@ extension TidingsAPI {
         /// What each key may send, by kind: a bucket per key. An app's `requests_per_second` replaces the rate
         /// (burst twice the rate) for its app and server keys. App keys are shared by every device of an app,
         /// so theirs is high; it stops a runaway or abusive client, not ordinary traffic.
-        public var keyRateLimits: [APIKeyKind: RateLimit] = [
-            .app: RateLimit(burst: 100_000, perSecond: 50_000),
-            .server: RateLimit(burst: 400, perSecond: 200),
-            .admin: RateLimit(burst: 40, perSecond: 20),
-        ]
+        public var keyRateLimits = KeyRateLimits()
         /// Failed authentications a client address may make: past it every request from the address is
         /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
         public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)

@@ -115,10 +115,17 @@ public struct DeliveryPolicy: Sendable, Equatable {
             matchingPolicy: .nextTime)
     }
 
+    /// Calendars by time-zone identifier: `TimeZone(identifier:)` reads the zone file on Linux every time, and
+    /// an ad campaign asks once per delivery. Bounded by the IANA database (unknown identifiers are not kept).
+    private static let calendars = LockedBox([String: Calendar]())
+
     private static func calendar(_ identifier: String?) -> Calendar? {
-        guard let identifier, let timeZone = TimeZone(identifier: identifier) else { return nil }
+        guard let identifier else { return nil }
+        if let cached = calendars.withLock({ $0[identifier] }) { return cached }
+        guard let timeZone = TimeZone(identifier: identifier) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
+        calendars.withLock { $0[identifier] = calendar }
         return calendar
     }
 }

@@ -39,7 +39,9 @@ import TidingsStore
         failures: RateLimit = RateLimit(burst: 1000, perSecond: 1000)
     ) -> (inout TidingsAPI.Configuration) -> Void {
         { configuration in
-            configuration.keyRateLimits = [.app: app, .server: server, .admin: admin]
+            configuration.keyRateLimits.app = app
+            configuration.keyRateLimits.server = server
+            configuration.keyRateLimits.admin = admin
             configuration.failedAuthenticationLimit = failures
         }
     }
