@@ -24,22 +24,22 @@ extension APIService {
                 verified = try verifiedUser(request, app: found)
             }
         }
-        // Made before the store call: a grouped write may run twice, and both runs must issue the same secret.
-        let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
+        // Kept across runs of `prepare`: a grouped write may run twice, and both must issue the same secret.
+        var fresh: (secret: String, digest: [UInt8])?
         var issued = false
         let (installation, created) = try storeCall {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
                 var update = update
                 try requireOwnership(of: existing, request, caller: caller)
-                issued = false
-                if let fresh, existing?.secretDigest == nil {
-                    update.secretDigest = .set(fresh.digest)
-                    issued = true
+                issued = caller.kind == .app && existing?.secretDigest == nil
+                if issued {
+                    let secret = fresh ?? Self.issueInstallationSecret()
+                    fresh = secret
+                    update.secretDigest = .set(secret.digest)
                 }
                 let before = existing?.userID
-                if let app, let user = update.userID.applied(to: before) ?? before,
-                    update.userID.applied(to: before) != before
-                {
+                let after = update.userID.applied(to: before)
+                if let app, after != before, let user = after ?? before {
                     // Binding proves the new user; logging out proves the user who leaves.
                     try requireIdentity(of: user, verified: verified, caller: caller, app: app)
                 }
