@@ -20,7 +20,8 @@ extension APIService {
         let built: MessagePayloadBuilder.Built
         let messageID = "msg_" + UUID().lowercasedString
         do {
-            messageRequest = try MessageRequest.parse(body, now: date)
+            messageRequest = try MessageRequest.parse(
+                body, now: date, defaultTimeToLive: configuration.defaultTimeToLive)
             built = try MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts).build(
                 content: messageRequest.content, kind: messageRequest.kind, messageID: messageID,
                 campaignID: messageRequest.campaignID)

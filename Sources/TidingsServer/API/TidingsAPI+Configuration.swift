@@ -23,6 +23,8 @@ extension TidingsAPI {
         public var keyCacheSeconds: Double = 2
         /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
         public var maximumMessageBodyBytes = 1024 * 1024
+        /// How long a message lives when it gives neither `expiration` nor `ttl`; zero sends it now or never.
+        public var defaultTimeToLive = MessageRequest.defaultTimeToLive
         /// Hosts whose media a message may name with `http://` (a local media server); others need https.
         public var insecureMediaHosts: Set<String> = []
         /// Where APNs keys and FCM service accounts are kept (the data directory); nil answers the administration

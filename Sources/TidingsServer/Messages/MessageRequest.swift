@@ -11,7 +11,7 @@ public struct MessageRequest: Sendable, Hashable {
     public var messageType: MessageRecord.MessageType
     /// 10, 5 or 1; background messages are always 5.
     public var priority: Int
-    /// When APNs stops trying; nil delivers now or never.
+    /// When APNs (and tidingsd's retries) stop trying; nil delivers now or never (`ttl: 0`).
     public var expiration: Date?
     public var collapseID: String?
     public var campaignID: String?
@@ -22,6 +22,10 @@ public struct MessageRequest: Sendable, Hashable {
 
     /// The longest `ttl`: 30 days, as long as APNs stores a notification.
     public static let maximumTTLSeconds: Int64 = 30 * 24 * 3600
+    /// How long a message lives when it says nothing: three days, as OneSignal's default. A phone that is off
+    /// or out of coverage when the push is sent still gets it when it comes back within that time; APNs stores
+    /// the latest one per app and device meanwhile.
+    public static let defaultTimeToLive: Duration = .seconds(3 * 24 * 3600)
     /// The longest `collapse_id`, in UTF-8 bytes (APNs' limit).
     public static let maximumCollapseIDBytes = 64
 
@@ -32,7 +36,11 @@ public struct MessageRequest: Sendable, Hashable {
 
     /// Validates `body`, received at `now`.
     /// - Throws: ``MessageError`` naming the field.
-    public static func parse(_ body: [String: JSONValue], now: Date) throws(MessageError) -> MessageRequest {
+    /// - Parameter defaultTimeToLive: how long a message that gives neither `expiration` nor `ttl` lives; zero
+    ///   sends such messages now or never.
+    public static func parse(
+        _ body: [String: JSONValue], now: Date, defaultTimeToLive: Duration = Self.defaultTimeToLive
+    ) throws(MessageError) -> MessageRequest {
         for key in body.keys.sorted() where !keys.contains(key) {
             throw .invalid(key, "is not a field of a message")
         }
@@ -76,6 +84,8 @@ public struct MessageRequest: Sendable, Hashable {
             }
             // A ttl of 0 is APNs' "now or never".
             request.expiration = seconds == 0 ? nil : now.addingTimeInterval(Double(seconds))
+        } else if expiration == nil, defaultTimeToLive > .zero {
+            request.expiration = now.addingTimeInterval(defaultTimeToLive.seconds)
         }
         if let collapseID = try string(body, "collapse_id") {
             guard !collapseID.isEmpty, collapseID.utf8.count <= maximumCollapseIDBytes else {

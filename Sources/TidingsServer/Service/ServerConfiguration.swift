@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var fcm = FCMClient.Configuration()
     /// Hosts whose media messages may name with `http://` (a media server on a developer's machine).
     public var insecureMediaHosts: Set<String> = []
+    /// How long a message lives when it gives neither `expiration` nor `ttl` (`--default-ttl`); zero: now or never.
+    public var defaultTimeToLive = MessageRequest.defaultTimeToLive
     /// How often every app gets an uninstall check, spread over the interval; nil runs none on a schedule.
     public var uninstallCheckInterval: Duration?
     /// A second address serving only `/metrics`, `/healthz` and `/readyz` (`--admin-listen`); when set,
@@ -213,6 +215,17 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard let value = positiveSeconds(text) else { return false }
                 configuration.fanout.lease = value
+                return true
+            }),
+        Setting(
+            flag: "default-ttl", environment: "TIDINGS_DEFAULT_TTL", fileKey: "default_ttl",
+            help:
+                "seconds a message lives when it gives no ttl or expiration (default 259200, three days; 0: now or never)",
+            apply: { configuration, text in
+                guard let value = Int(text), (0...MessageRequest.maximumTTLSeconds).contains(Int64(value)) else {
+                    return false
+                }
+                configuration.defaultTimeToLive = .seconds(value)
                 return true
             }),
         Setting(

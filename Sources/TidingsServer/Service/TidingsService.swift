@@ -83,6 +83,7 @@ public final class TidingsService: Sendable {
         var apiConfiguration = TidingsAPI.Configuration()
         apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
         apiConfiguration.credentialsDirectory = dataDirectory
+        apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)

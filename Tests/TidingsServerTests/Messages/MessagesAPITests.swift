@@ -222,4 +222,16 @@ import TidingsTesting
         let missing = try await fixture.status("msg_missing")
         #expect(missing.status == 404)
     }
+
+    @Test func aMessageThatGivesNoLifetimeLivesThreeDaysAndTTLZeroIsNowOrNever() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        _ = try await fixture.send(MessageFixture.alert(["all": true]))
+        try await fixture.worker().drain()
+        #expect(fixture.provider.pushes.last?.expiration == fixture.clock.now.addingTimeInterval(3 * 24 * 3600))
+        _ = try await fixture.send(MessageFixture.alert(["all": true], ["ttl": 0]))
+        try await fixture.worker().drain()
+        #expect(fixture.provider.pushes.count == 2)
+        #expect(fixture.provider.pushes.last?.expiration == nil, "apns-expiration: 0")
+    }
 }

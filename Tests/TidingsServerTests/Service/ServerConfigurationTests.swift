@@ -37,6 +37,25 @@ import TidingsServer
         #expect(configuration.http.maximumBodyBytes > 1_048_576)
     }
 
+    @Test func messageLifetimeAndUninstallScheduleSettings() throws {
+        let defaults = try Self.configuration([])
+        #expect(defaults.defaultTimeToLive == .seconds(259_200))
+        #expect(defaults.uninstallCheckInterval == nil)
+        let configuration = try Self.configuration(
+            ["--default-ttl", "0", "--uninstall-check-interval", "86400"])
+        #expect(configuration.defaultTimeToLive == .zero)
+        #expect(configuration.uninstallCheckInterval == .seconds(86400))
+        let fromEnvironment = try Self.configuration([], environment: ["TIDINGS_DEFAULT_TTL": "3600"])
+        #expect(fromEnvironment.defaultTimeToLive == .seconds(3600))
+        for bad in [
+            ["--default-ttl", "-1"], ["--default-ttl", "2592001"], ["--default-ttl", "soon"],
+            ["--uninstall-check-interval", "59"],
+        ] {
+            let error = #expect(throws: ServerConfigurationError.self) { try Self.configuration(bad) }
+            #expect(error?.message.contains(bad[0]) == true, "\(bad): names the flag")
+        }
+    }
+
     @Test func anAPNsEndpointReplacesBothOfApplesHosts() throws {
         #expect(try Self.configuration([]).apns == APNsClient.Configuration())
         let configuration = try Self.configuration(
