@@ -70,6 +70,9 @@ public protocol Store: Sendable {
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool)
     func installation(appID: String, installationID: String) throws -> Installation?
+    /// The app's installations among `installationIDs`, in one read (fan-out reads a claimed chunk's at once);
+    /// ids it does not have are left out.
+    func installations(appID: String, installationIDs: [String]) throws -> [Installation]
     /// Clears one token of an installation and returns it; nil when there is no such installation.
     func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws -> Installation?
     /// A page of installations (at most `query.limit`), ordered by installation id.
@@ -154,6 +157,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// One read per installation; a backend that can read them together implements the requirement itself.
+    public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
+        try installationIDs.compactMap { try installation(appID: appID, installationID: $0) }
+    }
+
     /// Creates or changes an installation with a fixed update (no ownership or identity check): for server keys,
     /// administration and tests.
     public func upsertInstallation(appID: String, installationID: String, update: InstallationUpdate, now: Int64)

@@ -121,18 +121,22 @@ public final class FanoutWorker: Sendable {
             messages[delivery.messageID] = .some(
                 try store.message(appID: delivery.appID, messageID: delivery.messageID))
         }
+        // Policy is decided against the installations as they are now, when the chunk is claimed: read in one
+        // go per app rather than one by one.
+        var installations: [String: [String: Installation]] = [:]
+        for (appID, claimed) in Dictionary(grouping: deliveries, by: \.appID) {
+            let found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
+            installations[appID] = Dictionary(found.map { ($0.installationID, $0) }, uniquingKeysWith: { $1 })
+        }
         var pending = deliveries.makeIterator()
         try await withThrowingTaskGroup(of: (MessageDelivery, Outcome).self) { group in
             let provider = self.provider
-            // Decided one by one as each is about to go, against the installation as it is then: a slow
-            // chunk never sends on a decision made minutes earlier.
-            func start(_ delivery: MessageDelivery) throws {
+            func start(_ delivery: MessageDelivery) {
                 guard let message = messages[delivery.messageID] ?? nil else {
                     group.addTask { (delivery, .messageMissing) }
                     return
                 }
-                let installation = try store.installation(
-                    appID: delivery.appID, installationID: delivery.installationID)
+                let installation = installations[delivery.appID]?[delivery.installationID]
                 switch configuration.policy.decide(delivery, of: message, installation: installation, now: clock.now) {
                 case .skip(let reason):
                     group.addTask { (delivery, .skipped(reason)) }
@@ -148,11 +152,11 @@ public final class FanoutWorker: Sendable {
             }
             for _ in 0..<max(1, configuration.maximumInFlight) {
                 guard let next = pending.next() else { break }
-                try start(next)
+                start(next)
             }
             while let (delivery, outcome) = try await group.next() {
                 try record(delivery, outcome, message: messages[delivery.messageID] ?? nil)
-                if let next = pending.next() { try start(next) }
+                if let next = pending.next() { start(next) }
             }
         }
     }

@@ -65,6 +65,24 @@ extension SQLiteStore {
         try reader.read { db in try Self.installation(db, appID: appID, installationID: installationID) }
     }
 
+    public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
+        guard !installationIDs.isEmpty else { return [] }
+        return try reader.read { db in
+            var found: [Installation] = []
+            // Bounded statements: SQLite caps the number of parameters of one.
+            for start in stride(from: 0, to: installationIDs.count, by: 500) {
+                let ids = installationIDs[start..<min(start + 500, installationIDs.count)]
+                let placeholders = (2...ids.count + 1).map { "?\($0)" }.joined(separator: ", ")
+                found += try db.query(
+                    """
+                    SELECT \(Self.installationColumns) FROM installations
+                    WHERE app_id = ?1 AND installation_id IN (\(placeholders))
+                    """, [.text(appID)] + ids.map { .text($0) }, row: Self.installationRow)
+            }
+            return found
+        }
+    }
+
     public func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws
         -> Installation?
     {
