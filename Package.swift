@@ -39,6 +39,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
 
         // The canonical model shared by SDK and server: payloads, dialects, events, JSON.
         .target(name: "TidingsModel"),
@@ -74,6 +79,9 @@ let package = Package(
         // The `Store` protocol, its records, and the SQLite backend.
         .target(name: "TidingsStore", dependencies: ["TidingsModel", "TidingsSQLite"]),
 
+        // The `Store` protocol on PostgreSQL through libpq: a connection pool, migrations, partitioned events.
+        .target(name: "TidingsPostgres", dependencies: ["TidingsModel", "TidingsStore", "CLibPQ"]),
+
         // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
         .target(
             name: "TidingsServer",
@@ -106,7 +114,7 @@ let package = Package(
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto"],
             path: "Tests/Support/TidingsTestSupport"),
         .target(
-            name: "TidingsStoreTesting", dependencies: ["TidingsModel", "TidingsStore"],
+            name: "TidingsStoreTesting", dependencies: ["TidingsModel", "TidingsStore", "TidingsPostgres"],
             path: "Tests/Support/TidingsStoreTesting"),
 
         .testTarget(
@@ -121,7 +129,13 @@ let package = Package(
             ]),
         .testTarget(
             name: "TidingsStoreTests",
-            dependencies: ["TidingsModel", "TidingsSQLite", "TidingsCrypto", "TidingsStore", "TidingsStoreTesting"]),
+            dependencies: [
+                "TidingsModel", "TidingsSQLite", "TidingsCrypto", "TidingsStore", "TidingsPostgres",
+                "TidingsStoreTesting",
+            ]),
+        .testTarget(
+            name: "TidingsPostgresTests",
+            dependencies: ["TidingsModel", "TidingsStore", "TidingsPostgres", "TidingsStoreTesting"]),
         .testTarget(
             name: "TidingsAPNsEmulatorTests",
             dependencies: [

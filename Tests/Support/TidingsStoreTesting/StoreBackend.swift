@@ -1,10 +1,14 @@
 import Foundation
 import Testing
+import TidingsPostgres
 import TidingsStore
 
-/// The store implementations the shared suite runs against; PostgreSQL joins when it exists.
+/// The store implementations the shared suite runs against.
 package enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
+    /// A database of its own in the test process's throwaway cluster (``PostgresTestCluster``). Fails, never
+    /// skips, when PostgreSQL is not installed: `scripts/bootstrap` installs it.
+    case postgres
 
     package var testDescription: String { rawValue }
 
@@ -16,11 +20,21 @@ package enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Se
         return root
     }()
 
-    /// A new, empty store of this backend in its own temporary directory.
+    /// A new, empty store of this backend: in its own temporary directory, or its own database.
     package func makeStore() throws -> any Store {
         switch self {
         case .sqlite:
             return try SQLiteStore(directory: Self.root.appendingPathComponent(UUID().uuidString))
+        case .postgres:
+            return try PostgresStore(configuration: Self.postgresConfiguration())
         }
+    }
+
+    /// A new, empty PostgreSQL database in the test cluster, and a small pool for it.
+    package static func postgresConfiguration() throws -> PostgresStore.Configuration {
+        let cluster = try PostgresTestCluster.shared.get()
+        var configuration = PostgresStore.Configuration(connectionString: try cluster.makeDatabase())
+        configuration.maximumConnections = 4
+        return configuration
     }
 }

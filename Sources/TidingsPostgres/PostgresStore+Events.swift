@@ -1,0 +1,119 @@
+import Foundation
+import TidingsModel
+import TidingsStore
+
+extension PostgresStore {
+    static let eventColumns = """
+        seq, event_id, type, occurred_at, received_at, installation_id, platform, sdk_version, app_version, \
+        os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state, action_id, value, \
+        token, token_type, environment, permission, attributes
+        """
+
+    /// One event: its id goes into `event_ids` first, and the event is inserted only when that id was new, in
+    /// one statement. A duplicate (also of an earlier event of the same batch, in the same transaction)
+    /// inserts nothing. Partitioned tables cannot have a unique index without the partition key, so
+    /// `event_ids` is what keeps de-duplication exact with no time window.
+    private static let insertEventSQL = """
+        WITH fresh AS (
+            INSERT INTO event_ids (app_id, event_id, received_at) VALUES ($1, $2, $5)
+            ON CONFLICT (app_id, event_id) DO NOTHING RETURNING app_id, event_id)
+        INSERT INTO events (app_id, event_id, type, occurred_at, received_at, installation_id, platform, sdk_version,
+            app_version, os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state,
+            action_id, value, token, token_type, environment, permission, attributes)
+        SELECT fresh.app_id, fresh.event_id, $3::text, $4::bigint, $5::bigint, $6::text, $7::text, $8::text,
+            $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::text, $17::text,
+            $18::text, $19::text, $20::text, $21::text, $22::text, $23::text, $24::text
+        FROM fresh
+        """
+
+    /// Inserts the batch in one transaction, its statements pipelined (one round trip per 64 events).
+    public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
+        guard !events.isEmpty else { return [] }
+        try ensureEventPartition(receivedAt: receivedAt)
+        let parameterLists = events.map { event -> [PostgresValue] in
+            [
+                .text(appID), .text(event.eventID.lowercasedString), .text(event.type.rawValue),
+                .integer(event.occurredAt), .integer(receivedAt), .text(event.installationID), .text(event.platform),
+                PostgresValue(event.sdkVersion), PostgresValue(event.appVersion), PostgresValue(event.osVersion),
+                PostgresValue(event.deviceModel), PostgresValue(event.userID), PostgresValue(event.messageID),
+                PostgresValue(event.campaignID), PostgresValue(event.dialect), PostgresValue(event.source?.rawValue),
+                PostgresValue(event.appState?.rawValue), PostgresValue(event.actionID), PostgresValue(event.value),
+                PostgresValue(event.token), PostgresValue(event.tokenType?.rawValue), PostgresValue(event.environment),
+                PostgresValue(event.permission), PostgresValue(event.attributes.map { JSONText.string(.object($0)) }),
+            ]
+        }
+        return try write { db in try db.pipeline(Self.insertEventSQL, parameterLists).map { $0 > 0 } }
+    }
+
+    public func events(appID: String, query: EventQuery) throws -> EventPage {
+        var conditions = ["app_id = $1"]
+        var bindings: [PostgresValue] = [.text(appID)]
+        func add(_ condition: String, _ value: PostgresValue) {
+            bindings.append(value)
+            conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)"))
+        }
+        if let type = query.type { add("type = ?", .text(type.rawValue)) }
+        if let messageID = query.messageID { add("message_id = ?", .text(messageID)) }
+        if let campaignID = query.campaignID { add("campaign_id = ?", .text(campaignID)) }
+        if let userID = query.userID { add("user_id = ?", .text(userID)) }
+        if let since = query.since { add("occurred_at >= ?", .integer(since)) }
+        if let until = query.until { add("occurred_at < ?", .integer(until)) }
+        if let receivedSince = query.receivedSince { add("received_at >= ?", .integer(receivedSince)) }
+        if let after = query.afterSequence { add("seq > ?", .integer(after)) }
+        let limit = max(0, query.limit)
+        bindings.append(.integer(Int64(limit) + 1))
+        let sql = """
+            SELECT \(Self.eventColumns) FROM events WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY seq LIMIT $\(bindings.count)
+            """
+        var events = try read { db in try db.query(sql, bindings, row: Self.eventRow) }
+        var next: Int64?
+        if events.count > limit {
+            events.removeLast(events.count - limit)
+            next = events.last?.sequence
+        }
+        return EventPage(events: events, nextSequence: next)
+    }
+
+    public func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel {
+        let (column, id) =
+            switch scope {
+            case .campaign(let id): ("campaign_id", id)
+            case .message(let id): ("message_id", id)
+            }
+        // One statement, so the per-type counts and the total (the empty grouping set) see the same snapshot.
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT type, COUNT(*), COUNT(DISTINCT installation_id) FROM events
+                WHERE app_id = $1 AND \(column) = $2 GROUP BY GROUPING SETS ((type), ())
+                """, [.text(appID), .text(id)]
+            ) { row in (row.optionalText(0), row.int(1), row.int(2)) }
+        }
+        var funnel = EventFunnel()
+        for (type, events, installations) in rows {
+            if let type {
+                funnel.eventsByType[type] = events
+                funnel.installationsByType[type] = installations
+            } else {
+                funnel.uniqueInstallations = installations
+            }
+        }
+        return funnel
+    }
+
+    private static func eventRow(_ row: PostgresRow) -> StoredEvent {
+        let attributes = row.optionalText(23).flatMap { try? JSONText.parse(Data($0.utf8)).objectValue }
+        let event = TidingsEvent(
+            eventID: UUID(uuidString: row.text(1)) ?? UUID(), type: EventType(row.text(2)), occurredAt: row.int64(3),
+            installationID: row.text(5), platform: row.text(6), sdkVersion: row.optionalText(7),
+            appVersion: row.optionalText(8), osVersion: row.optionalText(9), deviceModel: row.optionalText(10),
+            userID: row.optionalText(11), messageID: row.optionalText(12), campaignID: row.optionalText(13),
+            dialect: row.optionalText(14), source: row.optionalText(15).flatMap(EventSource.init(rawValue:)),
+            appState: row.optionalText(16).flatMap(AppState.init(rawValue:)), actionID: row.optionalText(17),
+            value: row.optionalText(18), token: row.optionalText(19),
+            tokenType: row.optionalText(20).flatMap(TokenType.init(rawValue:)), environment: row.optionalText(21),
+            permission: row.optionalText(22), attributes: attributes)
+        return StoredEvent(sequence: row.int64(0), event: event, receivedAt: row.int64(4))
+    }
+}

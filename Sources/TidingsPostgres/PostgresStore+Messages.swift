@@ -1,0 +1,289 @@
+import TidingsModel
+import TidingsStore
+
+extension PostgresStore {
+    static let messageColumns = """
+        id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
+        created_at, finished_at, night_policy
+        """
+    static let deliveryColumns = """
+        message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
+        target_user_id
+        """
+    private static let insertDeliverySQL = """
+        INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        ON CONFLICT (message_id, installation_id) DO NOTHING
+        """
+
+    /// Stores the message, then its deliveries pipelined (one round trip per 64), in one transaction.
+    public func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws {
+        do {
+            try write { db in
+                if try db.scalar("SELECT 1 FROM messages WHERE id = $1", [.text(message.id)]) != nil {
+                    throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
+                }
+                try db.run(
+                    """
+                    INSERT INTO messages (\(Self.messageColumns))
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                    """,
+                    [
+                        .text(message.id), .text(message.appID), .text(message.state.rawValue),
+                        .text(message.kind.rawValue), .text(message.messageType.rawValue),
+                        PostgresValue(message.campaignID), .text(message.topic), .bytes(message.payload),
+                        .integer(Int64(message.priority)), PostgresValue(message.expiresAt),
+                        PostgresValue(message.collapseID), .integer(message.createdAt),
+                        PostgresValue(message.finishedAt), .text(message.nightPolicy.rawValue),
+                    ])
+                // A repeated installation id is one target: the primary key keeps the first.
+                _ = try db.pipeline(
+                    Self.insertDeliverySQL,
+                    deliveries.map { delivery in
+                        [
+                            .text(message.id), .text(delivery.installationID), .text(message.appID),
+                            .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
+                            .text(delivery.state.rawValue), PostgresValue(delivery.reason),
+                            .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
+                            PostgresValue(delivery.targetUserID), .integer(message.createdAt),
+                        ]
+                    })
+            }
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
+        }
+    }
+
+    public func message(appID: String, messageID: String) throws -> MessageRecord? {
+        try read { db in try Self.message(db, appID: appID, messageID: messageID) }
+    }
+
+    static func message(_ db: PostgresConnection, appID: String, messageID: String) throws -> MessageRecord? {
+        try db.query(
+            "SELECT \(messageColumns) FROM messages WHERE id = $1 AND app_id = $2", [.text(messageID), .text(appID)],
+            row: messageRow
+        ).first
+    }
+
+    public func lastMessageCreated(appID: String, kind: MessageKind) throws -> Int64? {
+        try read { db in
+            try db.scalar(
+                "SELECT MAX(created_at) FROM messages WHERE app_id = $1 AND kind = $2",
+                [.text(appID), .text(kind.rawValue)])
+        }
+    }
+
+    public func messageCounts(messageID: String) throws -> MessageCounts {
+        try deliveryCounts(where: "message_id = $1", [.text(messageID)])
+    }
+
+    public func campaignCounts(appID: String, campaignID: String) throws -> MessageCounts {
+        try deliveryCounts(
+            where: "message_id IN (SELECT id FROM messages WHERE app_id = $1 AND campaign_id = $2)",
+            [.text(appID), .text(campaignID)])
+    }
+
+    private func deliveryCounts(where condition: String, _ arguments: [PostgresValue]) throws -> MessageCounts {
+        let rows = try read { db in
+            try db.query(
+                "SELECT state, reason, COUNT(*) FROM message_deliveries WHERE \(condition) GROUP BY state, reason",
+                arguments
+            ) { row in (row.text(0), row.optionalText(1), row.int(2)) }
+        }
+        var counts = MessageCounts()
+        for (state, reason, count) in rows {
+            counts.targets += count
+            switch MessageDelivery.State(rawValue: state) {
+            case .pending: counts.queued += count
+            case .claimed: counts.inFlight += count
+            case .sent: counts.sent += count
+            case .failed: counts.failedByReason[reason ?? "unknown", default: 0] += count
+            case .skipped: counts.skippedByReason[reason ?? "unknown", default: 0] += count
+            case nil: break
+            }
+        }
+        return counts
+    }
+
+    public func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord? {
+        try write { db in
+            let changed = try db.run(
+                """
+                UPDATE messages SET state = 'cancelled', finished_at = $3
+                WHERE id = $1 AND app_id = $2 AND state IN ('queued', 'sending')
+                """, [.text(messageID), .text(appID), .integer(now)])
+            if changed > 0 {
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled', updated_at = $2
+                    WHERE message_id = $1 AND state = 'pending'
+                    """, [.text(messageID), .integer(now)])
+            }
+            return try Self.message(db, appID: appID, messageID: messageID)
+        }
+    }
+
+    public func releaseAllClaims(now: Int64) throws -> Int {
+        try write { db in
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = $1
+                WHERE state = 'claimed'
+                """, [.integer(now)])
+        }
+    }
+
+    /// Claims with `FOR UPDATE OF d SKIP LOCKED`: rows another instance is claiming right now are passed
+    /// over instead of waited for, so workers on several instances share one queue.
+    public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
+        -> [MessageDelivery]
+    {
+        let columns = Self.deliveryColumns.split(separator: ",").map {
+            "d." + $0.trimmingCharacters(in: .whitespaces)
+        }
+        return try write { db in
+            // A worker that died (or stalled past its lease) gives its rows back; rows it had already
+            // recorded as sent are not claimed, so they are never sent again.
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                WHERE state = 'claimed' AND claim_expires_at <= $1
+                """, [.integer(now)])
+            let claimed = try db.query(
+                """
+                WITH due AS (
+                    SELECT d.message_id, d.installation_id
+                    FROM message_deliveries d JOIN messages m ON m.id = d.message_id
+                    WHERE d.state = 'pending' AND d.not_before <= $1 AND m.state IN ('queued', 'sending')
+                    ORDER BY d.not_before, d.message_id, d.installation_id LIMIT $2
+                    FOR UPDATE OF d SKIP LOCKED)
+                UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
+                    updated_at = $1
+                FROM due WHERE d.message_id = due.message_id AND d.installation_id = due.installation_id
+                RETURNING \(columns.joined(separator: ", "))
+                """,
+                [.integer(now), .integer(Int64(max(0, limit))), .text(worker), .integer(leaseUntil)],
+                row: Self.deliveryRow)
+            for messageID in Set(claimed.map(\.messageID)).sorted() {
+                try db.run(
+                    "UPDATE messages SET state = 'sending' WHERE id = $1 AND state = 'queued'", [.text(messageID)])
+            }
+            // RETURNING has no order: give them back in the order they were due.
+            return claimed.sorted {
+                ($0.notBefore, $0.messageID, $0.installationID) < ($1.notBefore, $1.messageID, $1.installationID)
+            }
+        }
+    }
+
+    @discardableResult
+    public func completeDelivery(
+        messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64
+    ) throws -> Bool {
+        let (state, reason, notBefore, extraAttempt): (String, String?, Int64?, Int64) =
+            switch result {
+            case .sent: ("sent", nil, nil, 1)
+            case .failed(let reason): ("failed", reason, nil, 1)
+            case .skipped(let reason): ("skipped", reason, nil, 0)
+            case .retry(let reason, let notBefore): ("pending", reason, notBefore, 1)
+            case .deferred(let reason, let notBefore): ("pending", reason, notBefore, 0)
+            }
+        return try write { db in
+            let changed = try db.run(
+                """
+                UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
+                    not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = $8
+                WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by = $3
+                """,
+                [
+                    .text(messageID), .text(installationID), .text(worker), .text(state), PostgresValue(reason),
+                    .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
+                ])
+            if changed > 0, state == "pending" {
+                // A retry of a message cancelled while the push was in flight will never be claimed.
+                try db.run(
+                    """
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                    WHERE message_id = $1 AND installation_id = $2 AND state = 'pending'
+                        AND EXISTS (SELECT 1 FROM messages WHERE id = $1 AND state = 'cancelled')
+                    """, [.text(messageID), .text(installationID)])
+            }
+            return changed > 0
+        }
+    }
+
+    public func finishMessages(now: Int64) throws -> [String] {
+        try write { db in
+            try db.query(
+                """
+                UPDATE messages m SET state = 'done', finished_at = $1
+                WHERE m.state IN ('queued', 'sending') AND NOT EXISTS (
+                    SELECT 1 FROM message_deliveries d
+                    WHERE d.message_id = m.id AND d.state IN ('pending', 'claimed'))
+                RETURNING m.id
+                """, [.integer(now)]
+            ) { $0.text(0) }.sorted()
+        }
+    }
+
+    @discardableResult
+    public func deactivateToken(
+        _ kind: TokenType, token: String, appID: String, installationID: String, invalidSince: Int64?, now: Int64
+    ) throws -> Bool {
+        try write { db in
+            try db.run(
+                """
+                UPDATE installations
+                SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = $4
+                WHERE app_id = $1 AND installation_id = $2 AND \(kind.rawValue)_token = $3
+                    AND ($5::bigint IS NULL OR \(kind.rawValue)_token_registered_at IS NULL
+                        OR \(kind.rawValue)_token_registered_at < $5::bigint)
+                """,
+                [.text(appID), .text(installationID), .text(token), .integer(now), PostgresValue(invalidSince)]) > 0
+        }
+    }
+
+    @discardableResult
+    public func markTokenMismatch(token: String, appID: String, installationID: String, now: Int64) throws -> Bool {
+        try write { db in
+            // The mark names the token, so a later registration of another token makes it moot by itself.
+            try db.run(
+                """
+                UPDATE installations SET token_mismatch = $3, token_mismatch_at = $4
+                WHERE app_id = $1 AND installation_id = $2
+                    AND (apns_token = $3 OR voip_token = $3 OR fcm_token = $3)
+                """, [.text(appID), .text(installationID), .text(token), .integer(now)]) > 0
+        }
+    }
+
+    public func tokenMismatch(appID: String, installationID: String) throws -> (token: String, at: Int64)? {
+        try read { db in
+            try db.query(
+                """
+                SELECT token_mismatch, token_mismatch_at FROM installations
+                WHERE app_id = $1 AND installation_id = $2 AND token_mismatch IS NOT NULL
+                """, [.text(appID), .text(installationID)]
+            ) { row in (token: row.text(0), at: row.int64(1)) }.first
+        }
+    }
+
+    static func messageRow(_ row: PostgresRow) -> MessageRecord {
+        MessageRecord(
+            id: row.text(0), appID: row.text(1), state: MessageRecord.State(rawValue: row.text(2)) ?? .queued,
+            kind: MessageKind(rawValue: row.text(3)) ?? .alert,
+            messageType: MessageRecord.MessageType(rawValue: row.text(4)) ?? .notification,
+            campaignID: row.optionalText(5), topic: row.text(6), payload: row.blob(7), priority: row.int(8),
+            expiresAt: row.optionalInt64(9), collapseID: row.optionalText(10),
+            nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(13)) ?? .skip, createdAt: row.int64(11),
+            finishedAt: row.optionalInt64(12))
+    }
+
+    static func deliveryRow(_ row: PostgresRow) -> MessageDelivery {
+        MessageDelivery(
+            messageID: row.text(0), appID: row.text(2), installationID: row.text(1), token: row.text(3),
+            tokenType: TokenType(rawValue: row.text(4)) ?? .apns, environment: row.text(5),
+            state: MessageDelivery.State(rawValue: row.text(6)) ?? .pending, reason: row.optionalText(7),
+            attempts: row.int(8), notBefore: row.int64(9), targetUserID: row.optionalText(10))
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import TidingsStore
+
+extension PostgresStore {
+    /// The schema, one entry per version: entry `n` takes `schema_version` from `n` to `n + 1`.
+    ///
+    /// Never edit a released entry; append a new one. Version 1 is the logical schema of ``SQLiteStore`` at its
+    /// version 3, in PostgreSQL's types (`bigint` times in unix milliseconds, `bytea`, `boolean` consents), with
+    /// identifiers in the `C` collation so listings page in byte order as they do on SQLite, and events
+    /// partitioned by month of arrival.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE apps (
+            id text COLLATE "C" PRIMARY KEY,
+            name text COLLATE "C" NOT NULL UNIQUE,
+            bundle_id text NOT NULL,
+            created_at bigint NOT NULL,
+            identity_verification text NOT NULL DEFAULT 'off',
+            requests_per_second bigint
+        );
+        CREATE TABLE api_keys (
+            id text COLLATE "C" PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            kind text NOT NULL,
+            hash bytea NOT NULL UNIQUE,
+            hint text NOT NULL,
+            created_at bigint NOT NULL,
+            revoked_at bigint
+        );
+        CREATE INDEX api_keys_app ON api_keys (app_id);
+        CREATE TABLE admin_keys (
+            id text COLLATE "C" PRIMARY KEY,
+            kind text NOT NULL,
+            hash bytea NOT NULL UNIQUE,
+            hint text NOT NULL,
+            created_at bigint NOT NULL,
+            revoked_at bigint
+        );
+        CREATE TABLE instances (
+            id text PRIMARY KEY,
+            heartbeat_at bigint NOT NULL
+        );
+        CREATE TABLE identity_keys (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            key_id text COLLATE "C" NOT NULL,
+            algorithm text NOT NULL,
+            public_key_pem text NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (app_id, key_id)
+        );
+        CREATE TABLE installations (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            installation_id text COLLATE "C" NOT NULL,
+            platform text NOT NULL,
+            apns_token text,
+            voip_token text,
+            fcm_token text,
+            environment text,
+            user_id text COLLATE "C",
+            consent_notifications boolean,
+            consent_ads boolean,
+            consent_night_ads boolean,
+            permission text,
+            locale text,
+            country text,
+            timezone text,
+            app_version text,
+            sdk_version text,
+            os_version text,
+            device_model text,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            language text,
+            app_build text,
+            os_name text,
+            apns_token_registered_at bigint,
+            voip_token_registered_at bigint,
+            fcm_token_registered_at bigint,
+            secret_digest bytea,
+            token_mismatch text,
+            token_mismatch_at bigint,
+            PRIMARY KEY (app_id, installation_id)
+        );
+        CREATE UNIQUE INDEX installations_apns_token ON installations (app_id, apns_token) WHERE apns_token IS NOT NULL;
+        CREATE UNIQUE INDEX installations_voip_token ON installations (app_id, voip_token) WHERE voip_token IS NOT NULL;
+        CREATE UNIQUE INDEX installations_fcm_token ON installations (app_id, fcm_token) WHERE fcm_token IS NOT NULL;
+        CREATE INDEX installations_user ON installations (app_id, user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX installations_without_timezone ON installations (app_id) WHERE timezone IS NULL;
+        CREATE TABLE user_tags (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            user_id text COLLATE "C" NOT NULL,
+            tag text COLLATE "C" NOT NULL,
+            PRIMARY KEY (app_id, user_id, tag)
+        );
+        CREATE INDEX user_tags_tag ON user_tags (app_id, tag, user_id);
+        CREATE TABLE app_tags (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            tag text COLLATE "C" NOT NULL,
+            users bigint NOT NULL,
+            PRIMARY KEY (app_id, tag)
+        );
+        CREATE SEQUENCE events_seq AS bigint;
+        CREATE TABLE events (
+            seq bigint NOT NULL DEFAULT nextval('events_seq'),
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            event_id text COLLATE "C" NOT NULL,
+            type text NOT NULL,
+            occurred_at bigint NOT NULL,
+            received_at bigint NOT NULL,
+            installation_id text COLLATE "C" NOT NULL,
+            platform text NOT NULL,
+            sdk_version text,
+            app_version text,
+            os_version text,
+            device_model text,
+            user_id text COLLATE "C",
+            message_id text COLLATE "C",
+            campaign_id text COLLATE "C",
+            dialect text,
+            source text,
+            app_state text,
+            action_id text,
+            value text,
+            token text,
+            token_type text,
+            environment text,
+            permission text,
+            attributes text
+        ) PARTITION BY RANGE (received_at);
+        ALTER SEQUENCE events_seq OWNED BY events.seq;
+        CREATE TABLE events_default PARTITION OF events DEFAULT;
+        CREATE INDEX events_app_seq ON events (app_id, seq);
+        CREATE INDEX events_campaign ON events (app_id, campaign_id) WHERE campaign_id IS NOT NULL;
+        CREATE INDEX events_message ON events (app_id, message_id) WHERE message_id IS NOT NULL;
+        CREATE INDEX events_user ON events (app_id, user_id) WHERE user_id IS NOT NULL;
+        CREATE TABLE event_ids (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            event_id text COLLATE "C" NOT NULL,
+            received_at bigint NOT NULL,
+            PRIMARY KEY (app_id, event_id)
+        );
+        CREATE INDEX event_ids_received ON event_ids (received_at);
+        CREATE TABLE messages (
+            id text COLLATE "C" PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            state text NOT NULL,
+            kind text NOT NULL,
+            message_type text NOT NULL,
+            campaign_id text COLLATE "C",
+            topic text NOT NULL,
+            payload bytea NOT NULL,
+            priority bigint NOT NULL,
+            expires_at bigint,
+            collapse_id text,
+            created_at bigint NOT NULL,
+            finished_at bigint,
+            night_policy text NOT NULL DEFAULT 'skip'
+        );
+        CREATE INDEX messages_app ON messages (app_id, created_at);
+        CREATE INDEX messages_campaign ON messages (app_id, campaign_id) WHERE campaign_id IS NOT NULL;
+        CREATE INDEX messages_active ON messages (state) WHERE state IN ('queued', 'sending');
+        CREATE TABLE message_deliveries (
+            message_id text COLLATE "C" NOT NULL REFERENCES messages(id),
+            installation_id text COLLATE "C" NOT NULL,
+            app_id text COLLATE "C" NOT NULL,
+            token text NOT NULL,
+            token_type text NOT NULL,
+            environment text NOT NULL,
+            state text NOT NULL,
+            reason text,
+            attempts bigint NOT NULL DEFAULT 0,
+            not_before bigint NOT NULL DEFAULT 0,
+            claimed_by text,
+            claim_expires_at bigint,
+            updated_at bigint NOT NULL,
+            target_user_id text COLLATE "C",
+            PRIMARY KEY (message_id, installation_id)
+        );
+        CREATE INDEX message_deliveries_pending ON message_deliveries (not_before) WHERE state = 'pending';
+        CREATE INDEX message_deliveries_claimed ON message_deliveries (claim_expires_at) WHERE state = 'claimed';
+        CREATE INDEX message_deliveries_target_user ON message_deliveries (app_id, target_user_id)
+            WHERE target_user_id IS NOT NULL;
+        """
+    ]
+
+    /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take
+    /// turns: the second finds the schema current.
+    static let migrationLock: Int64 = 0x7469_6469_6E67_7301
+    /// The advisory lock creating an event partition runs under.
+    static let partitionLock: Int64 = 0x7469_6469_6E67_7302
+
+    static func schemaVersion(_ db: PostgresConnection) throws -> Int {
+        Int(try db.scalar("SELECT COALESCE(MAX(version), 0)::bigint FROM schema_version") ?? 0)
+    }
+
+    /// Applies every migration newer than the database's `schema_version`, each in its own transaction, under
+    /// the migration lock.
+    static func migrate(_ db: PostgresConnection) throws {
+        try db.execute("SELECT pg_advisory_lock(\(migrationLock))")
+        defer { try? db.execute("SELECT pg_advisory_unlock(\(migrationLock))") }
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS schema_version (
+                version integer PRIMARY KEY,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let current = try schemaVersion(db)
+        guard current <= migrations.count else {
+            throw StoreError(
+                code: .conflict,
+                message:
+                    "the database is at schema version \(current), newer than this tidingsd knows (\(migrations.count))"
+            )
+        }
+        for version in current..<migrations.count {
+            try db.transaction {
+                try db.execute(migrations[version])
+                try db.run("INSERT INTO schema_version (version) VALUES ($1)", [.integer(Int64(version + 1))])
+            }
+        }
+    }
+
+    // MARK: Event partitions
+
+    /// Creates the partition of `events` for the month `receivedAt` falls in, unless it is known to exist.
+    ///
+    /// Runs in its own short transaction under the partition lock, before the insert that needs it. Should
+    /// the default partition already hold rows of that month (a partition dropped by hand), PostgreSQL
+    /// refuses; the month's events then keep going to the default partition, which is still correct.
+    func ensureEventPartition(receivedAt: Int64) throws {
+        let partition = EventPartition(containing: receivedAt)
+        if knownPartitions.withLock({ $0.contains(partition.key) }) { return }
+        do {
+            try write { db in
+                try db.execute("SELECT pg_advisory_xact_lock(\(Self.partitionLock))")
+                try db.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(partition.name) PARTITION OF events
+                    FOR VALUES FROM (\(partition.start)) TO (\(partition.end))
+                    """)
+            }
+        } catch let error as PostgresError where error.sqlState == "23514" {
+            // check_violation: the default partition holds rows of this month; they stay there.
+        }
+        knownPartitions.withLock { _ = $0.insert(partition.key) }
+    }
+}
+
+/// One month of events by arrival time, in UTC: `[start, end)` in unix milliseconds.
+struct EventPartition: Hashable {
+    var year: Int
+    var month: Int
+    var start: Int64
+    var end: Int64
+
+    init(containing milliseconds: Int64) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let components = calendar.dateComponents([.year, .month], from: date)
+        year = components.year ?? 1970
+        month = components.month ?? 1
+        let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+        let next = calendar.date(byAdding: .month, value: 1, to: first)!
+        start = Int64((first.timeIntervalSince1970 * 1000).rounded())
+        end = Int64((next.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    var key: Int { year * 100 + month }
+    /// `events_p202701` for January 2027.
+    var name: String { "events_p" + String(format: "%04d%02d", year, month) }
+}

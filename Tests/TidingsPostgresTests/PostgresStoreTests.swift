@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsStore
+import TidingsStoreTesting
+
+@testable import TidingsPostgres
+
+/// What only the PostgreSQL backend has: migrations under a lock, partitioned events, the pool, claims that
+/// skip locked rows. The behaviour every backend shares is the store suite's (`StoreTests`).
+@Suite struct PostgresStoreTests {
+    static let now: Int64 = 1_800_000_000_000
+
+    /// A store on a new database, and that database's name.
+    func makeStore(_ change: (inout PostgresStore.Configuration) -> Void = { _ in }) throws -> (
+        store: PostgresStore, database: String
+    ) {
+        var configuration = try StoreBackend.postgresConfiguration()
+        change(&configuration)
+        let store = try PostgresStore(configuration: configuration)
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        return (store, configuration.connectionString.components(separatedBy: "dbname=").last ?? "")
+    }
+
+    var cluster: PostgresTestCluster { get throws { try PostgresTestCluster.shared.get() } }
+
+    func event(at occurredAt: Int64 = now, id: UUID = UUID()) -> TidingsEvent {
+        TidingsEvent(eventID: id, type: .open, occurredAt: occurredAt, installationID: "i1", messageID: "m1")
+    }
+
+    @Test func instancesStartingTogetherMigrateOnceAndANewerSchemaIsRefused() throws {
+        let configuration = try StoreBackend.postgresConfiguration()
+        let opened = LockedBox<[Result<Int, any Error>]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let result = Result { try PostgresStore(configuration: configuration).schemaVersion }
+            opened.withLock { $0.append(result) }
+        }
+        let versions = try opened.withLock { try $0.map { try $0.get() } }
+        #expect(versions == Array(repeating: PostgresStore.migrations.count, count: 4))
+        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
+        #expect(try cluster.psql("SELECT count(*) FROM schema_version", database: database) == "1\n")
+
+        try cluster.psql("INSERT INTO schema_version (version) VALUES (99)", database: database)
+        let refused = #expect(throws: StoreError.self) { try PostgresStore(configuration: configuration) }
+        #expect(refused?.message.contains("schema version 99") == true)
+    }
+
+    @Test func eventsGoToTheirMonthsPartitionAndStayUniqueAcrossPartitions() throws {
+        let (store, database) = try makeStore()
+        let january = Self.now  // 2027-01-15
+        let march = january + 60 * 86_400_000
+        let first = event()
+        #expect(try store.insertEvents(appID: "app_a", events: [first], receivedAt: january) == [true])
+        #expect(try store.insertEvents(appID: "app_a", events: [first, event()], receivedAt: march) == [false, true])
+        let partitions = try cluster.psql(
+            "SELECT tableoid::regclass, count(*) FROM events GROUP BY 1 ORDER BY tableoid::regclass::text",
+            database: database)
+        #expect(partitions == "events_p202701|1\nevents_p202703|1\n")
+        #expect(try store.events(appID: "app_a", query: .init()).events.map(\.receivedAt) == [january, march])
+    }
+
+    @Test func aBatchLongerThanAPipelineChunkKeepsItsOrderAndItsDuplicates() throws {
+        let (store, _) = try makeStore()
+        let events = (0..<150).map { event(at: Self.now + Int64($0)) }
+        let batch = events + events.prefix(10)
+        let inserted = try store.insertEvents(appID: "app_a", events: batch, receivedAt: Self.now)
+        #expect(inserted == Array(repeating: true, count: 150) + Array(repeating: false, count: 10))
+        let stored = try store.events(appID: "app_a", query: .init(limit: 500)).events
+        #expect(stored.map(\.event) == events)
+    }
+
+    @Test func aCallThatCannotGetAConnectionInTimeThrowsATypedError() throws {
+        let (store, _) = try makeStore {
+            $0.maximumConnections = 1
+            $0.acquireTimeout = .milliseconds(200)
+        }
+        try store.pool.withConnection { _ in
+            let error = #expect(throws: PostgresError.self) { try store.apps() }
+            #expect(error?.code == .connectionUnavailable)
+            #expect(error?.message.contains("all 1 are busy") == true)
+        }
+        #expect(try store.apps().map(\.id) == ["app_a"])
+    }
+
+    @Test func anUnreachableServerThrowsATypedErrorInsteadOfHanging() throws {
+        var configuration = PostgresStore.Configuration(
+            connectionString: "host=\(try cluster.directory.path) port=1 user=postgres dbname=postgres")
+        configuration.acquireTimeout = .milliseconds(300)
+        let error = #expect(throws: PostgresError.self) { try PostgresStore(configuration: configuration) }
+        #expect(error?.code == .connectionUnavailable)
+    }
+
+    @Test func aCallToAServerThatStopsAnsweringEndsInATimeoutAndTheConnectionIsReplaced() throws {
+        let (store, _) = try makeStore { $0.statementTimeout = .milliseconds(100) }
+        #expect(store.pool.openConnections == 1)
+        // The one connection's server process stops dead: no answer, no error, no closed socket.
+        let backend = try #require(try store.pool.withConnection { try $0.scalar("SELECT pg_backend_pid()") })
+        kill(pid_t(backend), SIGSTOP)
+        defer { kill(pid_t(backend), SIGCONT) }
+        let error = #expect(throws: PostgresError.self) { try store.apps() }
+        #expect(error?.code == .timeout)
+        kill(pid_t(backend), SIGCONT)
+        #expect(try store.apps().map(\.id) == ["app_a"])
+    }
+
+    @Test func connectionsTheServerClosesAreReplacedWithoutFailingACall() throws {
+        let (store, database) = try makeStore()
+        // Two connections in the pool.
+        try store.pool.withConnection { _ in _ = try store.apps() }
+        #expect(store.pool.openConnections == 2)
+        try cluster.psql(
+            """
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = '\(database)' AND pid <> pg_backend_pid()
+            """, database: "postgres")
+        #expect(try store.apps().map(\.id) == ["app_a"])
+        try store.createApp(AppRecord(id: "app_b", name: "b", bundleID: "com.example.b", createdAt: Self.now + 1))
+        #expect(try store.apps().map(\.id) == ["app_a", "app_b"])
+    }
+
+    @Test func claimsPassOverRowsAnotherTransactionHoldsInsteadOfWaiting() throws {
+        // Waiting for the held rows would end in a lock timeout error, not a claim.
+        let (store, _) = try makeStore { $0.lockTimeout = .milliseconds(500) }
+        let message = MessageRecord(
+            id: "m1", appID: "app_a", kind: .alert, topic: "com.example.a", payload: Array("{}".utf8), priority: 10,
+            createdAt: Self.now)
+        try store.createMessage(
+            message,
+            deliveries: (0..<4).map {
+                MessageDelivery(messageID: "m1", appID: "app_a", installationID: "i\($0)", token: "t\($0)")
+            })
+        // Another instance is in the middle of claiming i0 and i1.
+        let other = try PostgresConnection(settings: store.pool.settings)
+        try other.execute("BEGIN")
+        _ = try other.query(
+            "SELECT 1 FROM message_deliveries WHERE installation_id IN ('i0', 'i1') FOR UPDATE", row: { _ in () })
+        let first = try store.claimDeliveries(worker: "w1", limit: 10, now: Self.now, leaseUntil: Self.now + 60_000)
+        #expect(first.map(\.installationID) == ["i2", "i3"])
+        try other.execute("ROLLBACK")
+        let second = try store.claimDeliveries(worker: "w2", limit: 10, now: Self.now, leaseUntil: Self.now + 60_000)
+        #expect(second.map(\.installationID) == ["i0", "i1"])
+        #expect(try store.message(appID: "app_a", messageID: "m1")?.state == .sending)
+        #expect(try store.messageCounts(messageID: "m1").inFlight == 4)
+    }
+}
