@@ -76,7 +76,7 @@ import TidingsStore
         // As a store written before secrets existed leaves it: no digest.
         var legacy = InstallationUpdate()
         legacy.apnsToken = .set(APIHarness.token(3))
-        try harness.store.upsertInstallation(
+        _ = try harness.store.upsertInstallation(
             appID: harness.appID, installationID: "legacy", update: legacy, now: harness.now)
         let claimed = try await harness.register("legacy", ["locale": "ja_JP"])
         #expect(claimed.status == 200)
