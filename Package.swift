@@ -87,6 +87,7 @@ let package = Package(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
+                "TidingsPostgres",
             ]
         ),
 

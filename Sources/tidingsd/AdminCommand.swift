@@ -37,10 +37,11 @@ enum AdminCommand {
                tidingsd keys revoke KEY_ID [--json]
         """
 
-    static func run(_ arguments: [String], dataDirectory: URL) throws -> Int32 {
+    static func run(_ arguments: [String], configuration: ServerConfiguration) throws -> Int32 {
+        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         do {
             let (command, parsed) = try parse(arguments)
-            let admin = AppAdministration(store: try SQLiteStore(directory: dataDirectory))
+            let admin = AppAdministration(store: try configuration.openStore())
             let output = AdminOutput(json: parsed.flag("json"))
             try perform(command, parsed, admin: admin, output: output, dataDirectory: dataDirectory)
             return 0

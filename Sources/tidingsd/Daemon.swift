@@ -15,8 +15,7 @@ enum Daemon {
             if let first = arguments.first, AdminCommand.names.contains(first) {
                 let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
-                return try AdminCommand.run(
-                    [first] + remaining, dataDirectory: URL(fileURLWithPath: configuration.dataDirectory))
+                return try AdminCommand.run([first] + remaining, configuration: configuration)
             }
             switch try ServerConfiguration.resolve(arguments: arguments, environment: environment, readFile: readFile) {
             case .help:

@@ -10,8 +10,11 @@ import TidingsPush
 public struct ServerConfiguration: Sendable, Equatable {
     /// The listening address and the HTTP limits.
     public var http: HTTPServer.Configuration
-    /// The store's directory; created when missing.
+    /// The store's directory (the SQLite store, and APNs and FCM credentials); created when missing.
     public var dataDirectory: String
+    /// A PostgreSQL connection string (`--store postgres://...`): the store lives there instead of in the data
+    /// directory's SQLite file. Nil: SQLite.
+    public var postgresStore: String?
     public var logLevel: Logger.Level
     /// Where pushes go: Apple's hosts unless overridden (an APNs emulator for local development).
     public var apns: APNsClient.Configuration
@@ -95,6 +98,22 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard let token = BearerToken(text) else { return false }
                 configuration.metricsToken = token
+                return true
+            }, secret: true),
+        Setting(
+            flag: "store", environment: "TIDINGS_STORE", fileKey: "store",
+            help:
+                "sqlite (the default: a file in the data directory) or a PostgreSQL connection string, postgres://USER@HOST/DB or host=... dbname=...",
+            apply: { configuration, text in
+                if text == "sqlite" {
+                    configuration.postgresStore = nil
+                    return true
+                }
+                // libpq's two forms: a URL, or keyword=value pairs.
+                guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") || text.contains("=") else {
+                    return false
+                }
+                configuration.postgresStore = text
                 return true
             }, secret: true),
         Setting(
@@ -293,7 +312,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         return .serve(configuration)
     }
 
-    /// For `tidingsd apps ...` and `tidingsd keys ...`: takes `--data-dir` and `--config` out of the
+    /// For `tidingsd apps ...` and `tidingsd keys ...`: takes `--data-dir`, `--store` and `--config` out of the
     /// command's arguments and resolves the configuration (data directory included) with the environment
     /// and file; the other arguments are returned for the command.
     public static func resolveForAdministration(
@@ -305,13 +324,15 @@ public struct ServerConfiguration: Sendable, Equatable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if argument == "--data-dir" || argument == "--config" {
+            if argument == "--data-dir" || argument == "--config" || argument == "--store" {
                 guard index < arguments.count else {
                     throw ServerConfigurationError(code: "usage", message: "\(argument) needs a value")
                 }
                 own += [argument, arguments[index]]
                 index += 1
-            } else if argument.hasPrefix("--data-dir=") || argument.hasPrefix("--config=") {
+            } else if argument.hasPrefix("--data-dir=") || argument.hasPrefix("--config=")
+                || argument.hasPrefix("--store=")
+            {
                 own.append(argument)
             } else {
                 remaining.append(argument)

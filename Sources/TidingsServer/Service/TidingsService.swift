@@ -24,7 +24,8 @@ import TidingsStore
 /// With ``ServerConfiguration/adminHTTP`` set, the caller also serves ``adminHandler`` there; `/metrics`
 /// is then on that address only.
 public final class TidingsService: Sendable {
-    public let store: SQLiteStore
+    /// The SQLite store in the data directory, or PostgreSQL (`--store postgres://...`).
+    public let store: any Store
     public let metrics: MetricsRegistry
     /// The API and operations routes: `/healthz`, `/readyz`, and `/metrics` unless an admin address serves it.
     public let router: Router
@@ -52,11 +53,20 @@ public final class TidingsService: Sendable {
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
-        let storeFile = dataDirectory.appendingPathComponent(SQLiteStore.fileName)
-        let apiMetrics = RegistryAPIMetrics(
-            registry: metrics, storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
-        let store = try SQLiteStore(directory: dataDirectory)
-        let senderLock = SenderLock(dataDirectory: dataDirectory)
+        let store = try configuration.openStore()
+        let senderLock: SenderLock?
+        let apiMetrics: RegistryAPIMetrics
+        if configuration.postgresStore != nil {
+            // Several instances may share the database: none may take another's claims, which come back
+            // when their lease ends; scheduled work needs a cluster-wide lock and is left to single hosts.
+            senderLock = nil
+            apiMetrics = RegistryAPIMetrics(registry: metrics)
+        } else {
+            let storeFile = dataDirectory.appendingPathComponent(SQLiteStore.fileName)
+            apiMetrics = RegistryAPIMetrics(
+                registry: metrics, storeFiles: ["", "-wal"].map { URL(fileURLWithPath: storeFile.path + $0) })
+            senderLock = SenderLock(dataDirectory: dataDirectory)
+        }
         self.senderLock = senderLock
         if senderLock != nil {
             // No other sender is alive: what is still claimed was in the hands of a process that stopped.

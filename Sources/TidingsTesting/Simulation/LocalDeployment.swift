@@ -30,7 +30,7 @@ public final class LocalDeployment: Sendable {
 
     public let configuration: Configuration
     /// tidingsd's store (the service's).
-    public var store: SQLiteStore { service.store }
+    public var store: any Store { service.store }
     public let app: AppRecord
     /// The key an app embeds (registration and events).
     public let appKey: String

@@ -131,9 +131,9 @@ import TidingsStore
             try service.store.createApp(AppRecord(id: "app_tz", name: "tz", bundleID: "com.example.tz", createdAt: 0))
             var known = InstallationUpdate()
             known.timezone = .set("Asia/Tokyo")
-            try service.store.upsertInstallation(appID: "app_tz", installationID: "known", update: known, now: 0)
+            _ = try service.store.upsertInstallation(appID: "app_tz", installationID: "known", update: known, now: 0)
             for id in ["unknown-1", "unknown-2"] {
-                try service.store.upsertInstallation(appID: "app_tz", installationID: id, update: .init(), now: 0)
+                _ = try service.store.upsertInstallation(appID: "app_tz", installationID: id, update: .init(), now: 0)
             }
             let scrape = try await Self.get(service.handler, "/metrics")
             #expect(scrape.text.contains("\ntidings_installations_without_timezone 2\n"), "\(scrape.text)")

@@ -1,0 +1,14 @@
+import Foundation
+import TidingsPostgres
+import TidingsStore
+
+extension ServerConfiguration {
+    /// Opens the store this configuration names: PostgreSQL (`--store postgres://...`), or the SQLite file in
+    /// the data directory (created, with the directory, when missing). Migrations run on open.
+    public func openStore() throws -> any Store {
+        if let postgresStore { return try PostgresStore(connectionString: postgresStore) }
+        let directory = URL(fileURLWithPath: dataDirectory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try SQLiteStore(directory: directory)
+    }
+}
