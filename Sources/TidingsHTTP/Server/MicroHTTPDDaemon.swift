@@ -42,10 +42,13 @@ enum MicroHTTPDDaemon {
         let access: MHD_AccessHandlerCallback = accessHandler
         let completed: MHD_RequestCompletedCallback = requestCompleted
         let connectionNotified: MHD_NotifyConnectionCallback = connectionChanged
+        let uriLogged:
+            @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) ->
+                UnsafeMutableRawPointer? = requestLineRead
         let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
             keepEscaped
         let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &storage) { address in
-            let options: [CVarArg] = [
+            var options: [CVarArg] = [
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threadCount)),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, Int(configuration.connectionTimeout.seconds))),
@@ -56,9 +59,16 @@ enum MicroHTTPDDaemon {
                 OpaquePointer(context),
                 MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self),
                 OpaquePointer(context),
+                MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(uriLogged, to: OpaquePointer.self),
+                OpaquePointer(context),
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
-                MHD_OPTION.END.rawValue,
             ]
+            if configuration.maximumConnectionsPerAddress > 0 {
+                options += [
+                    MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnectionsPerAddress),
+                ]
+            }
+            options.append(MHD_OPTION.END.rawValue)
             return withVaList(options) { arguments in
                 MHD_start_daemon_va(
                     UInt32(flags), UInt16(truncatingIfNeeded: configuration.port), nil, nil, access, context,
@@ -89,9 +99,11 @@ enum MicroHTTPDDaemon {
             let state = ConnectionState(connection: connection)
             connectionContext.pointee = Unmanaged.passRetained(state).toOpaque()
             server.requestBegan()
+            server.watch.headersRead(connection)
             let limit = server.configuration.maximumBodyBytes
             if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
                 state.phase = .responded
+                server.watch.requestRead(connection)
                 server.metrics?.refusedTooLarge.increment()
                 server.logger.info(
                     "request refused", metadata: ["status": "413", "declared_bytes": declared, "limit": String(limit)])
@@ -105,6 +117,7 @@ enum MicroHTTPDDaemon {
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
+            server.watch.received(connection, bytes: size)
             let limit = server.configuration.maximumBodyBytes
             switch state.phase {
             case .receiving:
@@ -126,6 +139,8 @@ enum MicroHTTPDDaemon {
             return MHD_Result.YES
         }
 
+        if case .receiving = state.phase { server.watch.requestRead(connection) }
+        if case .rejected = state.phase { server.watch.requestRead(connection) }
         switch state.phase {
         case .receiving:
             let request = makeRequest(connection: connection, url: url, method: method, body: state.body)
@@ -165,9 +180,10 @@ enum MicroHTTPDDaemon {
         }
     }
 
-    static let requestCompleted: MHD_RequestCompletedCallback = { context, _, connectionContext, termination in
+    static let requestCompleted: MHD_RequestCompletedCallback = { context, connection, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if let connection { server.watch.requestCompleted(connection) }
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
         // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
         let code =
@@ -179,17 +195,28 @@ enum MicroHTTPDDaemon {
         server.requestEnded()
     }
 
-    static let connectionChanged: MHD_NotifyConnectionCallback = { context, _, _, change in
-        guard let context,
-            let gauge = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().metrics?
-                .connectionsOpen
-        else { return }
+    static let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
+        guard let context else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let gauge = server.metrics?.connectionsOpen
         if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
-            gauge.increment()
+            gauge?.increment()
+            if let connection { server.watch.opened(connection) }
         } else {
-            gauge.decrement()
+            gauge?.decrement()
+            if let connection { server.watch.closed(connection) }
         }
     }
+
+    /// Called once the request line is parsed (`MHD_OPTION_URI_LOG_CALLBACK`): the request has begun, so
+    /// its header deadline runs. Returns no per-request context.
+    static let requestLineRead:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+            context, _, connection in
+            guard let context, let connection else { return nil }
+            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
+            return nil
+        }
 
     /// Leaves percent-escapes in the path and query: the router decodes path segments itself (so an
     /// encoded `/` stays inside its segment), and ``makeRequest`` decodes query values.
