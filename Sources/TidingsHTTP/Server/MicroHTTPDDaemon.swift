@@ -143,8 +143,16 @@ enum MicroHTTPDDaemon {
         if case .rejected = state.phase { server.watch.requestRead(connection) }
         switch state.phase {
         case .receiving:
-            let request = makeRequest(connection: connection, url: url, method: method, body: state.body)
+            let (request, undecodable) = makeRequest(
+                connection: connection, url: url, method: method, body: state.body)
             state.body = Data()
+            if let undecodable {
+                state.phase = .responded
+                let error = HTTPError(
+                    status: 400, code: "invalid_parameter",
+                    message: "query parameter \(undecodable) is not valid percent-encoded UTF-8")
+                return queue(.error(error), on: connection, state: state, server: server)
+            }
             if let immediate = server.immediateHandler, let response = immediate(request) {
                 state.phase = .responded
                 return queue(response, on: connection, state: state, server: server)
@@ -258,9 +266,10 @@ enum MicroHTTPDDaemon {
         MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
     }
 
+    /// The request, and the name of the first query parameter that is not percent-encoded UTF-8, if any.
     private static func makeRequest(
         connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, body: Data
-    ) -> HTTPRequest {
+    ) -> (HTTPRequest, undecodable: String?) {
         let collected = CollectedValues()
         let unmanaged = Unmanaged.passUnretained(collected).toOpaque()
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, collectValue, unmanaged)
@@ -268,10 +277,11 @@ enum MicroHTTPDDaemon {
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, unmanaged)
         var headers = HTTPHeaders()
         for (name, value) in collected.headers { headers.add(name: name, value: value) }
-        return HTTPRequest(
+        let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
             remoteAddress: remoteAddress(connection))
+        return (request, collected.undecodable)
     }
 
     private static func remoteAddress(_ connection: OpaquePointer) -> String? {
@@ -305,15 +315,23 @@ enum MicroHTTPDDaemon {
         case .headers:
             collected.headers.append((name, text ?? ""))
         case .query:
-            collected.query.append((name: decodeQueryComponent(name), value: decodeQueryComponent(text ?? "")))
+            let decodedName = decodeQueryComponent(name)
+            let decodedValue = decodeQueryComponent(text ?? "")
+            if decodedName == nil || decodedValue == nil, collected.undecodable == nil {
+                // Named as written when the name itself is what cannot be decoded.
+                collected.undecodable = decodedName ?? name
+            }
+            collected.query.append((name: decodedName ?? name, value: decodedValue ?? text ?? ""))
         }
         return MHD_Result.YES
     }
 
-    /// `+` is a space and `%XX` a byte in a query component; invalid escapes are kept as written.
-    static func decodeQueryComponent(_ text: String) -> String {
+    /// `+` is a space and `%XX` a byte in a query component; nil when the escapes are not UTF-8 (`%FF`)
+    /// or malformed (`%G1`, a lone `%`).
+    static func decodeQueryComponent(_ text: String) -> String? {
+        if !text.utf8.contains(UInt8(ascii: "%")) && !text.utf8.contains(UInt8(ascii: "+")) { return text }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        return spaced.removingPercentEncoding
     }
 }
 
@@ -323,4 +341,6 @@ private final class CollectedValues {
     var kind = Kind.headers
     var headers: [(String, String)] = []
     var query: [(name: String, value: String)] = []
+    /// The first query parameter whose name or value is not percent-encoded UTF-8.
+    var undecodable: String?
 }
