@@ -82,4 +82,28 @@ import TidingsTestSupport
         #expect(path.status == 200)
         #expect(path.bodyText == "a:b")
     }
+
+    @Test func aLongURIIs414JSONAndLargeHeadersAre431JSON() async throws {
+        let loopback = try LoopbackServer(routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        // Past half the default 32 KiB connection memory, within what libmicrohttpd reads.
+        let long = String(repeating: "a", count: 20_000)
+        let uri = try await RawHTTPClient.exchange(
+            port: loopback.port, "GET /v1/things?user_id=\(long) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(uri.status == 414)
+        #expect(uri.headers["content-type"] == "application/json")
+        #expect(try Self.error(uri).code == "uri_too_long")
+        let headers = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "GET /v1/things HTTP/1.1\r\nHost: t\r\nX-A: \(long.prefix(9000))\r\nX-B: \(long.prefix(9000))\r\n"
+                + "Connection: close\r\n\r\n")
+        #expect(headers.status == 431)
+        #expect(headers.headers["content-type"] == "application/json")
+        #expect(try Self.error(headers).code == "headers_too_large")
+        // Just under the limit is served.
+        let fits = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "GET /v1/things HTTP/1.1\r\nHost: t\r\nX-A: \(long.prefix(14000))\r\nConnection: close\r\n\r\n")
+        #expect(fits.status == 200)
+    }
 }

@@ -25,10 +25,12 @@ import TidingsModel
 ///   A chunked body is counted while it arrives and never buffered past the limit; libmicrohttpd 0.9.75
 ///   cannot answer in the middle of a body, so the rest is read and dropped and 413 answered at its end,
 ///   unless it runs past four times the limit, when the connection is closed without an answer.
-/// - request line plus headers above ``Configuration/connectionMemoryLimit``: libmicrohttpd answers
-///   `431 Request Header Fields Too Large` (`414 URI Too Long` for a long request line) with its own
-///   small HTML body and closes the connection; the handler never runs.
-/// - a malformed header line: libmicrohttpd answers `400`; an unknown HTTP version `505`; a request
+/// - a path and query above half of ``Configuration/connectionMemoryLimit``: `414 uri_too_long`; request
+///   line plus headers above it: `431 headers_too_large` (JSON; the handler never runs). Past the whole
+///   connection memory libmicrohttpd cannot read the head at all and answers the same statuses itself,
+///   with its own small HTML body, and closes the connection.
+/// - a path or query parameter whose percent-escapes are not UTF-8: `400 invalid_parameter` naming it.
+/// - a malformed header line: libmicrohttpd answers `400` (HTML); an unknown HTTP version `505`; a request
 ///   line it cannot parse at all gets the connection closed without an answer.
 /// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
 /// - a request whose headers take longer than ``Configuration/requestHeaderTimeout`` from its first

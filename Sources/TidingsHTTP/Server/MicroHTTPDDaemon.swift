@@ -100,6 +100,13 @@ enum MicroHTTPDDaemon {
             connectionContext.pointee = Unmanaged.passRetained(state).toOpaque()
             server.requestBegan()
             server.watch.headersRead(connection)
+            if let refusal = headRefusal(connection, url: url, limit: server.configuration.connectionMemoryLimit / 2) {
+                state.phase = .responded
+                server.watch.requestRead(connection)
+                server.logger.info(
+                    "request refused", metadata: ["status": String(refusal.status), "code": refusal.code])
+                return queue(.error(refusal), on: connection, state: state, server: server)
+            }
             let limit = server.configuration.maximumBodyBytes
             if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
                 state.phase = .responded
@@ -262,6 +269,35 @@ enum MicroHTTPDDaemon {
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 
+    /// `414 uri_too_long` when the path and query pass `limit` bytes, `431 headers_too_large` when they and
+    /// the headers together do; nil within. libmicrohttpd answers heads past its connection memory itself
+    /// (with HTML), so the server refuses at half of it, where its answer can still be JSON.
+    static func headRefusal(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, limit: Int) -> HTTPError? {
+        let count = ByteCount()
+        let unmanaged = Unmanaged.passUnretained(count).toOpaque()
+        count.bytes = url.map { strlen($0) } ?? 0
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, countValue, unmanaged)
+        if count.bytes > limit {
+            return HTTPError(
+                status: 414, code: "uri_too_long",
+                message: "the request's path and query are longer than the limit of \(limit) bytes")
+        }
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, countValue, unmanaged)
+        if count.bytes > limit {
+            return HTTPError(
+                status: 431, code: "headers_too_large",
+                message: "the request line and headers are larger than the limit of \(limit) bytes")
+        }
+        return nil
+    }
+
+    /// Adds a value's name and value, plus its separators, to a ``ByteCount``.
+    static let countValue: MHD_KeyValueIteratorN = { context, _, _, keySize, _, valueSize in
+        guard let context else { return MHD_Result.YES }
+        Unmanaged<ByteCount>.fromOpaque(context).takeUnretainedValue().bytes += keySize + valueSize + 4
+        return MHD_Result.YES
+    }
+
     private static func headerValue(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
     }
@@ -333,6 +369,11 @@ enum MicroHTTPDDaemon {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding
     }
+}
+
+/// Bytes of a request's head counted by ``MicroHTTPDDaemon/countValue`` on one thread.
+private final class ByteCount {
+    var bytes = 0
 }
 
 /// Headers and query parameters gathered by ``MicroHTTPDDaemon/collectValue`` on one thread.
