@@ -64,6 +64,18 @@ import TidingsTestSupport
         #expect(Self.closedCount(loopback, "header_timeout") == 1)
     }
 
+    @Test func deadlinesStillHoldAfterTheServerIsStoppedAndStartedAgain() async throws {
+        let loopback = try LoopbackServer(
+            configuration: .init(connectionTimeout: .seconds(60), requestHeaderTimeout: .seconds(1)),
+            routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        loopback.server.stopNow()
+        let port = try loopback.server.start()
+        let response = try await RawHTTPClient.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: t\r\n")
+        #expect(response.status == 408)
+        #expect(Self.closedCount(loopback, "header_timeout") == 1)
+    }
+
     @Test(arguments: ["GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ", "GET /healthz?padding=" + "a"])
     func aClientTricklingOneByteAtATimeIsClosed(start: String) async throws {
         // Without the deadline, a byte every 100 ms keeps a 30 s idle timeout from ever firing.

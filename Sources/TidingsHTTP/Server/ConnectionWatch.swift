@@ -53,6 +53,8 @@ final class ConnectionWatch: @unchecked Sendable {
     private var entries: [OpaquePointer: Entry] = [:]
     private var stopped = true
     private var wake = DispatchSemaphore(value: 0)
+    /// Bumped by every ``start()``, so that a thread left from an earlier run ends instead of sweeping too.
+    private var generation = 0
 
     /// Bytes that arrive this long after the connection went idle start a request; less is taken as the
     /// tail of the previous one (the kernel's clock has a few milliseconds of grain).
@@ -71,16 +73,17 @@ final class ConnectionWatch: @unchecked Sendable {
     }
 
     func start() {
-        let semaphore = lock.withLock {
+        let (semaphore, run) = lock.withLock {
             stopped = false
             wake = DispatchSemaphore(value: 0)
-            return wake
+            generation += 1
+            return (wake, generation)
         }
         let interval = self.interval
         let thread = Thread { [weak self] in
             while true {
                 _ = semaphore.wait(timeout: .now() + .milliseconds(Int(interval.seconds * 1000)))
-                guard let self, self.sweep(now: .now) else { return }
+                guard let self, self.sweep(now: .now, run: run) else { return }
             }
         }
         thread.name = "tidings-connection-watch"
@@ -143,11 +146,11 @@ final class ConnectionWatch: @unchecked Sendable {
 
     // MARK: Deadlines
 
-    /// Cuts the connections past their deadline; false once stopped.
-    func sweep(now: ContinuousClock.Instant) -> Bool {
+    /// Cuts the connections past their deadline; false once stopped (or started again: `run` is over).
+    func sweep(now: ContinuousClock.Instant, run: Int) -> Bool {
         var cuts: [Reason] = []
         let running = lock.withLock {
-            guard !stopped else { return false }
+            guard !stopped, run == generation else { return false }
             for (connection, entry) in entries {
                 var entry = entry
                 switch entry.stage {
