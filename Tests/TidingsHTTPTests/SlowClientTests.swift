@@ -113,6 +113,31 @@ import TidingsTestSupport
         #expect(Self.closedCount(loopback, "header_timeout") == 0)
     }
 
+    @Test func aTricklingBodyIsClosed() async throws {
+        // 10 bytes a second against a minimum of 100 after 1 s of grace: cut long before the 10 s body is in.
+        let loopback = try LoopbackServer(
+            configuration: .init(
+                connectionTimeout: .seconds(30), requestBodyGracePeriod: .seconds(1), minimumBodyBytesPerSecond: 100),
+            routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let head = "PUT /v1/things/a HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n"
+        // The head at 100 bytes a second (well within the header deadline), then the body at 10.
+        var bytes = Data(head.utf8)
+        bytes.append(Data(repeating: UInt8(ascii: " "), count: 100))
+        let outcome = await RawHTTPClient.trickle(
+            port: loopback.port, bytes: bytes, every: .milliseconds(10), giveUpAfter: .seconds(25),
+            slowAfter: head.utf8.count, slowEvery: .milliseconds(100))
+        guard case .closed(let response) = outcome else {
+            Issue.record("the trickling body was not cut: \(outcome)")
+            return
+        }
+        if let (status, code) = try Self.timeoutAnswer(response) {
+            #expect(status == 408)
+            #expect(code == "request_timeout")
+        }
+        #expect(Self.closedCount(loopback, "body_too_slow") == 1)
+    }
+
     @Test func anIdleKeepAliveConnectionOutlivesTheHeaderDeadline() async throws {
         // A load balancer keeps pooled connections idle between requests; only the idle timeout ends those.
         let loopback = try LoopbackServer(

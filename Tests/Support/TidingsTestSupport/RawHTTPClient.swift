@@ -86,30 +86,38 @@ package enum RawHTTPClient {
     }
 
     /// A slow client: connects from `source` (any 127.x.y.z address routes over loopback), sends
-    /// `bytes` one at a time, one per `every`, then waits without sending, until the server closes the
-    /// connection or `giveUpAfter` passes. On a thread of its own.
+    /// `bytes` one at a time, one per `every` (one per `slowEvery` from byte `slowAfter` on), then waits
+    /// without sending, until the server closes the connection or `giveUpAfter` passes. On a thread of
+    /// its own.
     package static func trickle(
-        port: Int, from source: String = "127.0.0.1", bytes: Data, every: Duration, giveUpAfter: Duration
+        port: Int, from source: String = "127.0.0.1", bytes: Data, every: Duration, giveUpAfter: Duration,
+        slowAfter: Int? = nil, slowEvery: Duration? = nil
     ) async -> TrickleOutcome {
         await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(
                     returning: trickleBlocking(
-                        port: port, from: source, bytes: bytes, every: every, giveUpAfter: giveUpAfter))
+                        port: port, from: source, bytes: bytes, every: every, giveUpAfter: giveUpAfter,
+                        slowAfter: slowAfter ?? bytes.count, slowEvery: slowEvery ?? every))
             }.start()
         }
     }
 
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+
     private static func trickleBlocking(
-        port: Int, from source: String, bytes: Data, every: Duration, giveUpAfter: Duration
+        port: Int, from source: String, bytes: Data, every: Duration, giveUpAfter: Duration, slowAfter: Int,
+        slowEvery: Duration
     ) -> TrickleOutcome {
         guard let descriptor = try? connect(port: port, source: source) else { return .failed }
         defer { close(descriptor) }
         let deadline = ContinuousClock.now + giveUpAfter
-        let pause = Int32(
-            max(1, every.components.seconds * 1000 + every.components.attoseconds / 1_000_000_000_000_000))
         var next = bytes.startIndex
         while ContinuousClock.now < deadline {
+            let pause = milliseconds(next - bytes.startIndex < slowAfter ? every : slowEvery)
             if next < bytes.endIndex {
                 var byte = bytes[next]
                 next += 1

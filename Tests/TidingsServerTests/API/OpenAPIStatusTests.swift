@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsServer
 import TidingsStore
@@ -77,6 +78,28 @@ import TidingsStoreTesting
             let listed = documented[operation] ?? []
             let missing = statuses.subtracting(listed).sorted()
             #expect(missing.isEmpty, "\(operation) answers \(missing) but docs/openapi.yaml does not list them")
+        }
+    }
+
+    @Test func a405sAllowIsThePathsDocumentedMethods() throws {
+        let harness = try APIHarness()
+        var methodsByPath: [String: Set<String>] = [:]
+        for operation in try OpenAPISpecTests.specOperations() {
+            let parts = operation.split(separator: " ", maxSplits: 1)
+            methodsByPath[String(parts[1]), default: []].insert(String(parts[0]))
+        }
+        let router = Router(routes: harness.api.router.routes + OperationsRoutes.routes(metrics: MetricsRegistry()))
+        for (pattern, methods) in methodsByPath {
+            let expected = methods.contains("GET") ? methods.union(["HEAD"]) : methods
+            #expect(router.allowedMethods(path: Self.path(pattern, [:])) == expected.sorted(), "\(pattern)")
+            let unserved = ["GET", "PUT", "POST", "DELETE", "PATCH"].first { !expected.contains($0) }
+            guard let unserved else { continue }
+            guard case .failure(let error) = router.match(method: unserved, path: Self.path(pattern, [:])) else {
+                Issue.record("\(unserved) \(pattern) matched")
+                continue
+            }
+            #expect(error.status == 405)
+            #expect(error.headers["Allow"] == expected.sorted().joined(separator: ", "))
         }
     }
 
