@@ -107,13 +107,15 @@ import TidingsTestSupport
     }
 
     @Test(arguments: ["/v1/items/%ZZ", "/v1/items/%", "/v1/items/%FF"])
-    func undecodableParametersMatchNoRoute(path: String) {
+    func undecodableParametersMatchNoRouteAndAre400NamingTheParameter(path: String) {
         let router = Router(routes: Self.routes)
         guard case .failure(let error) = router.match(method: "PUT", path: path) else {
             Issue.record("\(path) matched")
             return
         }
-        #expect(error.status == 404)
+        #expect(error.status == 400)
+        #expect(error.code == "invalid_parameter")
+        #expect(error.message.hasPrefix("item "))
         #expect(router.pattern(method: "PUT", path: path) == nil)
     }
 }

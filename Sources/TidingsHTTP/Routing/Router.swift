@@ -17,20 +17,53 @@ public struct Router: Sendable {
     }
 
     /// The route and parameters for `method` and `path`, or the error to answer.
+    ///
+    /// - `404 not_found` when no route has the path's shape;
+    /// - `405 method_not_allowed` with `Allow` naming the path's methods when others serve it;
+    /// - `400 invalid_parameter` naming the `{name}` whose segment is not percent-encoded UTF-8 (or
+    ///   decodes to nothing), when the path would otherwise match.
     public func match(method: String, path: String) -> Result<(HTTPRoute, [String: String]), HTTPError> {
         let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
-        var pathMatched = false
+        var allowed: [String] = []
+        var undecodable: String?
         for route in routes where Self.matches(route.segments, requestSegments) {
-            pathMatched = true
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .success((route, Self.bind(route.segments, to: requestSegments)))
             }
+            allowed.append(route.method)
+            if route.method == "GET" { allowed.append("HEAD") }
         }
-        if pathMatched {
+        if !allowed.isEmpty {
+            let list = Set(allowed).sorted().joined(separator: ", ")
             return .failure(
-                HTTPError(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on \(path)"))
+                HTTPError(
+                    status: 405, code: "method_not_allowed", message: "\(method) is not allowed on \(path)",
+                    headers: ["Allow": list]))
+        }
+        for route in routes {
+            if let name = Self.undecodableParameter(route.segments, requestSegments) {
+                undecodable = name
+                break
+            }
+        }
+        if let undecodable {
+            return .failure(
+                HTTPError(
+                    status: 400, code: "invalid_parameter",
+                    message: "\(undecodable) is not valid percent-encoded UTF-8"))
         }
         return .failure(HTTPError(status: 404, code: "not_found", message: "no route for \(path)"))
+    }
+
+    /// The methods served on `path` (with `HEAD` wherever `GET` is), sorted; empty when no route has its shape.
+    public func allowedMethods(path: String) -> [String] {
+        let requestSegments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var methods: Set<String> = []
+        for route in routes where Self.matches(route.segments, requestSegments) {
+            methods.insert(route.method)
+            if route.method == "GET" { methods.insert("HEAD") }
+        }
+        return methods.sorted()
     }
 
     /// The pattern of the route that serves `method` and `path`, for metrics labels; nil when none does.
@@ -75,6 +108,20 @@ public struct Router: Sendable {
             }
         }
         return true
+    }
+
+    /// The first `{name}` whose segment cannot be decoded, when every literal segment matches.
+    private static func undecodableParameter(_ pattern: [Substring], _ path: [Substring]) -> String? {
+        guard pattern.count == path.count else { return nil }
+        var undecodable: String?
+        for (expected, actual) in zip(pattern, path) {
+            if expected.first == "{" && expected.last == "}" {
+                if undecodable == nil, decode(actual) == nil { undecodable = String(expected.dropFirst().dropLast()) }
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return undecodable
     }
 
     /// The `{name}` values of a path that ``matches(_:_:)`` the pattern.

@@ -25,12 +25,20 @@ import TidingsModel
 ///   A chunked body is counted while it arrives and never buffered past the limit; libmicrohttpd 0.9.75
 ///   cannot answer in the middle of a body, so the rest is read and dropped and 413 answered at its end,
 ///   unless it runs past four times the limit, when the connection is closed without an answer.
-/// - request line plus headers above ``Configuration/connectionMemoryLimit``: libmicrohttpd answers
-///   `431 Request Header Fields Too Large` (`414 URI Too Long` for a long request line) with its own
-///   small HTML body and closes the connection; the handler never runs.
-/// - a malformed header line: libmicrohttpd answers `400`; an unknown HTTP version `505`; a request
+/// - a path and query above half of ``Configuration/connectionMemoryLimit``: `414 uri_too_long`; request
+///   line plus headers above it: `431 headers_too_large` (JSON; the handler never runs). Past the whole
+///   connection memory libmicrohttpd cannot read the head at all and answers the same statuses itself,
+///   with its own small HTML body, and closes the connection.
+/// - a path or query parameter whose percent-escapes are not UTF-8: `400 invalid_parameter` naming it.
+/// - a malformed header line: libmicrohttpd answers `400` (HTML); an unknown HTTP version `505`; a request
 ///   line it cannot parse at all gets the connection closed without an answer.
 /// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
+/// - a request whose headers take longer than ``Configuration/requestHeaderTimeout`` from its first
+///   byte, or whose body arrives slower than ``Configuration/minimumBodyBytesPerSecond`` after
+///   ``Configuration/requestBodyGracePeriod``: `408 request_timeout` (JSON) and the connection is closed,
+///   however steadily the bytes trickle (``ConnectionWatch``).
+/// - more than ``Configuration/maximumConnectionsPerAddress`` from one client address: the new
+///   connection is accepted and closed at once, with no answer.
 /// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
 ///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
@@ -69,13 +77,29 @@ public final class HTTPServer: @unchecked Sendable {
         public var threadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
+        /// A request's line and headers must arrive within this long of its first byte, however steadily
+        /// they trickle; past it the connection is answered `408` and closed. An idle keep-alive
+        /// connection (no byte of a next request) is governed by ``connectionTimeout`` only.
+        public var requestHeaderTimeout: Duration
+        /// How long a body may take before ``minimumBodyBytesPerSecond`` applies: its deadline is this
+        /// plus one second per `minimumBodyBytesPerSecond` bytes received, counted from the headers.
+        public var requestBodyGracePeriod: Duration
+        /// The slowest body accepted once the grace period is over; 0 gives bodies no deadline but
+        /// ``connectionTimeout``.
+        public var minimumBodyBytesPerSecond: Int
+        /// Connections one client address may hold open at once (libmicrohttpd's
+        /// `MHD_OPTION_PER_IP_CONNECTION_LIMIT`): past it a new connection is accepted and closed at
+        /// once. 0 sets no cap. Behind a proxy every connection has the proxy's address: raise it or set 0.
+        public var maximumConnectionsPerAddress: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
             connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
             threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
-            shutdownGracePeriod: Duration = .seconds(10)
+            shutdownGracePeriod: Duration = .seconds(10), requestHeaderTimeout: Duration = .seconds(10),
+            requestBodyGracePeriod: Duration = .seconds(10), minimumBodyBytesPerSecond: Int = 1024,
+            maximumConnectionsPerAddress: Int = 64
         ) {
             self.host = host
             self.port = port
@@ -86,6 +110,10 @@ public final class HTTPServer: @unchecked Sendable {
             self.maximumConnections = maximumConnections
             self.threadCount = threadCount
             self.shutdownGracePeriod = shutdownGracePeriod
+            self.requestHeaderTimeout = requestHeaderTimeout
+            self.requestBodyGracePeriod = requestBodyGracePeriod
+            self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
+            self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         }
     }
 
@@ -94,6 +122,8 @@ public final class HTTPServer: @unchecked Sendable {
     let immediateHandler: ImmediateRequestHandler?
     let logger: Logger
     let metrics: HTTPServerMetrics?
+    /// The header and body deadlines of every open connection.
+    let watch: ConnectionWatch
 
     private let lock = NSLock()
     private var daemon: OpaquePointer?
@@ -120,7 +150,15 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         self.immediateHandler = immediateHandler
         self.logger = logger
-        self.metrics = metrics.map(HTTPServerMetrics.init(registry:))
+        let serverMetrics = metrics.map(HTTPServerMetrics.init(registry:))
+        self.metrics = serverMetrics
+        let limits = ConnectionWatch.Limits(
+            headerTimeout: configuration.requestHeaderTimeout, bodyGracePeriod: configuration.requestBodyGracePeriod,
+            minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond)
+        watch = ConnectionWatch(limits: limits) { reason in
+            serverMetrics?.connectionsClosed[reason]?.increment()
+            logger.info("connection closed", metadata: ["reason": reason.rawValue, "status": "408"])
+        }
     }
 
     deinit {
@@ -149,7 +187,14 @@ public final class HTTPServer: @unchecked Sendable {
             }
             closing = false
             drainingBox.withLock { $0 = false }
-            let started = try MicroHTTPDDaemon.start(server: self)
+            watch.start()
+            let started: OpaquePointer
+            do {
+                started = try MicroHTTPDDaemon.start(server: self)
+            } catch {
+                watch.stop()
+                throw error
+            }
             daemon = started
             let port = MicroHTTPDDaemon.boundPort(of: started)
             boundPort = port
@@ -198,6 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
             while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
         }
         MHD_stop_daemon(toStop)
+        watch.stop()
     }
 
     // MARK: Called from the callbacks

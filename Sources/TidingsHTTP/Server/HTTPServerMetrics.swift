@@ -7,6 +7,7 @@ struct HTTPServerMetrics: Sendable {
     let connectionsOpen: Gauge
     let refusedTooLarge: Counter
     let terminations: [Int: Counter]
+    let connectionsClosed: [ConnectionWatch.Reason: Counter]
 
     init(registry: MetricsRegistry) {
         connectionsOpen = registry.gauge(
@@ -22,5 +23,15 @@ struct HTTPServerMetrics: Sendable {
                 help: "Requests whose connection ended before the response was complete, by reason.",
                 labels: ["reason": reason])
         }
+        connectionsClosed = Dictionary(
+            uniqueKeysWithValues: ConnectionWatch.Reason.allCases.map { reason in
+                (
+                    reason,
+                    registry.counter(
+                        name: "tidings_http_connections_closed_total",
+                        help: "Connections the server closed because a request missed a read deadline, by reason.",
+                        labels: ["reason": reason.rawValue])
+                )
+            })
     }
 }

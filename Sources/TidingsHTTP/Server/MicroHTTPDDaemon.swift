@@ -42,10 +42,13 @@ enum MicroHTTPDDaemon {
         let access: MHD_AccessHandlerCallback = accessHandler
         let completed: MHD_RequestCompletedCallback = requestCompleted
         let connectionNotified: MHD_NotifyConnectionCallback = connectionChanged
+        let uriLogged:
+            @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) ->
+                UnsafeMutableRawPointer? = requestLineRead
         let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
             keepEscaped
         let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &storage) { address in
-            let options: [CVarArg] = [
+            var options: [CVarArg] = [
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threadCount)),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, Int(configuration.connectionTimeout.seconds))),
@@ -56,9 +59,16 @@ enum MicroHTTPDDaemon {
                 OpaquePointer(context),
                 MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self),
                 OpaquePointer(context),
+                MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(uriLogged, to: OpaquePointer.self),
+                OpaquePointer(context),
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
-                MHD_OPTION.END.rawValue,
             ]
+            if configuration.maximumConnectionsPerAddress > 0 {
+                options += [
+                    MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnectionsPerAddress),
+                ]
+            }
+            options.append(MHD_OPTION.END.rawValue)
             return withVaList(options) { arguments in
                 MHD_start_daemon_va(
                     UInt32(flags), UInt16(truncatingIfNeeded: configuration.port), nil, nil, access, context,
@@ -89,9 +99,18 @@ enum MicroHTTPDDaemon {
             let state = ConnectionState(connection: connection)
             connectionContext.pointee = Unmanaged.passRetained(state).toOpaque()
             server.requestBegan()
+            server.watch.headersRead(connection)
+            if let refusal = headRefusal(connection, url: url, limit: server.configuration.connectionMemoryLimit / 2) {
+                state.phase = .responded
+                server.watch.requestRead(connection)
+                server.logger.info(
+                    "request refused", metadata: ["status": String(refusal.status), "code": refusal.code])
+                return queue(.error(refusal), on: connection, state: state, server: server)
+            }
             let limit = server.configuration.maximumBodyBytes
             if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
                 state.phase = .responded
+                server.watch.requestRead(connection)
                 server.metrics?.refusedTooLarge.increment()
                 server.logger.info(
                     "request refused", metadata: ["status": "413", "declared_bytes": declared, "limit": String(limit)])
@@ -105,6 +124,7 @@ enum MicroHTTPDDaemon {
         let size = uploadDataSize.pointee
         if size > 0 {
             uploadDataSize.pointee = 0
+            server.watch.received(connection, bytes: size)
             let limit = server.configuration.maximumBodyBytes
             switch state.phase {
             case .receiving:
@@ -126,10 +146,20 @@ enum MicroHTTPDDaemon {
             return MHD_Result.YES
         }
 
+        if case .receiving = state.phase { server.watch.requestRead(connection) }
+        if case .rejected = state.phase { server.watch.requestRead(connection) }
         switch state.phase {
         case .receiving:
-            let request = makeRequest(connection: connection, url: url, method: method, body: state.body)
+            let (request, undecodable) = makeRequest(
+                connection: connection, url: url, method: method, body: state.body)
             state.body = Data()
+            if let undecodable {
+                state.phase = .responded
+                let error = HTTPError(
+                    status: 400, code: "invalid_parameter",
+                    message: "query parameter \(undecodable) is not valid percent-encoded UTF-8")
+                return queue(.error(error), on: connection, state: state, server: server)
+            }
             if let immediate = server.immediateHandler, let response = immediate(request) {
                 state.phase = .responded
                 return queue(response, on: connection, state: state, server: server)
@@ -165,9 +195,10 @@ enum MicroHTTPDDaemon {
         }
     }
 
-    static let requestCompleted: MHD_RequestCompletedCallback = { context, _, connectionContext, termination in
+    static let requestCompleted: MHD_RequestCompletedCallback = { context, connection, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if let connection { server.watch.requestCompleted(connection) }
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
         // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
         let code =
@@ -179,17 +210,28 @@ enum MicroHTTPDDaemon {
         server.requestEnded()
     }
 
-    static let connectionChanged: MHD_NotifyConnectionCallback = { context, _, _, change in
-        guard let context,
-            let gauge = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().metrics?
-                .connectionsOpen
-        else { return }
+    static let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
+        guard let context else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let gauge = server.metrics?.connectionsOpen
         if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
-            gauge.increment()
+            gauge?.increment()
+            if let connection { server.watch.opened(connection) }
         } else {
-            gauge.decrement()
+            gauge?.decrement()
+            if let connection { server.watch.closed(connection) }
         }
     }
+
+    /// Called once the request line is parsed (`MHD_OPTION_URI_LOG_CALLBACK`): the request has begun, so
+    /// its header deadline runs. Returns no per-request context.
+    static let requestLineRead:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+            context, _, connection in
+            guard let context, let connection else { return nil }
+            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
+            return nil
+        }
 
     /// Leaves percent-escapes in the path and query: the router decodes path segments itself (so an
     /// encoded `/` stays inside its segment), and ``makeRequest`` decodes query values.
@@ -227,13 +269,43 @@ enum MicroHTTPDDaemon {
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 
+    /// `414 uri_too_long` when the path and query pass `limit` bytes, `431 headers_too_large` when they and
+    /// the headers together do; nil within. libmicrohttpd answers heads past its connection memory itself
+    /// (with HTML), so the server refuses at half of it, where its answer can still be JSON.
+    static func headRefusal(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, limit: Int) -> HTTPError? {
+        let count = ByteCount()
+        let unmanaged = Unmanaged.passUnretained(count).toOpaque()
+        count.bytes = url.map { strlen($0) } ?? 0
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, countValue, unmanaged)
+        if count.bytes > limit {
+            return HTTPError(
+                status: 414, code: "uri_too_long",
+                message: "the request's path and query are longer than the limit of \(limit) bytes")
+        }
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, countValue, unmanaged)
+        if count.bytes > limit {
+            return HTTPError(
+                status: 431, code: "headers_too_large",
+                message: "the request line and headers are larger than the limit of \(limit) bytes")
+        }
+        return nil
+    }
+
+    /// Adds a value's name and value, plus its separators, to a ``ByteCount``.
+    static let countValue: MHD_KeyValueIteratorN = { context, _, _, keySize, _, valueSize in
+        guard let context else { return MHD_Result.YES }
+        Unmanaged<ByteCount>.fromOpaque(context).takeUnretainedValue().bytes += keySize + valueSize + 4
+        return MHD_Result.YES
+    }
+
     private static func headerValue(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
     }
 
+    /// The request, and the name of the first query parameter that is not percent-encoded UTF-8, if any.
     private static func makeRequest(
         connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, body: Data
-    ) -> HTTPRequest {
+    ) -> (HTTPRequest, undecodable: String?) {
         let collected = CollectedValues()
         let unmanaged = Unmanaged.passUnretained(collected).toOpaque()
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, collectValue, unmanaged)
@@ -241,10 +313,11 @@ enum MicroHTTPDDaemon {
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, unmanaged)
         var headers = HTTPHeaders()
         for (name, value) in collected.headers { headers.add(name: name, value: value) }
-        return HTTPRequest(
+        let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
             remoteAddress: remoteAddress(connection))
+        return (request, collected.undecodable)
     }
 
     private static func remoteAddress(_ connection: OpaquePointer) -> String? {
@@ -278,16 +351,29 @@ enum MicroHTTPDDaemon {
         case .headers:
             collected.headers.append((name, text ?? ""))
         case .query:
-            collected.query.append((name: decodeQueryComponent(name), value: decodeQueryComponent(text ?? "")))
+            let decodedName = decodeQueryComponent(name)
+            let decodedValue = decodeQueryComponent(text ?? "")
+            if decodedName == nil || decodedValue == nil, collected.undecodable == nil {
+                // Named as written when the name itself is what cannot be decoded.
+                collected.undecodable = decodedName ?? name
+            }
+            collected.query.append((name: decodedName ?? name, value: decodedValue ?? text ?? ""))
         }
         return MHD_Result.YES
     }
 
-    /// `+` is a space and `%XX` a byte in a query component; invalid escapes are kept as written.
-    static func decodeQueryComponent(_ text: String) -> String {
+    /// `+` is a space and `%XX` a byte in a query component; nil when the escapes are not UTF-8 (`%FF`)
+    /// or malformed (`%G1`, a lone `%`).
+    static func decodeQueryComponent(_ text: String) -> String? {
+        if !text.utf8.contains(UInt8(ascii: "%")) && !text.utf8.contains(UInt8(ascii: "+")) { return text }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        return spaced.removingPercentEncoding
     }
+}
+
+/// Bytes of a request's head counted by ``MicroHTTPDDaemon/countValue`` on one thread.
+private final class ByteCount {
+    var bytes = 0
 }
 
 /// Headers and query parameters gathered by ``MicroHTTPDDaemon/collectValue`` on one thread.
@@ -296,4 +382,6 @@ private final class CollectedValues {
     var kind = Kind.headers
     var headers: [(String, String)] = []
     var query: [(name: String, value: String)] = []
+    /// The first query parameter whose name or value is not percent-encoded UTF-8.
+    var undecodable: String?
 }

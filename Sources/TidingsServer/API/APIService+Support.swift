@@ -31,13 +31,23 @@ extension APIService {
             status: status, headers: ["Content-Type": "application/json"], body: JSONText.data(value))
     }
 
-    /// The path parameter `name`, which the router always binds for its routes.
+    /// The path parameter `name`, which the router always binds for its routes (already percent-decoded
+    /// as UTF-8; the router answers 400 for escapes that are not).
+    /// - Throws: 400 `invalid_parameter` naming it when it is empty or longer than its limit in bytes.
     func parameter(_ request: HTTPRequest, _ name: String) throws -> String {
         guard let value = request.pathParameters[name], !value.isEmpty else {
             throw HTTPError(status: 400, code: "invalid_parameter", message: "\(name) is missing")
         }
+        if let limit = Self.parameterByteLimits[name], value.utf8.count > limit {
+            throw HTTPError(
+                status: 400, code: "invalid_parameter",
+                message: "\(name) is \(value.utf8.count) bytes; it must be 1 to \(limit) bytes")
+        }
         return value
     }
+
+    /// Path parameters that are free text but bounded, as the stored field is (`user_id` of an installation).
+    static let parameterByteLimits = ["user_id": 256]
 
     /// An identifier from the path: 1–128 characters of `[A-Za-z0-9_.:@+-]`.
     func identifier(_ request: HTTPRequest, _ name: String) throws -> String {

@@ -172,6 +172,40 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "max-connections-per-address", environment: "TIDINGS_MAX_CONNECTIONS_PER_ADDRESS",
+            fileKey: "max_connections_per_address",
+            help: "connections one client address may hold open (default 64; 0: no cap; behind a proxy, raise it)",
+            apply: { configuration, text in
+                guard let value = Int(text), value >= 0 else { return false }
+                configuration.http.maximumConnectionsPerAddress = value
+                return true
+            }),
+        Setting(
+            flag: "request-header-timeout", environment: "TIDINGS_REQUEST_HEADER_TIMEOUT",
+            fileKey: "request_header_timeout",
+            help: "seconds a request's line and headers may take from its first byte before 408 (default 10)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.http.requestHeaderTimeout = value
+                return true
+            }),
+        Setting(
+            flag: "request-body-grace", environment: "TIDINGS_REQUEST_BODY_GRACE", fileKey: "request_body_grace",
+            help: "seconds a request body may take before --min-body-rate applies (default 10)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.http.requestBodyGracePeriod = value
+                return true
+            }),
+        Setting(
+            flag: "min-body-rate", environment: "TIDINGS_MIN_BODY_RATE", fileKey: "min_body_rate",
+            help: "bytes per second a request body must keep up after the grace period, or 408 (default 1024; 0: off)",
+            apply: { configuration, text in
+                guard let value = Int(text), value >= 0 else { return false }
+                configuration.http.minimumBodyBytesPerSecond = value
+                return true
+            }),
+        Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
             help: "network threads (default: three per core)",
             apply: { configuration, text in

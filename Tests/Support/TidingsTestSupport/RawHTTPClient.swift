@@ -21,17 +21,22 @@ package enum RawHTTPClient {
 
     /// Sends `request` bytes (in `pieces`, one write each) to 127.0.0.1:`port` and reads until the server
     /// closes or 10 s pass.
-    package static func exchange(port: Int, pieces: [Data], ipv6: Bool = false) async throws -> Response {
+    package static func exchange(
+        port: Int, pieces: [Data], ipv6: Bool = false, from source: String? = nil
+    ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             // A thread of its own: blocking reads on the global queue would starve the server's tasks.
             Thread {
-                continuation.resume(with: Result { try exchangeBlocking(port: port, pieces: pieces, ipv6: ipv6) })
+                continuation.resume(
+                    with: Result { try exchangeBlocking(port: port, pieces: pieces, ipv6: ipv6, source: source) })
             }.start()
         }
     }
 
-    package static func exchange(port: Int, _ request: String, ipv6: Bool = false) async throws -> Response {
-        try await exchange(port: port, pieces: [Data(request.utf8)], ipv6: ipv6)
+    package static func exchange(
+        port: Int, _ request: String, ipv6: Bool = false, from source: String? = nil
+    ) async throws -> Response {
+        try await exchange(port: port, pieces: [Data(request.utf8)], ipv6: ipv6, from: source)
     }
 
     /// Sends `request`, reads at least `bytes` bytes, then closes the connection: a client that leaves.
@@ -64,14 +69,94 @@ package enum RawHTTPClient {
     }
 
     /// An open connection that sends nothing, held until `release` is called.
-    package static func holdConnection(port: Int) throws -> Int32 { try connect(port: port) }
+    package static func holdConnection(port: Int, from source: String? = nil) throws -> Int32 {
+        try connect(port: port, source: source)
+    }
 
     package static func release(_ descriptor: Int32) { close(descriptor) }
 
-    private static func connect(port: Int, ipv6: Bool = false) throws -> Int32 {
+    /// How a ``trickle(port:from:bytes:every:giveUpAfter:)`` client's connection ended.
+    package enum TrickleOutcome: Sendable, Equatable {
+        /// The server closed the connection; `response` is what it wrote first (maybe nothing).
+        case closed(response: Data)
+        /// Still open when the client gave up.
+        case open
+        /// The connection could not be made.
+        case failed
+    }
+
+    /// A slow client: connects from `source` (any 127.x.y.z address routes over loopback), sends
+    /// `bytes` one at a time, one per `every` (one per `slowEvery` from byte `slowAfter` on), then waits
+    /// without sending, until the server closes the connection or `giveUpAfter` passes. On a thread of
+    /// its own.
+    package static func trickle(
+        port: Int, from source: String = "127.0.0.1", bytes: Data, every: Duration, giveUpAfter: Duration,
+        slowAfter: Int? = nil, slowEvery: Duration? = nil
+    ) async -> TrickleOutcome {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    returning: trickleBlocking(
+                        port: port, from: source, bytes: bytes, every: every, giveUpAfter: giveUpAfter,
+                        slowAfter: slowAfter ?? bytes.count, slowEvery: slowEvery ?? every))
+            }.start()
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+
+    private static func trickleBlocking(
+        port: Int, from source: String, bytes: Data, every: Duration, giveUpAfter: Duration, slowAfter: Int,
+        slowEvery: Duration
+    ) -> TrickleOutcome {
+        guard let descriptor = try? connect(port: port, source: source) else { return .failed }
+        defer { close(descriptor) }
+        let deadline = ContinuousClock.now + giveUpAfter
+        var next = bytes.startIndex
+        while ContinuousClock.now < deadline {
+            let pause = milliseconds(next - bytes.startIndex < slowAfter ? every : slowEvery)
+            if next < bytes.endIndex {
+                var byte = bytes[next]
+                next += 1
+                if send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { return .closed(response: Data()) }
+            }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, pause) > 0 else { continue }
+            // Readable: the server answered or closed; read what it wrote until the end.
+            var received = Data()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                received.append(contentsOf: buffer[0..<count])
+            }
+            return .closed(response: received)
+        }
+        return .open
+    }
+
+    private static func connect(port: Int, ipv6: Bool = false, source: String? = nil) throws -> Int32 {
         let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source, !ipv6 {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close(descriptor)
+                throw Failure.connect(code)
+            }
+        }
         let result: Int32
         if ipv6 {
             var address = sockaddr_in6()
@@ -102,8 +187,8 @@ package enum RawHTTPClient {
         return descriptor
     }
 
-    private static func exchangeBlocking(port: Int, pieces: [Data], ipv6: Bool) throws -> Response {
-        let descriptor = try connect(port: port, ipv6: ipv6)
+    private static func exchangeBlocking(port: Int, pieces: [Data], ipv6: Bool, source: String?) throws -> Response {
+        let descriptor = try connect(port: port, ipv6: ipv6, source: source)
         defer { close(descriptor) }
         for piece in pieces {
             // A write may fail once the server has answered early and closed; the answer is still read.
@@ -120,7 +205,7 @@ package enum RawHTTPClient {
         return try parse(received)
     }
 
-    static func parse(_ data: Data) throws -> Response {
+    package static func parse(_ data: Data) throws -> Response {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
             throw Failure.noResponse(String(decoding: data, as: UTF8.self))
         }

@@ -34,6 +34,50 @@ import TidingsStoreTesting
         return operations
     }
 
+    /// The statuses listed under each operation's `responses`, by `METHOD /path`.
+    static func specStatuses() throws -> [String: Set<Int>] {
+        let text = try String(contentsOf: specURL, encoding: .utf8)
+        let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
+        var statuses: [String: Set<Int>] = [:]
+        var inPaths = false
+        var currentPath: String?
+        var operation: String?
+        var inResponses = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") && !line.isEmpty {
+                inPaths = line == "paths:"
+                continue
+            }
+            guard inPaths else { continue }
+            let indent = line.prefix { $0 == " " }.count
+            let content = line.dropFirst(indent)
+            if indent == 2, content.hasPrefix("/"), content.hasSuffix(":") {
+                currentPath = String(content.dropLast())
+                operation = nil
+            } else if indent == 4, let currentPath {
+                let key = String(content.prefix { $0 != ":" })
+                operation = methods.contains(key) ? "\(key.uppercased()) \(currentPath)" : nil
+                inResponses = false
+                if let operation { statuses[operation] = [] }
+            } else if indent == 6, operation != nil {
+                inResponses = content.hasPrefix("responses:")
+            } else if indent == 8, inResponses, let operation, content.first == "\"",
+                let status = Int(content.dropFirst().prefix(3))
+            {
+                statuses[operation, default: []].insert(status)
+            }
+        }
+        return statuses
+    }
+
+    @Test func statusesAreReadForEveryOperation() throws {
+        let statuses = try Self.specStatuses()
+        let operations = try Self.specOperations()
+        #expect(statuses.keys.sorted() == operations.sorted())
+        #expect(statuses["GET /healthz"]?.contains(200) == true)
+        #expect(statuses.values.allSatisfy { !$0.isEmpty })
+    }
+
     @Test func everyRouteIsInTheSpecAndEverySpecOperationIsRouted() throws {
         let api = TidingsAPI(store: try StoreBackend.sqlite.makeStore(), logger: .disabled())
         // The operations routes (/healthz, /readyz, /metrics) are documented beside the API's.

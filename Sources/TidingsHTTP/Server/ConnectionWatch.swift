@@ -1,0 +1,221 @@
+import CMicroHTTPD
+import Foundation
+import TidingsModel
+
+/// Deadlines for reading a request, which libmicrohttpd's idle timeout cannot give: that timeout
+/// restarts on every byte, so a client that trickles a byte a second holds its connection forever.
+///
+/// A request's head (request line and headers) must arrive within ``Limits/headerTimeout`` of its first
+/// byte, and its body at no less than ``Limits/minimumBodyBytesPerSecond`` after a grace period: the
+/// body's deadline is `grace + bytes received / rate` after the headers (Apache `mod_reqtimeout`'s
+/// `MinRate`). A connection that misses one is answered `408 request_timeout` (JSON, written straight
+/// to the socket: libmicrohttpd is only reading at that point) and shut down; libmicrohttpd then sees
+/// the end of the stream and closes it on its own thread.
+///
+/// The first byte of a request is seen through the kernel (`TCP_INFO`'s time since data last arrived),
+/// polled by one thread: a keep-alive connection with nothing sent stays under the idle timeout only,
+/// so that a load balancer's pooled connections are not cut between requests.
+final class ConnectionWatch: @unchecked Sendable {
+    // @unchecked: `entries`, `stopped` and `thread` are read and written under `lock` only.
+
+    struct Limits: Sendable {
+        var headerTimeout: Duration
+        var bodyGracePeriod: Duration
+        /// 0 leaves the body with no deadline but the idle timeout.
+        var minimumBodyBytesPerSecond: Int
+    }
+
+    /// Why a connection was cut: the `reason` label of `tidings_http_connections_closed_total`.
+    enum Reason: String, Sendable, CaseIterable {
+        case headerTimeout = "header_timeout"
+        case bodyTooSlow = "body_too_slow"
+    }
+
+    private enum Stage {
+        /// No request under way since `since` (the connection opened, or the last response was sent).
+        case idle(since: ContinuousClock.Instant)
+        /// The first byte of a request arrived at `since`; its headers are not read yet.
+        case head(since: ContinuousClock.Instant)
+        /// Headers read at `since`; `bytes` of body read so far.
+        case body(since: ContinuousClock.Instant, bytes: Int)
+        /// Fully read: the handler or the response has the connection (or it was cut already).
+        case busy
+    }
+
+    private struct Entry {
+        var descriptor: Int32
+        var stage: Stage
+    }
+
+    let limits: Limits
+    private let onCut: @Sendable (Reason) -> Void
+    private let lock = NSLock()
+    private var entries: [OpaquePointer: Entry] = [:]
+    private var stopped = true
+    private var wake = DispatchSemaphore(value: 0)
+    /// Bumped by every ``start()``, so that a thread left from an earlier run ends instead of sweeping too.
+    private var generation = 0
+
+    /// Bytes that arrive this long after the connection went idle start a request; less is taken as the
+    /// tail of the previous one (the kernel's clock has a few milliseconds of grain).
+    private static let arrivalMargin = Duration.milliseconds(50)
+
+    init(limits: Limits, onCut: @escaping @Sendable (Reason) -> Void) {
+        self.limits = limits
+        self.onCut = onCut
+    }
+
+    /// How often deadlines are checked: a quarter of the shortest one, between 50 ms and 500 ms.
+    var interval: Duration {
+        var shortest = limits.headerTimeout
+        if limits.minimumBodyBytesPerSecond > 0 { shortest = min(shortest, limits.bodyGracePeriod) }
+        return min(.milliseconds(500), max(.milliseconds(50), shortest / 4))
+    }
+
+    func start() {
+        let (semaphore, run) = lock.withLock {
+            stopped = false
+            wake = DispatchSemaphore(value: 0)
+            generation += 1
+            return (wake, generation)
+        }
+        let interval = self.interval
+        let thread = Thread { [weak self] in
+            while true {
+                _ = semaphore.wait(timeout: .now() + .milliseconds(Int(interval.seconds * 1000)))
+                guard let self, self.sweep(now: .now, run: run) else { return }
+            }
+        }
+        thread.name = "tidings-connection-watch"
+        thread.start()
+    }
+
+    func stop() {
+        lock.withLock {
+            stopped = true
+            entries.removeAll()
+            wake.signal()
+        }
+    }
+
+    // MARK: Events, from libmicrohttpd's threads
+
+    func opened(_ connection: OpaquePointer) {
+        let descriptor = tidings_mhd_connection_fd(connection)
+        guard descriptor >= 0 else { return }
+        lock.withLock { entries[connection] = Entry(descriptor: descriptor, stage: .idle(since: .now)) }
+    }
+
+    func closed(_ connection: OpaquePointer) {
+        lock.withLock { _ = entries.removeValue(forKey: connection) }
+    }
+
+    /// The request line is parsed (libmicrohttpd's URI log callback).
+    func requestLineRead(_ connection: OpaquePointer) {
+        update(connection) { stage in
+            if case .idle = stage { stage = .head(since: .now) }
+        }
+    }
+
+    func headersRead(_ connection: OpaquePointer) {
+        update(connection) { $0 = .body(since: .now, bytes: 0) }
+    }
+
+    func received(_ connection: OpaquePointer, bytes: Int) {
+        update(connection) { stage in
+            if case .body(let since, let total) = stage { stage = .body(since: since, bytes: total + bytes) }
+        }
+    }
+
+    /// The request is read in full (or refused): no deadline until the response is sent.
+    func requestRead(_ connection: OpaquePointer) {
+        update(connection) { $0 = .busy }
+    }
+
+    func requestCompleted(_ connection: OpaquePointer) {
+        update(connection) { $0 = .idle(since: .now) }
+    }
+
+    private func update(_ connection: OpaquePointer, _ change: (inout Stage) -> Void) {
+        lock.withLock {
+            guard var entry = entries[connection] else { return }
+            change(&entry.stage)
+            entries[connection] = entry
+        }
+    }
+
+    // MARK: Deadlines
+
+    /// Cuts the connections past their deadline; false once stopped (or started again: `run` is over).
+    func sweep(now: ContinuousClock.Instant, run: Int) -> Bool {
+        var cuts: [Reason] = []
+        let running = lock.withLock {
+            guard !stopped, run == generation else { return false }
+            for (connection, entry) in entries {
+                var entry = entry
+                switch entry.stage {
+                case .idle(let since):
+                    let quiet = tidings_socket_ms_since_data(entry.descriptor)
+                    guard quiet >= 0 else { continue }
+                    let arrived = now - .milliseconds(quiet)
+                    guard arrived > since + Self.arrivalMargin else { continue }
+                    entry.stage = .head(since: arrived)
+                    if now - arrived > limits.headerTimeout {
+                        cut(&entry, .headerTimeout)
+                        cuts.append(.headerTimeout)
+                    }
+                    entries[connection] = entry
+                case .head(let since):
+                    guard now - since > limits.headerTimeout else { continue }
+                    cut(&entry, .headerTimeout)
+                    entries[connection] = entry
+                    cuts.append(.headerTimeout)
+                case .body(let since, let bytes):
+                    let rate = limits.minimumBodyBytesPerSecond
+                    guard rate > 0 else { continue }
+                    let allowed = limits.bodyGracePeriod + .seconds(Double(bytes) / Double(rate))
+                    guard now - since > allowed else { continue }
+                    cut(&entry, .bodyTooSlow)
+                    entries[connection] = entry
+                    cuts.append(.bodyTooSlow)
+                case .busy:
+                    continue
+                }
+            }
+            return true
+        }
+        for reason in cuts { onCut(reason) }
+        return running
+    }
+
+    /// Writes 408 and shuts the socket down; under `lock`, so the descriptor is still the connection's
+    /// (libmicrohttpd reports a connection closed before it closes its socket).
+    private func cut(_ entry: inout Entry, _ reason: Reason) {
+        entry.stage = .busy
+        let response = Self.timeoutResponse(reason, limits: limits)
+        _ = response.withUnsafeBytes { bytes in
+            send(entry.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        shutdown(entry.descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// The whole `408` response, head and JSON body.
+    static func timeoutResponse(_ reason: Reason, limits: Limits) -> Data {
+        let error: HTTPError =
+            switch reason {
+            case .headerTimeout:
+                HTTPError(
+                    status: 408, code: "request_timeout",
+                    message: "the request's headers did not arrive within \(limits.headerTimeout.formattedSeconds)")
+            case .bodyTooSlow:
+                HTTPError(
+                    status: 408, code: "request_timeout",
+                    message:
+                        "the request body arrived slower than \(limits.minimumBodyBytesPerSecond) bytes per second")
+            }
+        let body = error.jsonBody
+        var head = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        return Data(head.utf8) + body
+    }
+}
