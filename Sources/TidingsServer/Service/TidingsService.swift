@@ -124,6 +124,10 @@ public final class TidingsService: Sendable {
         uninstallChecks = configuration.uninstallCheckInterval.flatMap { interval in
             senderLock == nil ? nil : UninstallCheckScheduler(store: store, interval: interval, logger: logger)
         }
+        if configuration.uninstallCheckInterval != nil && uninstallChecks == nil {
+            logger.warning(
+                "no scheduled uninstall checks from this process: another sender holds the store, or it is PostgreSQL")
+        }
         metrics.gauge(
             name: "tidings_installations_without_timezone",
             help: "Installations whose time zone is unknown: ads reach them only with night-time ad consent."
