@@ -92,7 +92,12 @@ extension APIService {
         let caller = try authenticate(request, .serverKey)
         let limit = try pageLimit(request)
         var query = InstallationQuery(limit: limit + 1)
-        query.userID = request.queryValue("user_id")
+        if let userID = request.queryValue("user_id") {
+            guard (1...256).contains(userID.utf8.count) else {
+                throw HTTPError(status: 400, code: "invalid_parameter", message: "user_id must be 1 to 256 bytes")
+            }
+            query.userID = userID
+        }
         if let tag = request.queryValue("tag") {
             guard configuration.tagLimits.isValid(tag) else { throw invalidTag(tag) }
             query.tag = tag

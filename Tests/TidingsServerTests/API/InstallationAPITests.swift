@@ -237,4 +237,18 @@ import TidingsServer
         #expect(replies.filter { $0.errorCode == "installation_secret_required" }.count == 49)
         #expect(replies.allSatisfy { $0.status == 201 || $0.status == 403 })
     }
+
+    @Test func listingByAUserIDOutsideItsLengthIs400() async throws {
+        let harness = try APIHarness()
+        for userID in ["", String(repeating: "u", count: 257)] {
+            let reply = try await harness.call(
+                "GET", "/v1/installations", key: harness.serverKey, query: [("user_id", userID)])
+            #expect(reply.status == 400)
+            #expect(reply.errorMessage.contains("user_id"))
+        }
+        let fine = try await harness.call(
+            "GET", "/v1/installations", key: harness.serverKey, query: [("user_id", String(repeating: "u", count: 256))]
+        )
+        #expect(fine.status == 200)
+    }
 }
