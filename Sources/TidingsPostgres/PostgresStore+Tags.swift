@@ -36,13 +36,7 @@ extension PostgresStore {
             let added = wanted.subtracting(current)
             let removed = current.subtracting(wanted)
             if let limits, !added.isEmpty {
-                if wanted.count > limits.maximumPerUser {
-                    throw StoreError(
-                        code: .limitExceeded,
-                        message:
-                            "a user may have at most \(limits.maximumPerUser) tags; this change would give \(wanted.count)"
-                    )
-                }
+                try limits.checkPerUser(wanted.count)
                 var newDistinct = 0
                 for tag in added
                 where try db.scalar(
@@ -61,14 +55,7 @@ extension PostgresStore {
                     {
                         freed += 1
                     }
-                    let total = Int(distinct) - freed + newDistinct
-                    if total > limits.maximumDistinctPerApp {
-                        throw StoreError(
-                            code: .limitExceeded,
-                            message:
-                                "an app may have at most \(limits.maximumDistinctPerApp) distinct tags; this change would give \(total)"
-                        )
-                    }
+                    try limits.checkDistinctPerApp(Int(distinct) - freed + newDistinct)
                 }
             }
             for tag in removed { try Self.removeTag(db, appID: appID, userID: userID, tag: tag) }

@@ -17,4 +17,22 @@ public struct TagLimits: Sendable, Hashable {
     public func isValid(_ tag: String) -> Bool {
         TagFormat.isValid(tag, maximumLength: maximumLength)
     }
+
+    /// Refuses a user's tag set of `count` tags over ``maximumPerUser``.
+    /// - Throws: ``StoreError/Code/limitExceeded`` naming the limit.
+    public func checkPerUser(_ count: Int) throws(StoreError) {
+        guard count > maximumPerUser else { return }
+        throw StoreError(
+            code: .limitExceeded,
+            message: "a user may have at most \(maximumPerUser) tags; this change would give \(count)")
+    }
+
+    /// Refuses an app's distinct tags numbering `count`, over ``maximumDistinctPerApp``.
+    /// - Throws: ``StoreError/Code/limitExceeded`` naming the limit.
+    public func checkDistinctPerApp(_ count: Int) throws(StoreError) {
+        guard count > maximumDistinctPerApp else { return }
+        throw StoreError(
+            code: .limitExceeded,
+            message: "an app may have at most \(maximumDistinctPerApp) distinct tags; this change would give \(count)")
+    }
 }

@@ -29,13 +29,7 @@ extension SQLiteStore {
             let added = wanted.subtracting(current)
             let removed = current.subtracting(wanted)
             if let limits, !added.isEmpty {
-                if wanted.count > limits.maximumPerUser {
-                    throw StoreError(
-                        code: .limitExceeded,
-                        message:
-                            "a user may have at most \(limits.maximumPerUser) tags; this change would give \(wanted.count)"
-                    )
-                }
+                try limits.checkPerUser(wanted.count)
                 var newDistinct = 0
                 for tag in added
                 where try db.scalar(
@@ -55,14 +49,7 @@ extension SQLiteStore {
                     )?.integerValue == 1 {
                         freed += 1
                     }
-                    let total = Int(distinct) - freed + newDistinct
-                    if total > limits.maximumDistinctPerApp {
-                        throw StoreError(
-                            code: .limitExceeded,
-                            message:
-                                "an app may have at most \(limits.maximumDistinctPerApp) distinct tags; this change would give \(total)"
-                        )
-                    }
+                    try limits.checkDistinctPerApp(Int(distinct) - freed + newDistinct)
                 }
             }
             for tag in removed { try Self.removeTag(db, appID: appID, userID: userID, tag: tag) }
