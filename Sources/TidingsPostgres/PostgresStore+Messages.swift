@@ -91,17 +91,7 @@ extension PostgresStore {
             ) { row in (row.text(0), row.optionalText(1), row.int(2)) }
         }
         var counts = MessageCounts()
-        for (state, reason, count) in rows {
-            counts.targets += count
-            switch MessageDelivery.State(rawValue: state) {
-            case .pending: counts.queued += count
-            case .claimed: counts.inFlight += count
-            case .sent: counts.sent += count
-            case .failed: counts.failedByReason[reason ?? "unknown", default: 0] += count
-            case .skipped: counts.skippedByReason[reason ?? "unknown", default: 0] += count
-            case nil: break
-            }
-        }
+        for (state, reason, count) in rows { counts.add(state: state, reason: reason, count: count) }
         return counts
     }
 

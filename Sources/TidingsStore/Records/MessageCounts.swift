@@ -12,6 +12,20 @@ public struct MessageCounts: Sendable, Hashable {
 
     public init() {}
 
+    /// Adds `count` deliveries in `state` (a ``MessageDelivery/State`` raw value) with `reason`: one row of a
+    /// backend's `GROUP BY state, reason`.
+    public mutating func add(state: String, reason: String?, count: Int) {
+        targets += count
+        switch MessageDelivery.State(rawValue: state) {
+        case .pending: queued += count
+        case .claimed: inFlight += count
+        case .sent: sent += count
+        case .failed: failedByReason[reason ?? "unknown", default: 0] += count
+        case .skipped: skippedByReason[reason ?? "unknown", default: 0] += count
+        case nil: break
+        }
+    }
+
     public var failed: Int { failedByReason.values.reduce(0, +) }
     public var skipped: Int { skippedByReason.values.reduce(0, +) }
 }

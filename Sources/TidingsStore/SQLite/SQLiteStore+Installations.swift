@@ -103,38 +103,8 @@ extension SQLiteStore {
     }
 
     public func installations(appID: String, query: InstallationQuery) throws -> [Installation] {
-        var conditions = ["i.app_id = ?1"]
-        var bindings: [SQLiteValue] = [.text(appID)]
-        var join = ""
-        if let userID = query.userID {
-            bindings.append(.text(userID))
-            conditions.append("i.user_id = ?\(bindings.count)")
-        }
-        if let tag = query.tag {
-            bindings.append(.text(tag))
-            join = " JOIN user_tags t ON t.app_id = i.app_id AND t.user_id = i.user_id"
-            conditions.append("t.tag = ?\(bindings.count)")
-        }
-        for (field, value) in query.fields.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            if let value {
-                bindings.append(.text(value))
-                conditions.append("i.\(field.rawValue) = ?\(bindings.count)")
-            } else {
-                conditions.append("i.\(field.rawValue) IS NULL")
-            }
-        }
-        if let after = query.afterInstallationID {
-            bindings.append(.text(after))
-            conditions.append("i.installation_id > ?\(bindings.count)")
-        }
-        bindings.append(.integer(Int64(max(0, query.limit))))
-        let columns = Self.installationColumns.split(separator: ",").map {
-            "i." + $0.trimmingCharacters(in: .whitespaces)
-        }
-        let sql = """
-            SELECT \(columns.joined(separator: ", ")) FROM installations i\(join)
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY i.installation_id LIMIT ?\(bindings.count)
-            """
+        let (sql, texts) = query.listing(appID: appID, columns: Self.installationColumns, placeholder: "?")
+        let bindings: [SQLiteValue] = texts.map { .text($0) } + [.integer(Int64(max(0, query.limit)))]
         return try reader.read { db in try db.query(sql, bindings, row: Self.installationRow) }
     }
 

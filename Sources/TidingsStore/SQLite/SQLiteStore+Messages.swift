@@ -80,17 +80,7 @@ extension SQLiteStore {
                 GROUP BY state, reason
                 """, arguments
             ) { row in (row.text(at: 0), row.optionalText(at: 1), Int(row.int64(at: 2))) }
-            for (state, reason, count) in rows {
-                counts.targets += count
-                switch MessageDelivery.State(rawValue: state) {
-                case .pending: counts.queued += count
-                case .claimed: counts.inFlight += count
-                case .sent: counts.sent += count
-                case .failed: counts.failedByReason[reason ?? "unknown", default: 0] += count
-                case .skipped: counts.skippedByReason[reason ?? "unknown", default: 0] += count
-                case nil: break
-                }
-            }
+            for (state, reason, count) in rows { counts.add(state: state, reason: reason, count: count) }
             return counts
         }
     }
