@@ -8,6 +8,8 @@ import Foundation
 
 // SQLite copies bound text and blobs when told the memory is transient; the macro does not import.
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// Where an empty string's text points: SQLite binds NULL for a null pointer, even with a length of 0.
+private let emptyText: StaticString = ""
 
 /// A prepared statement of one ``SQLiteConnection``.
 public final class SQLiteStatement {
@@ -49,7 +51,14 @@ public final class SQLiteStatement {
         case .real(let real):
             status = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            status = sqlite3_bind_text(handle, index, text, -1, transientDestructor)
+            // A native string's UTF-8 in place, with its length: passing the String itself makes Swift copy
+            // it into a fresh C string (and SQLite measure it) before SQLite makes its own copy.
+            status =
+                text.utf8.withContiguousStorageIfAvailable { bytes in
+                    sqlite3_bind_text64(
+                        handle, index, UnsafeRawPointer(bytes.baseAddress ?? emptyText.utf8Start).assumingMemoryBound(
+                            to: CChar.self), sqlite3_uint64(bytes.count), transientDestructor, UInt8(SQLITE_UTF8))
+                } ?? sqlite3_bind_text(handle, index, text, -1, transientDestructor)
         case .blob(let bytes):
             status = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(

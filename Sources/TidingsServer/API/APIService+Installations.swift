@@ -24,18 +24,19 @@ extension APIService {
                 verified = try verifiedUser(request, app: found)
             }
         }
-        // Kept across runs of `prepare`: a grouped write may run twice, and both must issue the same secret.
-        var fresh: (secret: String, digest: [UInt8])?
+        // Made before the store call, whether or not the installation turns out to need one: `prepare` runs
+        // under the store's write lock, shared by every write of its group, and a grouped write may run twice
+        // (both runs must issue the same secret).
+        let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
         var issued = false
         let (installation, created) = try storeCall {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
                 var update = update
                 try requireOwnership(of: existing, request, caller: caller)
-                issued = caller.kind == .app && existing?.secretDigest == nil
-                if issued {
-                    let secret = fresh ?? Self.issueInstallationSecret()
-                    fresh = secret
-                    update.secretDigest = .set(secret.digest)
+                issued = false
+                if let fresh, existing?.secretDigest == nil {
+                    issued = true
+                    update.secretDigest = .set(fresh.digest)
                 }
                 let before = existing?.userID
                 let after = update.userID.applied(to: before)

@@ -24,8 +24,9 @@ extension SQLiteStore {
             let statement = try db.prepare(Self.insertEventSQL)
             var inserted = [Bool]()
             inserted.reserveCapacity(events.count)
+            // `prepare` hands the statement over reset, and each run leaves it reset (`step`), so the loop
+            // only binds: all 24 parameters every time, so nothing of the previous event stays bound.
             for event in events {
-                statement.reset()
                 func text(_ value: String?, _ index: Int32) throws {
                     try statement.bind(value.map(SQLiteValue.text) ?? .null, at: index)
                 }
