@@ -71,14 +71,18 @@ public final class SQLiteStatement {
         }
     }
 
-    /// Advances to the next row; false when the statement is done (and then it is reset).
+    /// Advances to the next row; false when the statement is done (and then it is reset, its bindings kept).
+    ///
+    /// The bindings stay so that a loop that binds every parameter for each run (an event batch) rebinds
+    /// into the memory SQLite already holds instead of freeing and allocating it per value;
+    /// ``SQLiteConnection/prepare(_:)`` clears them before anyone else uses the statement.
     public func step() throws(SQLiteError) -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW:
             return true
         case SQLITE_DONE:
-            reset()
+            sqlite3_reset(handle)
             return false
         default:
             let message = connection.lastErrorMessage
