@@ -50,15 +50,15 @@ public final class SQLiteStatement {
             status = sqlite3_bind_int64(handle, index, integer)
         case .real(let real):
             status = sqlite3_bind_double(handle, index, real)
-        case .text(let text):
-            // A native string's UTF-8 in place, with its length: passing the String itself makes Swift copy
-            // it into a fresh C string (and SQLite measure it) before SQLite makes its own copy.
-            status =
-                text.utf8.withContiguousStorageIfAvailable { bytes in
-                    sqlite3_bind_text64(
-                        handle, index, UnsafeRawPointer(bytes.baseAddress ?? emptyText.utf8Start).assumingMemoryBound(
-                            to: CChar.self), sqlite3_uint64(bytes.count), transientDestructor, UInt8(SQLITE_UTF8))
-                } ?? sqlite3_bind_text(handle, index, text, -1, transientDestructor)
+        case .text(var text):
+            // The string's UTF-8 in place, with its length: passing the String itself makes Swift copy it into
+            // a fresh C string (and SQLite measure it, stopping at a NUL) before SQLite makes its own copy.
+            status = text.withUTF8 { bytes in
+                sqlite3_bind_text64(
+                    handle, index,
+                    UnsafeRawPointer(bytes.baseAddress ?? emptyText.utf8Start).assumingMemoryBound(to: CChar.self),
+                    sqlite3_uint64(bytes.count), transientDestructor, UInt8(SQLITE_UTF8))
+            }
         case .blob(let bytes):
             status = bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(

@@ -26,7 +26,9 @@ struct Base64URLTests {
     }
 
     @Test func encodesTheRFCTestVectors() {
-        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy",
+        ]
         for (text, encoded) in vectors {
             #expect(Base64URL.encode(Array(text.utf8)) == encoded)
         }

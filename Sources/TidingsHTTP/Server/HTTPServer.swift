@@ -73,7 +73,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// write to the store on them, so several must be able to wait on the store at once for group commit
         /// to form groups (`SQLiteDatabase.groupWrite`). On two cores, one per core left the store idle between
         /// commits; six per core added upserts but cost event batches (many threads contending for two
-        /// cores); three per core met both goals (BENCHMARKS.md).
+        /// cores); three per core gave the best of both (BENCHMARKS.md, 2026-11-29).
         public var threadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
