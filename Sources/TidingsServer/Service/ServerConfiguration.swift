@@ -28,6 +28,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var defaultTimeToLive = MessageRequest.defaultTimeToLive
     /// How often every app gets an uninstall check, spread over the interval; nil runs none on a schedule.
     public var uninstallCheckInterval: Duration?
+    /// How instances sharing a PostgreSQL store tell each other they are alive (`--instance-timeout`).
+    public var cluster = ClusterMembership.Configuration()
+    /// Events older than this many days are removed once a day (`--event-retention`); nil keeps them.
+    public var eventRetentionDays: Int?
     /// A second address serving only `/metrics`, `/healthz` and `/readyz` (`--admin-listen`); when set,
     /// `/metrics` leaves the API address. Nil keeps everything on the API address.
     public var adminHTTP: HTTPServer.Configuration?
@@ -289,6 +293,26 @@ public struct ServerConfiguration: Sendable, Equatable {
             apply: { configuration, text in
                 guard let value = positiveSeconds(text), value >= .seconds(60) else { return false }
                 configuration.uninstallCheckInterval = value
+                return true
+            }),
+        Setting(
+            flag: "instance-timeout", environment: "TIDINGS_INSTANCE_TIMEOUT", fileKey: "instance_timeout",
+            help:
+                "seconds (1 to 300, default 10) after which an instance sharing the PostgreSQL store that stopped heart-beating is taken for dead: its claimed deliveries go back to the queue and another instance takes over scheduled work",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text), value >= .seconds(1), value <= .seconds(300) else {
+                    return false
+                }
+                configuration.cluster = ClusterMembership.Configuration(instanceTimeout: value)
+                return true
+            }),
+        Setting(
+            flag: "event-retention", environment: "TIDINGS_EVENT_RETENTION", fileKey: "event_retention",
+            help:
+                "days of events to keep (1 to 36500); older ones are removed once a day (PostgreSQL: whole months are dropped once past it). Unset: events are kept",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...36500).contains(value) else { return false }
+                configuration.eventRetentionDays = value
                 return true
             }),
         Setting(

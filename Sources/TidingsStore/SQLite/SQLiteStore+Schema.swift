@@ -177,6 +177,14 @@ extension SQLiteStore {
             revoked_at INTEGER
         );
         """,
+        // Named leases, so that one instance runs scheduled work (ClusterStore).
+        """
+        CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
