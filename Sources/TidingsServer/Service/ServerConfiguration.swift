@@ -416,6 +416,8 @@ public struct ServerConfiguration: Sendable, Equatable {
                    tidingsd apps add-identity-key APP --key-id K --public-key FILE | remove-identity-key APP K
                    tidingsd keys create --app APP --kind app|server | --kind admin | keys list | keys revoke KEY_ID
                    tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
+                   tidingsd migrate [--store ...]   (run the store's migrations and print its schema version)
+                   tidingsd store copy --from sqlite:PATH --to postgres://...   (see docs/deploy.md)
 
             options (flag, environment variable; flags win over the environment, which wins over the file):
               --config FILE, TIDINGS_CONFIG
