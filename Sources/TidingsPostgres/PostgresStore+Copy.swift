@@ -27,7 +27,8 @@ extension PostgresStore {
     /// The SQLite file is first migrated to this build's schema (so its columns are this schema's) and read
     /// in one read transaction: a consistent snapshot, even while a tidingsd still writes to it (what it writes
     /// afterwards is not copied, so stop it first to move a deployment). Columns are matched by name and
-    /// converted by PostgreSQL's type (SQLite's 0/1 to `boolean`, blobs to `bytea`).
+    /// converted by PostgreSQL's type (SQLite's 0/1 to `boolean`, blobs to `bytea`). Claimed deliveries arrive
+    /// pending: their claims belonged to the SQLite store's process.
     /// - Throws: ``StoreError/Code/conflict`` when this database already holds apps, or when a count differs
     ///   after the copy; the copy is then rolled back (or, for a count, reported with the table).
     public func copy(fromSQLiteAt path: String) throws -> [CopiedTable] {
@@ -64,8 +65,16 @@ extension PostgresStore {
                         message: "the PostgreSQL database already holds apps; copy into an empty database")
                 }
                 for table in tables { try copyTable(table, from: sqlite, to: db) }
+                // The claims were the SQLite process's, which is stopped (or will not send to this database).
+                try db.execute(
+                    """
+                    UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                    WHERE state = 'claimed'
+                    """)
                 // Exact de-duplication needs every copied event's id, and new events numbers after the copied.
-                try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) SELECT app_id, event_id, received_at FROM events")
+                try db.execute(
+                    "INSERT INTO event_ids (app_id, event_id, received_at) SELECT app_id, event_id, received_at FROM events"
+                )
                 try db.execute("SELECT setval('events_seq', GREATEST((SELECT MAX(seq) FROM events), 1))")
             }
             var counts: [CopiedTable] = []
@@ -100,9 +109,10 @@ extension PostgresStore {
             """
         if table == "events" {
             // Partitions for every month the events span, so none lands in the default partition.
-            let range = try sqlite.query("SELECT MIN(received_at), MAX(received_at) FROM events WHERE seq IS NOT NULL") {
-                $0.isNull(at: 0) ? nil : ($0.int64(at: 0), $0.int64(at: 1))
-            }.first ?? nil
+            let range =
+                try sqlite.query("SELECT MIN(received_at), MAX(received_at) FROM events WHERE seq IS NOT NULL") {
+                    $0.isNull(at: 0) ? nil : ($0.int64(at: 0), $0.int64(at: 1))
+                }.first ?? nil
             if let (first, last) = range {
                 var month = EventPartition(containing: first)
                 while month.start <= last {
