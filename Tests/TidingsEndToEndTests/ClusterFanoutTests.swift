@@ -29,7 +29,8 @@ import TidingsTesting
             bundleID: "com.example.cluster")
 
         // A slow Apple, so the kills land mid fan-out.
-        let emulator = APNsEmulator(configuration: .init(keys: [provisioned.trustedKey], topics: ["com.example.cluster"]))
+        let emulator = APNsEmulator(
+            configuration: .init(keys: [provisioned.trustedKey], topics: ["com.example.cluster"]))
         let emulatorHandler = emulator.handler(logger: .disabled())
         let (emulatorServer, emulatorURL) = try LoopbackServers.serve(
             { request in

@@ -159,7 +159,8 @@ public final class TidingsService: Sendable {
         self.router = router
         self.adminRouter = adminRouter
         handler = HTTPMiddleware.standard(
-            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout,
+            inner: [.storeUnavailable(logger)])
         immediateHandler = HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics)
         adminHandler = HTTPMiddleware.standard(
             router: adminRouter, logger: logger, metrics: metrics,
