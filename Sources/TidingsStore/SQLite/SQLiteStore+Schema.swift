@@ -187,6 +187,9 @@ extension SQLiteStore {
         """,
     ]
 
+    /// The schema version this build migrates to: the number of migrations.
+    public static var latestSchemaVersion: Int { migrations.count }
+
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
     static func migrate(_ database: SQLiteDatabase) throws {
         try database.read { connection in
