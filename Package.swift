@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "TidingsStore", dependencies: ["TidingsModel", "TidingsSQLite"]),
 
         // The `Store` protocol on PostgreSQL through libpq: a connection pool, migrations, partitioned events.
-        .target(name: "TidingsPostgres", dependencies: ["TidingsModel", "TidingsStore", "CLibPQ"]),
+        .target(name: "TidingsPostgres", dependencies: ["TidingsModel", "TidingsSQLite", "TidingsStore", "CLibPQ"]),
 
         // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
         .target(
@@ -101,7 +101,8 @@ let package = Package(
 
         .executableTarget(
             name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
-        .executableTarget(name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator"]),
+        .executableTarget(
+            name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator", "TidingsStore", "TidingsPostgres"]),
         .executableTarget(
             name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
 
@@ -155,6 +156,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "TidingsEndToEndTests",
-            dependencies: ["Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
+            dependencies: [
+                "Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsPostgres",
+                "TidingsStoreTesting",
+            ]),
     ]
 )

@@ -180,7 +180,17 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_claimed ON message_deliveries (claim_expires_at) WHERE state = 'claimed';
         CREATE INDEX message_deliveries_target_user ON message_deliveries (app_id, target_user_id)
             WHERE target_user_id IS NOT NULL;
+        """,
+        // Named leases, so that one instance runs scheduled work (ClusterStore); claims looked up by holder
+        // when an instance goes silent.
         """
+        CREATE TABLE leases (
+            name text PRIMARY KEY,
+            holder text NOT NULL,
+            expires_at bigint NOT NULL
+        );
+        CREATE INDEX message_deliveries_claimed_by ON message_deliveries (claimed_by) WHERE state = 'claimed';
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take
@@ -255,12 +265,29 @@ struct EventPartition: Hashable {
     var end: Int64
 
     init(containing milliseconds: Int64) {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let components = Self.calendar.dateComponents([.year, .month], from: date)
+        self.init(year: components.year ?? 1970, month: components.month ?? 1)
+    }
+
+    /// The partition a table is named after (`events_p202701`); nil for any other name.
+    init?(name: String) {
+        guard name.hasPrefix("events_p"), name.count == 14, let digits = Int(name.dropFirst(8)) else { return nil }
+        let (year, month) = digits.quotientAndRemainder(dividingBy: 100)
+        guard (1...12).contains(month) else { return nil }
+        self.init(year: year, month: month)
+    }
+
+    private static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        let components = calendar.dateComponents([.year, .month], from: date)
-        year = components.year ?? 1970
-        month = components.month ?? 1
+        return calendar
+    }()
+
+    init(year: Int, month: Int) {
+        self.year = year
+        self.month = month
+        let calendar = Self.calendar
         let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
         let next = calendar.date(byAdding: .month, value: 1, to: first)!
         start = Int64((first.timeIntervalSince1970 * 1000).rounded())

@@ -17,6 +17,11 @@ enum Daemon {
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
                 return try AdminCommand.run([first] + remaining, configuration: configuration)
             }
+            if let first = arguments.first, StoreCommand.names.contains(first) {
+                let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
+                    arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
+                return StoreCommand.run([first] + remaining, configuration: configuration)
+            }
             switch try ServerConfiguration.resolve(arguments: arguments, environment: environment, readFile: readFile) {
             case .help:
                 FileHandle.standardOutput.write(Data(ServerConfiguration.usage.utf8))

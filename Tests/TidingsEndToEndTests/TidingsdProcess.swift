@@ -40,6 +40,13 @@ final class TidingsdProcess {
         }
     }
 
+    /// SIGTERM, as systemd stops a service, and waits for the process to exit.
+    func terminate() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
     /// SIGKILL: no shutdown, no flushing, as a crash or an OOM kill.
     func kill() {
         guard process.isRunning else { return }

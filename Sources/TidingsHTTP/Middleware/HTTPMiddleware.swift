@@ -29,16 +29,17 @@ public struct HTTPMiddleware: Sendable {
     }
 
     /// The standard pipeline of `tidingsd` around `router`: request id, access log, metrics,
-    /// error rendering and the handler timeout.
+    /// error rendering and the handler timeout, then `inner` (innermost last), whose errors are rendered too.
     public static func standard(
-        router: Router, logger: Logger, metrics: MetricsRegistry, handlerTimeout: Duration
+        router: Router, logger: Logger, metrics: MetricsRegistry, handlerTimeout: Duration,
+        inner: [HTTPMiddleware] = []
     ) -> HTTPHandler {
         let routes = RoutePatterns(router: router)
         return chain(
             [
                 .requestID(), .accessLog(logger, routes: routes), .metrics(metrics, routes: routes),
                 .errorRendering(logger), .timeout(handlerTimeout),
-            ],
+            ] + inner,
             around: router.handler)
     }
 }

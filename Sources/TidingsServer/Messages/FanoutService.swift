@@ -19,16 +19,20 @@ public final class FanoutService: Sendable {
     public let workers: [FanoutWorker]
     private let tasks = LockedBox<[Task<Void, Never>]>([])
 
-    /// - Parameter workerCount: Workers in this process; each sends up to `configuration.maximumInFlight`.
+    /// - Parameters:
+    ///   - workerCount: Workers in this process; each sends up to `configuration.maximumInFlight`.
+    ///   - instanceID: The tidingsd instance the workers claim for (``ClusterMembership``): the one worker's id
+    ///     is the instance id, several are `instanceID/1`, `instanceID/2`... Nil: random worker ids.
     public init(
         store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
-        workerCount: Int = 1, metrics: MetricsRegistry? = nil
+        workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil
     ) {
-        workers = (0..<max(1, workerCount)).map { _ in
+        let count = max(1, workerCount)
+        workers = (0..<count).map { index in
             FanoutWorker(
                 store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
-                metrics: metrics)
+                metrics: metrics, id: instanceID.map { count == 1 ? $0 : "\($0)/\(index + 1)" })
         }
     }
 

@@ -28,6 +28,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var defaultTimeToLive = MessageRequest.defaultTimeToLive
     /// How often every app gets an uninstall check, spread over the interval; nil runs none on a schedule.
     public var uninstallCheckInterval: Duration?
+    /// How instances sharing a PostgreSQL store tell each other they are alive (`--instance-timeout`).
+    public var cluster = ClusterMembership.Configuration()
+    /// Events older than this many days are removed once a day (`--event-retention`); nil keeps them.
+    public var eventRetentionDays: Int?
     /// A second address serving only `/metrics`, `/healthz` and `/readyz` (`--admin-listen`); when set,
     /// `/metrics` leaves the API address. Nil keeps everything on the API address.
     public var adminHTTP: HTTPServer.Configuration?
@@ -292,6 +296,26 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "instance-timeout", environment: "TIDINGS_INSTANCE_TIMEOUT", fileKey: "instance_timeout",
+            help:
+                "seconds (1 to 300, default 10) after which an instance sharing the PostgreSQL store that stopped heart-beating is taken for dead: its claimed deliveries go back to the queue and another instance takes over scheduled work",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text), value >= .seconds(1), value <= .seconds(300) else {
+                    return false
+                }
+                configuration.cluster = ClusterMembership.Configuration(instanceTimeout: value)
+                return true
+            }),
+        Setting(
+            flag: "event-retention", environment: "TIDINGS_EVENT_RETENTION", fileKey: "event_retention",
+            help:
+                "days of events to keep (1 to 36500); older ones are removed once a day (PostgreSQL: whole months are dropped once past it). Unset: events are kept",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...36500).contains(value) else { return false }
+                configuration.eventRetentionDays = value
+                return true
+            }),
+        Setting(
             flag: "shutdown-grace", environment: "TIDINGS_SHUTDOWN_GRACE", fileKey: "shutdown_grace",
             help: "seconds requests in flight get to finish on SIGTERM",
             apply: { configuration, text in
@@ -392,6 +416,8 @@ public struct ServerConfiguration: Sendable, Equatable {
                    tidingsd apps add-identity-key APP --key-id K --public-key FILE | remove-identity-key APP K
                    tidingsd keys create --app APP --kind app|server | --kind admin | keys list | keys revoke KEY_ID
                    tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
+                   tidingsd migrate [--store ...]   (run the store's migrations and print its schema version)
+                   tidingsd store copy --from sqlite:PATH --to postgres://...   (see docs/deploy.md)
 
             options (flag, environment variable; flags win over the environment, which wins over the file):
               --config FILE, TIDINGS_CONFIG

@@ -44,7 +44,10 @@ public final class TidingsService: Sendable {
     private let senderLock: SenderLock?
     private let apns: AppAPNsProvider
     private let fcm: AppFCMProvider
-    private let uninstallChecks: UninstallCheckScheduler?
+    /// This instance's heartbeat and scheduler lease when the store is PostgreSQL; nil on SQLite.
+    public let membership: ClusterMembership?
+    /// The periodic jobs, run only while this instance leads (``SchedulerLeadership``).
+    public let scheduledWork: ScheduledWork
 
     /// Opens (or creates) the store in the configuration's data directory and builds everything; nothing
     /// runs until ``start()``.
@@ -54,11 +57,14 @@ public final class TidingsService: Sendable {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
         let store = try configuration.openStore()
+        // Names this process in the store: its heartbeat, its fan-out claims and the scheduler lease.
+        let instanceID = "tidingsd-" + UUID().lowercasedString
         let senderLock: SenderLock?
         let apiMetrics: RegistryAPIMetrics
         if configuration.postgresStore != nil {
-            // Several instances may share the database: none may take another's claims, which come back
-            // when their lease ends; scheduled work needs a cluster-wide lock and is left to single hosts.
+            // Several instances may share the database: none may take another's claims at start. An instance
+            // that goes silent has its claims returned by the others (ClusterMembership), and scheduled work
+            // runs on whichever instance holds the scheduler lease.
             senderLock = nil
             apiMetrics = RegistryAPIMetrics(registry: metrics)
         } else {
@@ -98,9 +104,9 @@ public final class TidingsService: Sendable {
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
         let fanout = FanoutService(
-            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics)
+            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics,
+            instanceID: instanceID)
         let fcmCredentials = FCMCredentialsStore(dataDirectory: dataDirectory)
-        let instanceID = "tidingsd-" + UUID().lowercasedString
         readiness = ReadinessProbe(
             checks: [
                 // A real write: a locked, read-only, full or closed store refuses it.
@@ -120,14 +126,30 @@ public final class TidingsService: Sendable {
         adminRouter.addOperationsRoutes(
             metrics: metrics, metricsToken: configuration.metricsToken, readiness: readiness)
         self.fanout = fanout
-        // Only the sender schedules, so two processes on one store do not both make the checks.
-        uninstallChecks = configuration.uninstallCheckInterval.flatMap { interval in
-            senderLock == nil ? nil : UninstallCheckScheduler(store: store, interval: interval, logger: logger)
+        // Scheduled work runs once across every process on the store: on SQLite in the sender, on PostgreSQL
+        // in the instance holding the scheduler lease.
+        let leadership: SchedulerLeadership
+        if configuration.postgresStore != nil {
+            let membership = ClusterMembership(
+                instanceID: instanceID, store: store, configuration: configuration.cluster, logger: logger,
+                metrics: metrics)
+            self.membership = membership
+            leadership = membership.leadership
+        } else {
+            membership = nil
+            leadership = senderLock == nil ? .never : .always
         }
-        if configuration.uninstallCheckInterval != nil && uninstallChecks == nil {
-            logger.warning(
-                "no scheduled uninstall checks from this process: another sender holds the store, or it is PostgreSQL")
+        var jobs: [ScheduledWork.Job] = []
+        if let interval = configuration.uninstallCheckInterval {
+            jobs.append(.uninstallChecks(UninstallCheckScheduler(store: store, interval: interval, logger: logger)))
         }
+        if let days = configuration.eventRetentionDays {
+            jobs.append(.eventRetention(store: store, days: days, logger: logger))
+        }
+        if !jobs.isEmpty && configuration.postgresStore == nil && senderLock == nil {
+            logger.warning("no scheduled work from this process: another process sends from the store and runs it")
+        }
+        scheduledWork = ScheduledWork(leadership: leadership, jobs: jobs, logger: logger)
         metrics.gauge(
             name: "tidings_installations_without_timezone",
             help: "Installations whose time zone is unknown: ads reach them only with night-time ad consent."
@@ -137,23 +159,27 @@ public final class TidingsService: Sendable {
         self.router = router
         self.adminRouter = adminRouter
         handler = HTTPMiddleware.standard(
-            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout)
+            router: router, logger: logger, metrics: metrics, handlerTimeout: configuration.http.handlerTimeout,
+            inner: [.storeUnavailable(logger)])
         immediateHandler = HTTPMiddleware.standardImmediate(router: router, logger: logger, metrics: metrics)
         adminHandler = HTTPMiddleware.standard(
             router: adminRouter, logger: logger, metrics: metrics,
             handlerTimeout: configuration.adminHTTP?.handlerTimeout ?? configuration.http.handlerTimeout)
     }
 
-    /// Starts the fan-out workers and, when configured, the uninstall-check schedule.
+    /// Starts the fan-out workers, the cluster heartbeat (PostgreSQL) and the scheduled work.
     public func start() {
+        membership?.start()
         fanout.start()
-        uninstallChecks?.start()
+        scheduledWork.start()
     }
 
     /// Stops the fan-out workers (each finishes the push it is sending) and closes the providers.
     public func stop() async {
-        await uninstallChecks?.stop()
+        await scheduledWork.stop()
         await fanout.stop()
+        // After the workers: what they still hold goes back to the queue now, not when others see us silent.
+        await membership?.stop()
         apns.shutdown()
         fcm.shutdown()
     }

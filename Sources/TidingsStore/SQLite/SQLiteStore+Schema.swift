@@ -177,7 +177,18 @@ extension SQLiteStore {
             revoked_at INTEGER
         );
         """,
+        // Named leases, so that one instance runs scheduled work (ClusterStore).
+        """
+        CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at INTEGER NOT NULL
+        );
+        """,
     ]
+
+    /// The schema version this build migrates to: the number of migrations.
+    public static var latestSchemaVersion: Int { migrations.count }
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
     static func migrate(_ database: SQLiteDatabase) throws {

@@ -9,7 +9,7 @@ import TidingsModel
 /// directory that user owns. When PostgreSQL is not installed, ``shared`` holds an error that says how to
 /// install it: the PostgreSQL cases of the store suite fail, they do not skip.
 package final class PostgresTestCluster: @unchecked Sendable {
-    // @unchecked: `server` is started in init and only signalled and waited for after that.
+    // @unchecked: `server` is replaced only under `serverLock`, by ``restart(downFor:)``.
     /// Why the cluster could not start.
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
@@ -19,8 +19,8 @@ package final class PostgresTestCluster: @unchecked Sendable {
     package static let shared: Result<PostgresTestCluster, Failure> = {
         do {
             let cluster = try PostgresTestCluster()
-            running.withLock { $0 = cluster }
-            atexit { PostgresTestCluster.running.withLock { $0?.stop() } }
+            running.withLock { $0.append(cluster) }
+            atexit { PostgresTestCluster.running.withLock { $0.forEach { $0.stop() } } }
             return .success(cluster)
         } catch let failure as Failure {
             return .failure(failure)
@@ -29,13 +29,23 @@ package final class PostgresTestCluster: @unchecked Sendable {
         }
     }()
 
-    private static let running = LockedBox<PostgresTestCluster?>(nil)
+    /// Every cluster this process started, stopped at exit.
+    private static let running = LockedBox<[PostgresTestCluster]>([])
+
+    /// A cluster of the caller's own, for a test that stops and restarts its server (``restart(downFor:)``)
+    /// without disturbing the tests sharing ``shared``. Stop it with ``remove()``; it is stopped at exit anyway.
+    package static func makeDedicated() throws -> PostgresTestCluster {
+        let cluster = try PostgresTestCluster()
+        running.withLock { $0.append(cluster) }
+        return cluster
+    }
 
     /// Holds the socket, the data directory and the server's log.
     package let directory: URL
     package let port: Int
     private let tools: Tools
-    private let server: Process
+    private var server: Process
+    private let serverLock = NSLock()
 
     /// The libpq connection string of database `name`.
     package func connectionString(database name: String) -> String {
@@ -90,12 +100,21 @@ package final class PostgresTestCluster: @unchecked Sendable {
         try tools.run(
             "initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
             what: "initdb")
+        server = Process()
+        try startServer()
+    }
+
+    /// Starts `postgres` on the data directory and waits (up to 30 s) until it accepts connections.
+    private func startServer() throws {
+        let data = directory.appendingPathComponent("data").path
         let log = directory.appendingPathComponent("postgres.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        if !FileManager.default.fileExists(atPath: log.path) {
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        }
         if !tools.runAs.isEmpty, let nobody = getpwnam("nobody") {
             _ = chown(log.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
         }
-        server = Process()
+        let server = Process()
         (server.executableURL, server.arguments) = tools.command(
             "postgres",
             [
@@ -105,9 +124,11 @@ package final class PostgresTestCluster: @unchecked Sendable {
             ])
         server.currentDirectoryURL = directory
         let logHandle = try FileHandle(forWritingTo: log)
+        logHandle.seekToEndOfFile()
         server.standardOutput = logHandle
         server.standardError = logHandle
         try server.run()
+        serverLock.withLock { self.server = server }
         let deadline = Date().addingTimeInterval(30)
         while true {
             if (try? tools.run(
@@ -124,14 +145,33 @@ package final class PostgresTestCluster: @unchecked Sendable {
         }
     }
 
-    /// Stops the server (fast shutdown) and removes its directory.
-    private func stop() {
+    /// Stops the server as an administrator's restart does (fast shutdown: sessions are ended, in-flight
+    /// transactions rolled back), keeps it down for `downFor` seconds, and starts it again on the same port.
+    package func restart(downFor: TimeInterval) throws {
+        stopServer()
+        Thread.sleep(forTimeInterval: downFor)
+        try startServer()
+    }
+
+    /// Stops the server and removes the cluster's directory.
+    package func remove() {
+        stop()
+    }
+
+    private func stopServer() {
+        let server = serverLock.withLock { self.server }
         if server.isRunning {
             kill(server.processIdentifier, SIGINT)
             let deadline = Date().addingTimeInterval(5)
             while server.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
             if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+            server.waitUntilExit()
         }
+    }
+
+    /// Stops the server (fast shutdown) and removes its directory.
+    private func stop() {
+        stopServer()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,0 +1,82 @@
+import TidingsStore
+
+extension PostgresStore {
+    /// Claims (of `message_deliveries d`) whose worker id names an instance in `instances` matching the
+    /// condition on `i`: the instance id itself or `instanceID/n`.
+    private static func claimsOfInstances(where condition: String) -> String {
+        """
+        d.state = 'claimed' AND EXISTS (
+            SELECT 1 FROM instances i WHERE \(condition)
+                AND (d.claimed_by = i.id OR left(d.claimed_by, length(i.id) + 1) = i.id || '/'))
+        """
+    }
+
+    public func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int {
+        try write { db in
+            let released = try db.run(
+                """
+                UPDATE message_deliveries d SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = $2
+                WHERE \(Self.claimsOfInstances(where: "i.heartbeat_at < $1"))
+                """, [.integer(heartbeatBefore), .integer(now)])
+            try db.run(
+                "DELETE FROM leases WHERE holder IN (SELECT id FROM instances WHERE heartbeat_at < $1)",
+                [.integer(heartbeatBefore)])
+            try db.run("DELETE FROM instances WHERE heartbeat_at < $1", [.integer(heartbeatBefore)])
+            return released
+        }
+    }
+
+    @discardableResult
+    public func retireInstance(instanceID: String, now: Int64) throws -> Int {
+        try write { db in
+            // The row is what the claims are matched through; make sure it is there for the update.
+            try db.run(
+                "INSERT INTO instances (id, heartbeat_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+                [.text(instanceID), .integer(now)])
+            let released = try db.run(
+                """
+                UPDATE message_deliveries d SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    updated_at = $2
+                WHERE \(Self.claimsOfInstances(where: "i.id = $1"))
+                """, [.text(instanceID), .integer(now)])
+            try db.run("DELETE FROM leases WHERE holder = $1", [.text(instanceID)])
+            try db.run("DELETE FROM instances WHERE id = $1", [.text(instanceID)])
+            return released
+        }
+    }
+
+    public func instanceHeartbeats() throws -> [String: Int64] {
+        let rows = try read { db in
+            try db.query("SELECT id, heartbeat_at FROM instances") { ($0.text(0), $0.int64(1)) }
+        }
+        return Dictionary(rows, uniquingKeysWith: max)
+    }
+
+    /// One statement: PostgreSQL's `INSERT ... ON CONFLICT DO UPDATE ... WHERE` takes the row lock, so two
+    /// instances asking at once are decided one after the other.
+    public func acquireLease(name: String, holder: String, now: Int64, until: Int64) throws -> Bool {
+        try write { db in
+            try db.run(
+                """
+                INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, $4)
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                WHERE leases.holder = excluded.holder OR leases.expires_at <= $3
+                """, [.text(name), .text(holder), .integer(now), .integer(until)]) > 0
+        }
+    }
+
+    public func releaseLease(name: String, holder: String) throws {
+        try write { db in
+            try db.run("DELETE FROM leases WHERE name = $1 AND holder = $2", [.text(name), .text(holder)])
+        }
+    }
+
+    public func lease(name: String) throws -> (holder: String, expiresAt: Int64)? {
+        try read { db in
+            try db.query("SELECT holder, expires_at FROM leases WHERE name = $1", [.text(name)]) {
+                (holder: $0.text(0), expiresAt: $0.int64(1))
+            }.first
+        }
+    }
+}

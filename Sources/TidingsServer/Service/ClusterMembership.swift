@@ -1,0 +1,128 @@
+import Foundation
+import TidingsMetrics
+import TidingsModel
+import TidingsStore
+
+/// This instance's part in a cluster of tidingsd instances sharing one PostgreSQL store.
+///
+/// Every ``Configuration/heartbeatInterval`` it:
+/// 1. writes its heartbeat (``Store/recordHeartbeat(instanceID:now:)``);
+/// 2. returns to the queue the claims of every instance silent for longer than
+///    ``Configuration/instanceTimeout`` (``ClusterStore/releaseClaimsOfSilentInstances(heartbeatBefore:now:)``),
+///    so a killed instance's deliveries go out again within that timeout plus one interval, not after their
+///    lease;
+/// 3. renews its scheduler lease (``SchedulerLeadership``).
+///
+/// Stopping retires the instance: what it still has claimed goes back at once and it gives up the lease.
+/// The fan-out workers claim under the instance id (``FanoutService``'s `instanceID`), which is what ties
+/// claims to the heartbeat.
+///
+/// The heartbeat runs on its own task, apart from scheduled work and fan-out, so that a long job never
+/// makes a live instance look dead. An instance that cannot reach the store for longer than the timeout is
+/// taken for dead: its claims are sent by others, and its own outcomes for them are refused
+/// (``Store/completeDelivery(messageID:installationID:worker:result:now:)`` answers false); the pushes it
+/// had in flight are the only ones that can go out twice.
+public final class ClusterMembership: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        /// How often the heartbeat is written.
+        public var heartbeatInterval: Duration = .seconds(2)
+        /// An instance whose heartbeat is older than this is taken for dead; also the scheduler lease's length.
+        public var instanceTimeout: Duration = .seconds(10)
+
+        public init() {}
+
+        /// A timeout with the heartbeat at a fifth of it, so that four heartbeats in a row can be late before
+        /// an instance is taken for dead.
+        public init(instanceTimeout: Duration) {
+            self.instanceTimeout = instanceTimeout
+            heartbeatInterval = instanceTimeout / 5
+        }
+    }
+
+    public let instanceID: String
+    public let configuration: Configuration
+    public let leadership: SchedulerLeadership
+    let store: any Store
+    let clock: any TidingsClock
+    let logger: Logger
+    private let releasedClaims: Counter?
+    private let task = LockedBox<Task<Void, Never>?>(nil)
+
+    public init(
+        instanceID: String, store: any Store, configuration: Configuration = Configuration(),
+        clock: any TidingsClock = SystemClock(), logger: Logger = .disabled(), metrics: MetricsRegistry? = nil
+    ) {
+        self.instanceID = instanceID
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        leadership = .lease(
+            store: store, holder: instanceID, duration: configuration.instanceTimeout,
+            renewalInterval: configuration.heartbeatInterval, clock: clock)
+        releasedClaims = metrics?.counter(
+            name: "tidings_cluster_claims_released_total",
+            help: "Deliveries returned to the queue because the instance that claimed them went silent or stopped.")
+        metrics?.gauge(
+            name: "tidings_cluster_leader", help: "1 while this instance runs the cluster's scheduled work."
+        ) { [leadership] in leadership.isLeader ? 1 : 0 }
+    }
+
+    /// One heartbeat: writes it, releases silent instances' claims, renews the lease.
+    /// - Returns: how many deliveries were released.
+    @discardableResult
+    public func beat() throws -> Int {
+        let now = clock.now.millisecondsSince1970
+        try store.recordHeartbeat(instanceID: instanceID, now: now)
+        let released = try store.releaseClaimsOfSilentInstances(
+            heartbeatBefore: now - Int64(configuration.instanceTimeout.seconds * 1000), now: now)
+        if released > 0 {
+            releasedClaims?.increment(by: released)
+            logger.notice(
+                "returned to the queue the deliveries of an instance that went silent",
+                metadata: ["count": String(released)])
+        }
+        let wasLeader = leadership.isLeader
+        let leads = try leadership.renew()
+        if leads != wasLeader {
+            logger.notice(
+                leads ? "this instance now runs scheduled work" : "this instance no longer runs scheduled work")
+        }
+        return released
+    }
+
+    /// Beats now and then every ``Configuration/heartbeatInterval`` until ``stop()``.
+    public func start() {
+        task.withLock { task in
+            guard task == nil else { return }
+            task = Task { [self] in
+                while !Task.isCancelled {
+                    do { try beat() } catch { logger.error("cluster heartbeat failed: \(error)") }
+                    do { try await clock.sleep(for: configuration.heartbeatInterval) } catch { return }
+                }
+            }
+        }
+    }
+
+    /// Stops beating and retires the instance: its remaining claims return to the queue and its lease goes.
+    /// Call after the fan-out workers have stopped.
+    public func stop() async {
+        let running = task.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
+        await running?.value
+        do {
+            try leadership.resign()
+            let released = try store.retireInstance(
+                instanceID: instanceID, now: clock.now.millisecondsSince1970)
+            if released > 0 {
+                releasedClaims?.increment(by: released)
+                logger.notice("returned this instance's claims to the queue", metadata: ["count": String(released)])
+            }
+        } catch {
+            logger.error("retiring this instance failed; its claims return when it is seen silent: \(error)")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// What tidingsd instances sharing one store coordinate through: heartbeats that say who is alive, the
+/// release of a silent instance's claims, and named leases that let one instance run scheduled work.
+///
+/// An instance writes its heartbeat (``Store/recordHeartbeat(instanceID:now:)``) every few seconds and
+/// claims deliveries under worker ids that name it: the instance id itself, or `instanceID/n` for its
+/// n-th worker. Another instance that finds the heartbeat older than the cluster's timeout returns those
+/// claims to the queue (``releaseClaimsOfSilentInstances(heartbeatBefore:now:)``) instead of waiting for
+/// their leases. Times are the callers' clocks, so the hosts' clocks must agree to well within that timeout
+/// (NTP does).
+public protocol ClusterStore: Sendable {
+    /// Returns to pending every delivery claimed by an instance whose last heartbeat is before
+    /// `heartbeatBefore`, and forgets those instances (one that was only slow writes its heartbeat again).
+    /// - Returns: how many deliveries were released.
+    func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int
+    /// An instance stopping cleanly: its remaining claims return to pending at once, and its heartbeat row
+    /// and leases go, so no one waits for it.
+    /// - Returns: how many deliveries were released.
+    @discardableResult
+    func retireInstance(instanceID: String, now: Int64) throws -> Int
+    /// The instances that have a heartbeat row, with their last heartbeat, by id.
+    func instanceHeartbeats() throws -> [String: Int64]
+    /// Takes the lease `name` for `holder` until `until`, or extends it, when it is free, expired at `now`
+    /// or already `holder`'s. At most one holder has an unexpired lease at any time.
+    /// - Returns: whether `holder` holds the lease now.
+    func acquireLease(name: String, holder: String, now: Int64, until: Int64) throws -> Bool
+    /// Gives the lease up when `holder` has it, so another can take it at once.
+    func releaseLease(name: String, holder: String) throws
+    /// The lease's holder and expiry, whether or not it has expired; nil when no one has taken it.
+    func lease(name: String) throws -> (holder: String, expiresAt: Int64)?
+}
