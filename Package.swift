@@ -82,12 +82,18 @@ let package = Package(
         // The `Store` protocol on PostgreSQL through libpq: a connection pool, migrations, partitioned events.
         .target(name: "TidingsPostgres", dependencies: ["TidingsModel", "TidingsStore", "CLibPQ"]),
 
+        // Event forwarding: each app's events to Treasure Data, signed webhooks and NDJSON files, with durable
+        // per-destination cursors, retries and dead letters. HTTP through TidingsPush's libcurl client.
+        .target(
+            name: "TidingsForwarding",
+            dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
+
         // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
         .target(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
-                "TidingsPostgres",
+                "TidingsPostgres", "TidingsForwarding",
             ]
         ),
 
