@@ -18,7 +18,7 @@ import TidingsStore
 /// took the batch, so a batch interrupted by a crash is sent again (each event keeps its `event_id`).
 public final class ForwardingWorker: Sendable {
     /// How the worker paces itself.
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, Equatable {
         /// Events read and sent at once (a destination may take fewer: Treasure Data takes 500).
         public var batchSize = 500
         /// The pause when a destination has nothing left to send.
