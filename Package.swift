@@ -141,6 +141,12 @@ let package = Package(
                 "TidingsStoreTesting",
             ]),
         .testTarget(
+            name: "TidingsForwardingTests",
+            dependencies: [
+                "TidingsModel", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore", "TidingsForwarding",
+                "TidingsStoreTesting", "TidingsTestSupport",
+            ]),
+        .testTarget(
             name: "TidingsPostgresTests",
             dependencies: ["TidingsModel", "TidingsStore", "TidingsPostgres", "TidingsStoreTesting"]),
         .testTarget(
