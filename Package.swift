@@ -167,6 +167,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "TidingsEndToEndTests",
-            dependencies: ["Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
+            dependencies: [
+                "Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding",
+                "TidingsTestSupport",
+            ]),
     ]
 )
