@@ -106,7 +106,8 @@ let package = Package(
         .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator"]),
 
         .executableTarget(
-            name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
+            name: "tidings",
+            dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding"]),
         .executableTarget(name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator"]),
         .executableTarget(
             name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
