@@ -110,7 +110,10 @@ let package = Package(
             dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding"]),
         .executableTarget(name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator"]),
         .executableTarget(
-            name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
+            name: "tidings-bench",
+            dependencies: [
+                "TidingsModel", "Tidings", "TidingsServer", "TidingsTesting", "TidingsForwarding", "TidingsPush",
+            ]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(
