@@ -172,7 +172,8 @@ let package = Package(
         .testTarget(
             name: "TidingsEndToEndTests",
             dependencies: [
-                "Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding",
+                "Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting",
+                "TidingsForwarding",
                 "TidingsTestSupport",
             ]),
     ]

@@ -95,10 +95,12 @@ enum EndToEndBench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("tidingsd")
-        process.arguments = [
-            "--data-dir", dataDirectory.path, "--listen", "127.0.0.1:0", "--apns-endpoint", apnsEndpoint.absoluteString,
-            "--insecure-media-host", "127.0.0.1", "--log-level", "error",
-        ] + extraArguments
+        process.arguments =
+            [
+                "--data-dir", dataDirectory.path, "--listen", "127.0.0.1:0", "--apns-endpoint",
+                apnsEndpoint.absoluteString,
+                "--insecure-media-host", "127.0.0.1", "--log-level", "error",
+            ] + extraArguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -22,6 +22,8 @@ enum ForwardingBench {
     }
 
     static func measure(total: Int) async throws {
+        let forwardingBatch = Int(ProcessInfo.processInfo.environment["TIDINGS_BENCH_FORWARD_BATCH"] ?? "") ?? batch
+        print("forwarding: \(total) events, ingest batches of \(batch), forwarded batches of \(forwardingBatch)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-fwd-bench-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -43,12 +45,13 @@ enum ForwardingBench {
             ForwarderRecord(
                 id: "fwd_bench", appID: provisioned.app.id, kind: .webhook,
                 settings: [
-                    "url": .string(receiverURL.appendingPathComponent("hook").absoluteString), "secret": .string(secret),
+                    "url": .string(receiverURL.appendingPathComponent("hook").absoluteString),
+                    "secret": .string(secret),
                 ], state: .paused, createdAt: 0))
 
         let tidingsd = try EndToEndBench.startTidingsd(
             dataDirectory: directory, apnsEndpoint: URL(string: "http://127.0.0.1:9")!,
-            extraArguments: ["--forwarding-batch-size", String(batch)])
+            extraArguments: ["--forwarding-batch-size", String(forwardingBatch)])
         defer {
             tidingsd.process.terminate()
             tidingsd.process.waitUntilExit()
@@ -61,7 +64,8 @@ enum ForwardingBench {
         defer { client.shutdown() }
 
         // Ingest alone.
-        let ingestAlone = try await ingest(total: total, offset: 0, client: client, url: tidingsd.url, key: provisioned.serverKey)
+        let ingestAlone = try await ingest(
+            total: total, offset: 0, client: client, url: tidingsd.url, key: provisioned.serverKey)
         Measure.report("forwarding.ingest_500_event_batches", Double(total) / ingestAlone.seconds, "events/s")
 
         // Forwarding alone: the backlog just ingested.
@@ -85,7 +89,8 @@ enum ForwardingBench {
     }
 
     /// Posts `total` events in 500-event batches, 4 requests in flight; the time it took.
-    static func ingest(total: Int, offset: Int, client: CurlMultiClient, url: URL, key: String) async throws -> Duration {
+    static func ingest(total: Int, offset: Int, client: CurlMultiClient, url: URL, key: String) async throws -> Duration
+    {
         let endpoint = url.appendingPathComponent("v1/events").absoluteString
         // Recent times: the API refuses events from the future or too far in the past.
         let base = Date().millisecondsSince1970 - 3_600_000

@@ -30,7 +30,10 @@ import TidingsModel
         let paused = try await backend.tidingsAdmin(["forwarders", "pause", "--app", "CLI", id], adminKey: admin)
         #expect(paused.status == 0 && paused.standardOutput.contains("paused"), "\(paused.standardError)")
         let backfill = try await backend.tidingsAdmin(
-            ["forwarders", "backfill", "--app", "CLI", id, "--since", "2026-11-01T00:00:00Z", "--until", "2026-11-02T00:00:00Z"],
+            [
+                "forwarders", "backfill", "--app", "CLI", id, "--since", "2026-11-01T00:00:00Z", "--until",
+                "2026-11-02T00:00:00Z",
+            ],
             adminKey: admin)
         #expect(backfill.status == 0, "\(backfill.standardError)")
         let letters = try await backend.tidingsAdmin(
@@ -52,7 +55,8 @@ import TidingsModel
         #expect(insecure.status != 0 && insecure.standardError.contains("https://"))
         let noKey = try await backend.tidings(
             [
-                "forwarders", "add", "--app", "CLI", "--kind", "treasure_data", "--region", "ap01", "--database", "mobile",
+                "forwarders", "add", "--app", "CLI", "--kind", "treasure_data", "--region", "ap01", "--database",
+                "mobile",
                 "--table", "push_events", "--server", backend.endpoint, "--admin-key", admin,
             ], environment: ["TIDINGS_TD_WRITE_KEY": ""])
         #expect(noKey.status != 0 && noKey.standardError.contains("write_key"))
@@ -79,17 +83,23 @@ import TidingsModel
         #expect(signature.count == 64)
 
         let valid = try TidingsExecutable.run(
-            ["forwarders", "verify-signature", "--header", "t=\(now),v1=\(signature)", "--body-file", body,
-             "--secret-file", secretFile])
+            [
+                "forwarders", "verify-signature", "--header", "t=\(now),v1=\(signature)", "--body-file", body,
+                "--secret-file", secretFile,
+            ])
         #expect(valid.status == 0, "\(valid.standardError)")
         #expect(valid.standardOutput == "The signature is valid.\n")
         let tampered = try TidingsExecutable.run(
-            ["forwarders", "verify-signature", "--header", "t=\(now + 1),v1=\(signature)", "--body-file", body,
-             "--secret-file", secretFile])
+            [
+                "forwarders", "verify-signature", "--header", "t=\(now + 1),v1=\(signature)", "--body-file", body,
+                "--secret-file", secretFile,
+            ])
         #expect(tampered.status != 0 && tampered.standardError.contains("does not match"))
         let stale = try TidingsExecutable.run(
-            ["forwarders", "verify-signature", "--header", "t=\(now - 1000),v1=\(signature)", "--body-file", body,
-             "--secret-file", secretFile])
+            [
+                "forwarders", "verify-signature", "--header", "t=\(now - 1000),v1=\(signature)", "--body-file", body,
+                "--secret-file", secretFile,
+            ])
         #expect(stale.status != 0 && stale.standardError.contains("at most 300 s"))
     }
 }

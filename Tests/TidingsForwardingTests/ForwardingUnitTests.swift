@@ -97,7 +97,8 @@ import TidingsStore
         #expect(
             refusal(.treasureData, ["region": "us01", "database": "d-b", "table": "t", "write_key": "k"])?.contains(
                 "letters, digits and _") == true)
-        #expect(refusal(.treasureData, ["region": "us01", "database": "d", "table": "t"])?.contains("write_key") == true)
+        #expect(
+            refusal(.treasureData, ["region": "us01", "database": "d", "table": "t"])?.contains("write_key") == true)
         #expect(
             refusal(
                 .treasureData,
@@ -116,7 +117,9 @@ import TidingsStore
     @Test func filtersAreCheckedAndNeverDropTheIdempotencyKey() throws {
         let filter = try ForwarderSettings.filter(["event_types": ["open"], "drop_fields": ["user_id"]])
         #expect(filter.eventTypes == ["open"] && filter.droppedFields == ["user_id"] && filter.campaigns.isEmpty)
-        #expect(throws: ForwarderConfigurationError.self) { try ForwarderSettings.filter(["drop_fields": ["event_id"]]) }
+        #expect(throws: ForwarderConfigurationError.self) {
+            try ForwarderSettings.filter(["drop_fields": ["event_id"]])
+        }
         #expect(throws: ForwarderConfigurationError.self) { try ForwarderSettings.filter(["event_types": "open"]) }
         #expect(throws: ForwarderConfigurationError.self) { try ForwarderSettings.filter(["colour": []]) }
     }
@@ -144,9 +147,11 @@ import TidingsStore
             receivedAt: 1_800_000_000_000)
         let tokenRow = TreasureDataRow.row(ForwardingFilter.forwarded([token], .init())[0])
         #expect(tokenRow["fcm_token"] == "fcm-token-1" && tokenRow["type"] == "token_register")
-        let private_ = TreasureDataRow.row(
+        let withoutPersonalData = TreasureDataRow.row(
             ForwardingFilter.forwarded([token], .init(droppedFields: ["user_id", "token"]))[0])
-        #expect(private_["user_id"] == nil && private_["fcm_token"] == nil && private_["platform"] == "android")
+        #expect(
+            withoutPersonalData["user_id"] == nil && withoutPersonalData["fcm_token"] == nil
+                && withoutPersonalData["platform"] == "android")
     }
 
     @Test func filtersPassOnlyTheirTypesAndCampaigns() {

@@ -42,7 +42,8 @@ import TidingsTestSupport
     {
         let events = (0..<count).map { index in
             TidingsEvent(
-                type: type, occurredAt: 1_800_000_000_000 + Int64(index), installationID: "inst-\(index % installations)",
+                type: type, occurredAt: 1_800_000_000_000 + Int64(index),
+                installationID: "inst-\(index % installations)",
                 userID: "user-\(index % installations)", campaignID: campaign)
         }
         for chunk in stride(from: 0, to: events.count, by: 10) {
@@ -229,7 +230,8 @@ import TidingsTestSupport
         #expect(files.count > 1)
         #expect(files.allSatisfy { $0.hasPrefix("fwd_file-") && $0.hasSuffix(".ndjson") })
         for name in files {
-            let size = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size]
+            let size = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[
+                .size]
             #expect((size as? Int ?? 0) <= 4096)
         }
         let ids = try lines().map { try JSONText.parse(Data($0.utf8)).objectValue?["event_id"]?.stringValue ?? "" }

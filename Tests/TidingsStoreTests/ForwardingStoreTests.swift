@@ -11,7 +11,8 @@ import TidingsStoreTesting
     func makeStore(_ backend: StoreBackend) throws -> any Store {
         let store = try backend.makeStore()
         for id in ["app_a", "app_b"] {
-            try store.createApp(AppRecord(id: id, name: "name-\(id)", bundleID: "com.example.\(id)", createdAt: Self.now))
+            try store.createApp(
+                AppRecord(id: id, name: "name-\(id)", bundleID: "com.example.\(id)", createdAt: Self.now))
         }
         return store
     }
@@ -76,9 +77,13 @@ import TidingsStoreTesting
         #expect(stored.lastSuccessAt == Self.now + 31)
 
         // An expired lease goes to whoever asks; a released one at once.
-        #expect(try store.acquireForwarderLease(id: "fwd_1", owner: "two", now: Self.now + 30_001, until: Self.now + 60_000))
+        #expect(
+            try store.acquireForwarderLease(id: "fwd_1", owner: "two", now: Self.now + 30_001, until: Self.now + 60_000)
+        )
         try store.releaseForwarderLease(id: "fwd_1", owner: "two")
-        #expect(try store.acquireForwarderLease(id: "fwd_1", owner: "one", now: Self.now + 30_002, until: Self.now + 60_000))
+        #expect(
+            try store.acquireForwarderLease(id: "fwd_1", owner: "one", now: Self.now + 30_002, until: Self.now + 60_000)
+        )
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -101,10 +106,12 @@ import TidingsStoreTesting
         #expect(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").map(\.id) == ["dl_1", "dl_2"])
         #expect(try store.deadLetters(appID: "app_b", forwarderID: "fwd_1").isEmpty)
 
-        #expect(try store.requestDeadLetterReplay(appID: "app_a", forwarderID: "fwd_1", ids: ["dl_2"], now: Self.now) == 1)
+        #expect(
+            try store.requestDeadLetterReplay(appID: "app_a", forwarderID: "fwd_1", ids: ["dl_2"], now: Self.now) == 1)
         #expect(try store.requestDeadLetterReplay(appID: "app_b", forwarderID: "fwd_1", ids: nil, now: Self.now) == 0)
         #expect(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").map(\.state) == [.parked, .replaying])
-        try store.finishDeadLetterReplay(id: "dl_2", delivered: false, status: 422, error: "still bad", now: Self.now + 5)
+        try store.finishDeadLetterReplay(
+            id: "dl_2", delivered: false, status: 422, error: "still bad", now: Self.now + 5)
         let replayed = try #require(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").last)
         #expect(replayed.state == .parked && replayed.attempts == 2 && replayed.status == 422)
         #expect(replayed.error == "still bad" && replayed.updatedAt == Self.now + 5)

@@ -52,7 +52,8 @@ public struct TreasureDataDestination: ForwardingDestination {
         guard batch.events.count <= Self.maximumRecords else {
             throw ForwardingFailure(
                 kind: .permanent,
-                message: "a batch of \(batch.events.count) events exceeds TD's \(Self.maximumRecords) records a request")
+                message: "a batch of \(batch.events.count) events exceeds TD's \(Self.maximumRecords) records a request"
+            )
         }
         let request = HTTP2Request(
             method: "POST", url: url,

@@ -45,8 +45,10 @@ public struct WebhookDestination: ForwardingDestination {
                 ("content-type", "application/json"),
                 ("idempotency-key", batch.id),
                 ("tidings-batch-id", batch.id),
-                (WebhookSignature.headerName.lowercased(),
-                 WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)),
+                (
+                    WebhookSignature.headerName.lowercased(),
+                    WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)
+                ),
             ], body: body, timeout: timeout)
         try await client.deliver(request)
     }

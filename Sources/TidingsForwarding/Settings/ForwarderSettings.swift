@@ -20,9 +20,9 @@ public enum ForwarderSettings {
 
     /// The settings to store for `kind`, checked, with a generated webhook secret when none was given.
     /// - Throws: ``ForwarderConfigurationError`` naming the field.
-    public static func validated(kind: ForwarderRecord.Kind, _ input: [String: JSONValue]) throws(
-        ForwarderConfigurationError
-    ) -> [String: JSONValue] {
+    public static func validated(kind: ForwarderRecord.Kind, _ input: [String: JSONValue])
+        throws(ForwarderConfigurationError) -> [String: JSONValue]
+    {
         switch kind {
         case .treasureData:
             try allowOnly(input, ["region", "endpoint", "database", "table", "write_key"])
@@ -68,10 +68,12 @@ public enum ForwarderSettings {
             try allowOnly(input, ["directory", "max_file_bytes", "max_file_seconds"])
             let directory = try requiredString(input, "directory")
             let components = directory.split(separator: "/")
-            guard !directory.hasPrefix("/"), !components.isEmpty, !components.contains(where: { $0 == ".." || $0 == "." })
+            guard !directory.hasPrefix("/"), !components.isEmpty,
+                !components.contains(where: { $0 == ".." || $0 == "." })
             else {
                 throw ForwarderConfigurationError(
-                    "directory must be a relative path without . or .. (it is kept under the server's forwarding directory)")
+                    "directory must be a relative path without . or .. (it is kept under the server's forwarding directory)"
+                )
             }
             var settings: [String: JSONValue] = ["directory": .string(directory)]
             settings["max_file_bytes"] = .integer(
@@ -106,7 +108,8 @@ public enum ForwarderSettings {
             var strings: [String] = []
             for element in array {
                 guard let string = element.stringValue, !string.isEmpty, string.utf8.count <= 128 else {
-                    throw ForwarderConfigurationError("filter.\(field) must hold non-empty strings of at most 128 bytes")
+                    throw ForwarderConfigurationError(
+                        "filter.\(field) must hold non-empty strings of at most 128 bytes")
                 }
                 strings.append(string)
             }
@@ -135,18 +138,18 @@ public enum ForwarderSettings {
         }
     }
 
-    private static func allowOnly(_ input: [String: JSONValue], _ fields: Set<String>) throws(
-        ForwarderConfigurationError
-    ) {
+    private static func allowOnly(_ input: [String: JSONValue], _ fields: Set<String>)
+        throws(ForwarderConfigurationError)
+    {
         for key in input.keys.sorted() where !fields.contains(key) {
             throw ForwarderConfigurationError(
                 "\(key) is not a setting here; expected \(fields.sorted().joined(separator: ", "))")
         }
     }
 
-    private static func requiredString(_ input: [String: JSONValue], _ field: String) throws(
-        ForwarderConfigurationError
-    ) -> String {
+    private static func requiredString(_ input: [String: JSONValue], _ field: String)
+        throws(ForwarderConfigurationError) -> String
+    {
         guard let value = input[field]?.stringValue, !value.isEmpty, value.utf8.count <= 2048 else {
             throw ForwarderConfigurationError("\(field) must be a non-empty string of at most 2048 bytes")
         }

@@ -24,6 +24,8 @@ final class DestinationRunner: Sendable {
     private let appID: String
     private let destination: any ForwardingDestination
     private let lastMetrics = LockedBox<ContinuousClock.Instant?>(nil)
+    /// When the lease this runner last took ends, unix milliseconds (0: not held).
+    private let leaseEnds = LockedBox<Int64>(0)
     private let forwardedEvents: Counter?
     private let failures: Counter?
     private let deadLettered: Counter?
@@ -102,11 +104,16 @@ final class DestinationRunner: Sendable {
         return forwarder
     }
 
+    /// Takes or extends the lease. While more than two thirds of it is left nobody else can hold it, so
+    /// the store is not written: one write a batch (the cursor) instead of two.
     private func renewLease() throws -> Bool {
         let now = self.now
-        return try store.acquireForwarderLease(
-            id: forwarderID, owner: worker.owner, now: now,
-            until: now + Int64(configuration.leaseDuration.seconds * 1000))
+        let duration = Int64(configuration.leaseDuration.seconds * 1000)
+        if leaseEnds.withLock({ now < $0 - duration / 3 }) { return true }
+        let held = try store.acquireForwarderLease(
+            id: forwarderID, owner: worker.owner, now: now, until: now + duration)
+        leaseEnds.withLock { $0 = held ? now + duration : 0 }
+        return held
     }
 
     // MARK: Live events
@@ -252,7 +259,9 @@ final class DestinationRunner: Sendable {
                         "forwarder_id": forwarderID, "batch_id": batch.id, "attempt": String(attempt),
                         "retry_in_ms": String(Int64(delay.seconds * 1000)), "error": error.description,
                     ])
-                if let forwarder = try store.forwarder(appID: appID, id: forwarderID) { measure(forwarder, force: true) }
+                if let forwarder = try store.forwarder(appID: appID, id: forwarderID) {
+                    measure(forwarder, force: true)
+                }
                 try await worker.clock.sleep(for: delay)
                 guard try currentForwarder() != nil, try renewLease() else { return .stopped }
             }

@@ -15,7 +15,8 @@ extension ForwarderRecord.Filter {
     package init(storedText: String) {
         let object = (try? JSONText.parse(Data(storedText.utf8)))?.objectValue ?? [:]
         func strings(_ key: String) -> [String] { object[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-        self.init(eventTypes: strings("event_types"), campaigns: strings("campaigns"), droppedFields: strings("drop_fields"))
+        self.init(
+            eventTypes: strings("event_types"), campaigns: strings("campaigns"), droppedFields: strings("drop_fields"))
     }
 }
 

@@ -83,7 +83,9 @@ enum ForwardersCommand {
         }
         for (option, key) in [("max-file-bytes", "max_file_bytes"), ("max-file-seconds", "max_file_seconds")] {
             guard let text = arguments.option(option) else { continue }
-            guard let number = Int64(text) else { throw CommandLineError.usage("forwarders add: --\(option) takes a number") }
+            guard let number = Int64(text) else {
+                throw CommandLineError.usage("forwarders add: --\(option) takes a number")
+            }
             settings[key] = .integer(number)
         }
         if let file = arguments.option("secret-file") { settings["secret"] = .string(try secret(file: file)) }
@@ -95,11 +97,15 @@ enum ForwardersCommand {
             }
         }
         var filter: [String: JSONValue] = [:]
-        for (option, key) in [("event-types", "event_types"), ("campaigns", "campaigns"), ("drop-fields", "drop_fields")] {
+        for (option, key) in [
+            ("event-types", "event_types"), ("campaigns", "campaigns"), ("drop-fields", "drop_fields"),
+        ] {
             guard let text = arguments.option(option) else { continue }
             filter[key] = .array(text.split(separator: ",").map { .string(String($0)) })
         }
-        var body: [String: JSONValue] = ["kind": .string(kind), "settings": .object(settings), "filter": .object(filter)]
+        var body: [String: JSONValue] = [
+            "kind": .string(kind), "settings": .object(settings), "filter": .object(filter),
+        ]
         if let start = arguments.option("start") { body["start"] = .string(start) }
         if arguments.flag("paused") { body["state"] = "paused" }
         let answer = try await AdminClient(arguments: arguments).client.json(
@@ -155,7 +161,9 @@ enum ForwardersCommand {
             answer = try await client.json("DELETE", path, query: [("ids", arguments.option("ids"))])
         }
         try Console.writeAnswer(answer, json: arguments.flag("json")) { answer in
-            if let count = answer["replaying"] { return "\(DisplayText.value(count)) dead letters queued for replay.\n" }
+            if let count = answer["replaying"] {
+                return "\(DisplayText.value(count)) dead letters queued for replay.\n"
+            }
             if let count = answer["purged"] { return "\(DisplayText.value(count)) dead letters purged.\n" }
             let letters = answer["dead_letters"]?.arrayValue ?? []
             guard !letters.isEmpty else { return "No dead letters.\n" }
@@ -204,15 +212,17 @@ enum ForwardersCommand {
         guard let body = FileManager.default.contents(atPath: bodyFile) else {
             throw CommandLineError.failure("cannot read \(bodyFile)")
         }
-        let tolerance = try arguments.option("tolerance").map { text in
-            guard let value = Int64(text), value >= 0 else {
-                throw CommandLineError.usage("forwarders verify-signature: --tolerance takes seconds (0 or more)")
-            }
-            return value
-        } ?? WebhookSignature.defaultTolerance
+        let tolerance =
+            try arguments.option("tolerance").map { text in
+                guard let value = Int64(text), value >= 0 else {
+                    throw CommandLineError.usage("forwarders verify-signature: --tolerance takes seconds (0 or more)")
+                }
+                return value
+            } ?? WebhookSignature.defaultTolerance
         let now = arguments.option("now").flatMap { Int64($0) } ?? Int64(Date().timeIntervalSince1970)
         do {
-            try WebhookSignature.verify(header: header, secret: secret, body: Array(body), now: now, tolerance: tolerance)
+            try WebhookSignature.verify(
+                header: header, secret: secret, body: Array(body), now: now, tolerance: tolerance)
         } catch {
             throw CommandLineError.failure("the signature is not valid: \(error.message)")
         }
@@ -256,7 +266,9 @@ enum ForwardersCommand {
     }
 
     private static func forwarderID(_ arguments: ArgumentList, _ command: String) throws -> String {
-        guard arguments.positionals.count == 1 else { throw CommandLineError.usage("\(command): give one FORWARDER_ID") }
+        guard arguments.positionals.count == 1 else {
+            throw CommandLineError.usage("\(command): give one FORWARDER_ID")
+        }
         return arguments.positionals[0]
     }
 }
