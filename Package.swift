@@ -82,12 +82,18 @@ let package = Package(
         // The `Store` protocol on PostgreSQL through libpq: a connection pool, migrations, partitioned events.
         .target(name: "TidingsPostgres", dependencies: ["TidingsModel", "TidingsSQLite", "TidingsStore", "CLibPQ"]),
 
+        // Event forwarding: each app's events to Treasure Data, signed webhooks and NDJSON files, with durable
+        // per-destination cursors, retries and dead letters. HTTP through TidingsPush's libcurl client.
+        .target(
+            name: "TidingsForwarding",
+            dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
+
         // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
         .target(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
-                "TidingsPostgres",
+                "TidingsPostgres", "TidingsForwarding",
             ]
         ),
 
@@ -100,11 +106,15 @@ let package = Package(
         .target(name: "TidingsTesting", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator"]),
 
         .executableTarget(
-            name: "tidings", dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting"]),
+            name: "tidings",
+            dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding"]),
         .executableTarget(
             name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator", "TidingsStore", "TidingsPostgres"]),
         .executableTarget(
-            name: "tidings-bench", dependencies: ["TidingsModel", "Tidings", "TidingsServer", "TidingsTesting"]),
+            name: "tidings-bench",
+            dependencies: [
+                "TidingsModel", "Tidings", "TidingsServer", "TidingsTesting", "TidingsForwarding", "TidingsPush",
+            ]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(
@@ -136,6 +146,12 @@ let package = Package(
                 "TidingsStoreTesting",
             ]),
         .testTarget(
+            name: "TidingsForwardingTests",
+            dependencies: [
+                "TidingsModel", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore", "TidingsForwarding",
+                "TidingsStoreTesting", "TidingsTestSupport",
+            ]),
+        .testTarget(
             name: "TidingsPostgresTests",
             dependencies: ["TidingsModel", "TidingsStore", "TidingsPostgres", "TidingsStoreTesting"]),
         .testTarget(
@@ -158,7 +174,7 @@ let package = Package(
             name: "TidingsEndToEndTests",
             dependencies: [
                 "Tidings", "TidingsStore", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsPostgres",
-                "TidingsStoreTesting",
+                "TidingsStoreTesting", "TidingsForwarding", "TidingsTestSupport",
             ]),
     ]
 )

@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/hmac.h>
 #include <openssl/bio.h>
 #include <openssl/pem.h>
 #include <openssl/ec.h>

@@ -191,6 +191,43 @@ extension PostgresStore {
         );
         CREATE INDEX message_deliveries_claimed_by ON message_deliveries (claimed_by) WHERE state = 'claimed';
         """,
+        // Event forwarding: destinations with their cursors and leases, and the batches they refused.
+        """
+        CREATE TABLE forwarders (
+            id text COLLATE "C" PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            kind text NOT NULL,
+            settings text NOT NULL,
+            filter text NOT NULL,
+            state text NOT NULL,
+            event_cursor bigint NOT NULL,
+            created_at bigint NOT NULL,
+            failing_since bigint,
+            last_error text,
+            last_success_at bigint,
+            backfill_since bigint,
+            backfill_until bigint,
+            backfill_cursor bigint,
+            lease_owner text,
+            lease_until bigint
+        );
+        CREATE INDEX forwarders_app ON forwarders (app_id);
+        CREATE TABLE forwarder_dead_letters (
+            id text COLLATE "C" PRIMARY KEY,
+            forwarder_id text COLLATE "C" NOT NULL REFERENCES forwarders(id),
+            app_id text COLLATE "C" NOT NULL,
+            first_seq bigint NOT NULL,
+            last_seq bigint NOT NULL,
+            event_count bigint NOT NULL,
+            status bigint,
+            error text NOT NULL,
+            state text NOT NULL,
+            attempts bigint NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL
+        );
+        CREATE INDEX forwarder_dead_letters_forwarder ON forwarder_dead_letters (forwarder_id, created_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -89,14 +89,18 @@ enum EndToEndBench {
     }
 
     /// Starts the `tidingsd` built beside this binary and reads its address from the banner.
-    static func startTidingsd(dataDirectory: URL, apnsEndpoint: URL) throws -> (process: Process, url: URL) {
+    static func startTidingsd(dataDirectory: URL, apnsEndpoint: URL, extraArguments: [String] = []) throws -> (
+        process: Process, url: URL
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("tidingsd")
-        process.arguments = [
-            "--data-dir", dataDirectory.path, "--listen", "127.0.0.1:0", "--apns-endpoint", apnsEndpoint.absoluteString,
-            "--insecure-media-host", "127.0.0.1", "--log-level", "error",
-        ]
+        process.arguments =
+            [
+                "--data-dir", dataDirectory.path, "--listen", "127.0.0.1:0", "--apns-endpoint",
+                apnsEndpoint.absoluteString,
+                "--insecure-media-host", "127.0.0.1", "--log-level", "error",
+            ] + extraArguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

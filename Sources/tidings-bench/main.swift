@@ -9,6 +9,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("media", MediaBench.run),
     ("apns", APNsBench.run),
     ("e2e", EndToEndBench.run),
+    ("forwarding", ForwardingBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.

@@ -15,6 +15,7 @@ enum TidingsCommand {
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
           apps list|show|create|set-...       apps, their settings and credentials (admin key)
           keys list|create|revoke             an app's app and server keys (admin key)
+          forwarders add|list|pause|...       an app's event forwarders; verify-signature (admin key)
           demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
           device simulate --count N ...       simulated devices running the real SDK against tidingsd
 
@@ -44,6 +45,7 @@ enum TidingsCommand {
             // The administration API, with an admin key (Sources/tidings/Admin).
             case "apps": return try await AppsCommand.run(rest)
             case "keys": return try await KeysCommand.run(rest)
+            case "forwarders": return try await ForwardersCommand.run(rest)
             case "demo": return try await DemoCommand.run(rest)
             case "device": return try await DeviceCommand.run(rest)
             case "help", "--help", "-h":

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsForwarding
 import TidingsHTTP
 import TidingsModel
 import TidingsPush
@@ -40,6 +41,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var metricsToken: BearerToken?
     /// How long a `/readyz` report is reused, so that load balancers polling it cannot load the store.
     public var readinessCacheDuration: Duration = .seconds(2)
+    /// Whether this process forwards events to the apps' destinations (`--forwarding on|off`).
+    public var forwardingEnabled = true
+    /// How the forwarding worker batches, retries and judges health.
+    public var forwarding = ForwardingWorker.Configuration()
+    /// Whether a destination failing for longer than ``ForwardingWorker/Configuration/unhealthyAfter`` fails
+    /// `/readyz` (`--forwarding-readiness on|off`); off leaves it to `/metrics` when a balancer polls `/readyz`.
+    public var forwardingAffectsReadiness = true
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -323,7 +331,48 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.http.shutdownGracePeriod = value
                 return true
             }),
+        Setting(
+            flag: "forwarding", environment: "TIDINGS_FORWARDING", fileKey: "forwarding",
+            help: "on or off: forward events to the apps' destinations (docs/forwarding.md)",
+            apply: { configuration, text in
+                guard let value = onOff(text) else { return false }
+                configuration.forwardingEnabled = value
+                return true
+            }),
+        Setting(
+            flag: "forwarding-batch-size", environment: "TIDINGS_FORWARDING_BATCH_SIZE",
+            fileKey: "forwarding_batch_size", help: "events a forwarded batch holds at most (1 to 5000)",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...5000).contains(value) else { return false }
+                configuration.forwarding.batchSize = value
+                return true
+            }),
+        Setting(
+            flag: "forwarding-unhealthy-after", environment: "TIDINGS_FORWARDING_UNHEALTHY_AFTER",
+            fileKey: "forwarding_unhealthy_after",
+            help: "seconds a destination may fail without a success before it counts as unhealthy",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.forwarding.unhealthyAfter = value
+                return true
+            }),
+        Setting(
+            flag: "forwarding-readiness", environment: "TIDINGS_FORWARDING_READINESS",
+            fileKey: "forwarding_readiness", help: "on or off: an unhealthy destination fails /readyz",
+            apply: { configuration, text in
+                guard let value = onOff(text) else { return false }
+                configuration.forwardingAffectsReadiness = value
+                return true
+            }),
     ]
+
+    private static func onOff(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "on", "true", "1", "yes": true
+        case "off", "false", "0", "no": false
+        default: nil
+        }
+    }
 
     /// `text` without a trailing slash when it is an absolute http(s) URL with a host; nil otherwise.
     static func httpBase(_ text: String) -> String? {

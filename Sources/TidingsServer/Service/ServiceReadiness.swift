@@ -62,4 +62,22 @@ public enum ServiceReadiness {
             }
         }
     }
+
+    /// `forwarding`: no active destination has failed for longer than its threshold. Each unhealthy one is
+    /// named with its app, how long and its last error (never its settings).
+    public static func forwardingHealthy(_ unhealthy: @escaping @Sendable () throws -> [String]) -> ReadinessCheck {
+        ReadinessCheck("forwarding") {
+            let failing: [String]
+            do {
+                failing = try unhealthy()
+            } catch {
+                throw ReadinessCheck.Failure("the forwarders cannot be read: \(error)")
+            }
+            guard failing.isEmpty else {
+                let shown = failing.prefix(5).joined(separator: "; ")
+                let more = failing.count > 5 ? " and \(failing.count - 5) more" : ""
+                throw ReadinessCheck.Failure("unhealthy destinations: \(shown)\(more)")
+            }
+        }
+    }
 }

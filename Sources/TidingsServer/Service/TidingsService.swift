@@ -1,4 +1,5 @@
 import Foundation
+import TidingsForwarding
 import TidingsHTTP
 import TidingsMetrics
 import TidingsModel
@@ -48,6 +49,9 @@ public final class TidingsService: Sendable {
     public let membership: ClusterMembership?
     /// The periodic jobs, run only while this instance leads (``SchedulerLeadership``).
     public let scheduledWork: ScheduledWork
+    /// Sends the apps' events to their destinations (docs/forwarding.md); nil with `--forwarding off`.
+    public let forwarding: ForwardingWorker?
+    private let forwardingClient: CurlMultiClient?
 
     /// Opens (or creates) the store in the configuration's data directory and builds everything; nothing
     /// runs until ``start()``.
@@ -107,6 +111,28 @@ public final class TidingsService: Sendable {
             store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics,
             instanceID: instanceID)
         let fcmCredentials = FCMCredentialsStore(dataDirectory: dataDirectory)
+        var forwardingClient: CurlMultiClient?
+        var forwarding: ForwardingWorker?
+        if configuration.forwardingEnabled {
+            var clientConfiguration = CurlMultiClient.Configuration()
+            clientConfiguration.maxConnectionsPerHost = 4
+            let client = try CurlMultiClient(configuration: clientConfiguration)
+            var workerConfiguration = configuration.forwarding
+            // Holding the sender lock, this process is the store's only user: leases left are a dead process's.
+            workerConfiguration.takesOverLeases = senderLock != nil
+            forwarding = ForwardingWorker(
+                store: store,
+                destinations: DestinationFactory(
+                    fileRoot: dataDirectory.appendingPathComponent("forwarding", isDirectory: true), httpClient: client),
+                configuration: workerConfiguration, logger: logger, metrics: metrics)
+            forwardingClient = client
+        }
+        self.forwarding = forwarding
+        self.forwardingClient = forwardingClient
+        var forwardingChecks: [ReadinessCheck] = []
+        if let forwarding, configuration.forwardingAffectsReadiness {
+            forwardingChecks.append(ServiceReadiness.forwardingHealthy { try forwarding.unhealthyDestinations() })
+        }
         readiness = ReadinessProbe(
             checks: [
                 // A real write: a locked, read-only, full or closed store refuses it.
@@ -116,7 +142,7 @@ public final class TidingsService: Sendable {
                 ServiceReadiness.fanoutRunning { fanout.isRunning },
                 ServiceReadiness.credentialsLoad(
                     appIDs: { try store.apps().map(\.id) }, apns: apnsCredentials, fcm: fcmCredentials),
-            ], cacheDuration: configuration.readinessCacheDuration, logger: logger)
+            ] + forwardingChecks, cacheDuration: configuration.readinessCacheDuration, logger: logger)
         var router = api.router
         var adminRouter = Router()
         // On an admin address /metrics leaves the API address, so the API port can face the internet.
@@ -172,6 +198,7 @@ public final class TidingsService: Sendable {
         membership?.start()
         fanout.start()
         scheduledWork.start()
+        forwarding?.start()
     }
 
     /// Stops the fan-out workers (each finishes the push it is sending) and closes the providers.
@@ -180,6 +207,8 @@ public final class TidingsService: Sendable {
         await fanout.stop()
         // After the workers: what they still hold goes back to the queue now, not when others see us silent.
         await membership?.stop()
+        await forwarding?.stop()
+        forwardingClient?.shutdown()
         apns.shutdown()
         fcm.shutdown()
     }

@@ -185,6 +185,43 @@ extension SQLiteStore {
             expires_at INTEGER NOT NULL
         );
         """,
+        // Event forwarding: destinations with their cursors and leases, and the batches they refused.
+        """
+        CREATE TABLE forwarders (
+            id TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            kind TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            filter TEXT NOT NULL,
+            state TEXT NOT NULL,
+            event_cursor INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            failing_since INTEGER,
+            last_error TEXT,
+            last_success_at INTEGER,
+            backfill_since INTEGER,
+            backfill_until INTEGER,
+            backfill_cursor INTEGER,
+            lease_owner TEXT,
+            lease_until INTEGER
+        );
+        CREATE INDEX forwarders_app ON forwarders(app_id);
+        CREATE TABLE forwarder_dead_letters (
+            id TEXT PRIMARY KEY,
+            forwarder_id TEXT NOT NULL REFERENCES forwarders(id),
+            app_id TEXT NOT NULL,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            event_count INTEGER NOT NULL,
+            status INTEGER,
+            error TEXT NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX forwarder_dead_letters_forwarder ON forwarder_dead_letters(forwarder_id, created_at);
+        """,
     ]
 
     /// The schema version this build migrates to: the number of migrations.

@@ -5,8 +5,9 @@ import TidingsHTTP
 import TidingsModel
 import TidingsPush
 import TidingsServer
-import TidingsStore
 import TidingsTesting
+
+@testable import TidingsStore
 
 @Suite struct FanoutWorkerTests {
     /// Registers `count` installations and posts one alert to all; returns the message id.

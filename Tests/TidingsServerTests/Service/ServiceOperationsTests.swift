@@ -52,7 +52,7 @@ import TidingsStore
             #expect(after.status == 200)
             #expect(
                 after.text
-                    == #"{"checks":{"credentials":{"status":"ok"},"fanout":{"status":"ok"},"store":{"status":"ok"}},"status":"ready"}"#
+                    == #"{"checks":{"credentials":{"status":"ok"},"fanout":{"status":"ok"},"forwarding":{"status":"ok"},"store":{"status":"ok"}},"status":"ready"}"#
             )
         }
     }

@@ -1,0 +1,289 @@
+import Foundation
+import TidingsMetrics
+import TidingsModel
+import TidingsStore
+
+/// One destination's loop: replays the dead letters asked for, steps a running backfill, then sends the
+/// next batch after the cursor, until the destination is paused or removed, its lease is lost, or the
+/// worker stops.
+///
+/// A batch that fails with a retryable error is sent again, the same events in the same order, after
+/// ``ForwardingBackoff``'s delay, for as long as it takes: nothing after it goes first, so order per
+/// installation holds. One the destination refuses for good is parked as a dead letter and the cursor
+/// moves past it.
+final class DestinationRunner: Sendable {
+    private enum Outcome {
+        case delivered
+        case refused(ForwardingFailure)
+        /// Paused, removed, lease lost or cancelled while retrying.
+        case stopped
+    }
+
+    private let worker: ForwardingWorker
+    private let forwarderID: String
+    private let appID: String
+    private let destination: any ForwardingDestination
+    private let lastMetrics = LockedBox<ContinuousClock.Instant?>(nil)
+    /// When the lease this runner last took ends, unix milliseconds (0: not held).
+    private let leaseEnds = LockedBox<Int64>(0)
+    private let forwardedEvents: Counter?
+    private let failures: Counter?
+    private let deadLettered: Counter?
+    private let lagEvents: Gauge?
+    private let lagSeconds: Gauge?
+    private let healthy: Gauge?
+
+    init(worker: ForwardingWorker, forwarder: ForwarderRecord, destination: any ForwardingDestination) {
+        self.worker = worker
+        forwarderID = forwarder.id
+        appID = forwarder.appID
+        self.destination = destination
+        let labels = ["app_id": forwarder.appID, "forwarder_id": forwarder.id, "kind": forwarder.kind.rawValue]
+        let metrics = worker.metrics
+        forwardedEvents = metrics?.counter(
+            name: "tidings_forwarded_events_total", help: "Events a destination took.", labels: labels)
+        failures = metrics?.counter(
+            name: "tidings_forwarding_failures_total", help: "Batches a destination failed to take.", labels: labels)
+        deadLettered = metrics?.counter(
+            name: "tidings_forwarding_dead_letters_total", help: "Batches a destination refused for good.",
+            labels: labels)
+        lagEvents = metrics?.gauge(
+            name: "tidings_forwarding_lag_events", help: "Stored events a destination has not taken yet.",
+            labels: labels)
+        lagSeconds = metrics?.gauge(
+            name: "tidings_forwarding_lag_seconds",
+            help: "Age of the oldest stored event a destination has not taken yet.", labels: labels)
+        healthy = metrics?.gauge(
+            name: "tidings_forwarding_healthy",
+            help: "1 while a destination takes batches or has failed for less than the unhealthy threshold.",
+            labels: labels)
+    }
+
+    private var store: any Store { worker.store }
+    private var configuration: ForwardingWorker.Configuration { worker.configuration }
+    private var now: Int64 { worker.clock.now.millisecondsSince1970 }
+    private var batchSize: Int { max(1, min(configuration.batchSize, destination.maximumBatchSize)) }
+
+    func run() async {
+        defer {
+            destination.close()
+            try? store.releaseForwarderLease(id: forwarderID, owner: worker.owner)
+        }
+        worker.logger.info("forwarding started", metadata: ["forwarder_id": forwarderID, "app_id": appID])
+        while !Task.isCancelled {
+            do {
+                guard let forwarder = try currentForwarder() else { break }
+                guard try renewLease() else {
+                    // Another process forwards this destination; try again when its lease may have ended.
+                    try await worker.clock.sleep(for: configuration.leaseDuration / 3)
+                    continue
+                }
+                measure(forwarder)
+                var busy = try await replayDeadLetter(forwarder)
+                busy = try await stepBackfill(forwarder) || busy
+                busy = try await sendNextBatch(forwarder) || busy
+                if !busy { try await worker.clock.sleep(for: configuration.idleInterval) }
+            } catch is CancellationError {
+                break
+            } catch {
+                worker.logger.warning(
+                    "forwarding paused by a store error", metadata: ["forwarder_id": forwarderID, "error": "\(error)"])
+                try? await worker.clock.sleep(for: configuration.idleInterval * 5)
+            }
+        }
+        lagEvents?.set(0)
+        lagSeconds?.set(0)
+        worker.logger.info("forwarding stopped", metadata: ["forwarder_id": forwarderID])
+    }
+
+    /// The destination as stored, nil when it was paused or removed.
+    private func currentForwarder() throws -> ForwarderRecord? {
+        guard let forwarder = try store.forwarder(appID: appID, id: forwarderID), forwarder.state == .active else {
+            return nil
+        }
+        return forwarder
+    }
+
+    /// Takes or extends the lease. While more than two thirds of it is left nobody else can hold it, so
+    /// the store is not written: one write a batch (the cursor) instead of two.
+    private func renewLease() throws -> Bool {
+        let now = self.now
+        let duration = Int64(configuration.leaseDuration.seconds * 1000)
+        if leaseEnds.withLock({ now < $0 - duration / 3 }) { return true }
+        let held = try store.acquireForwarderLease(
+            id: forwarderID, owner: worker.owner, now: now, until: now + duration)
+        leaseEnds.withLock { $0 = held ? now + duration : 0 }
+        return held
+    }
+
+    // MARK: Live events
+
+    /// Sends the batch after the cursor; true when there may be more right away.
+    private func sendNextBatch(_ forwarder: ForwarderRecord) async throws -> Bool {
+        let page = try store.events(appID: appID, query: EventQuery(afterSequence: forwarder.cursor, limit: batchSize))
+        var events = page.events
+        let delay = store.eventVisibilityDelay
+        if delay > 0, let young = events.firstIndex(where: { $0.receivedAt > now - delay }) {
+            // A younger event may still have older neighbours in transactions that have not committed.
+            events.removeSubrange(young...)
+        }
+        guard let first = events.first, let last = events.last else { return false }
+        let forwarded = ForwardingFilter.forwarded(events, forwarder.filter)
+        let full = page.events.count == batchSize && events.count == page.events.count
+        guard !forwarded.isEmpty else {
+            try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: last.sequence, now: now)
+            return full
+        }
+        let batch = ForwardingBatch(
+            id: "\(forwarderID)-\(first.sequence)-\(last.sequence)", forwarderID: forwarderID, appID: appID,
+            events: forwarded)
+        switch try await send(batch) {
+        case .delivered:
+            try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: last.sequence, now: now)
+            return full
+        case .refused(let failure):
+            try park(batch, first: first.sequence, last: last.sequence, failure: failure, advancesCursor: true)
+            return true
+        case .stopped:
+            return false
+        }
+    }
+
+    // MARK: Backfill
+
+    /// Sends the next page of a running backfill; true when it sent something.
+    private func stepBackfill(_ forwarder: ForwarderRecord) async throws -> Bool {
+        guard let backfill = forwarder.backfill else { return false }
+        let page = try store.events(
+            appID: appID,
+            query: EventQuery(
+                since: backfill.since, until: backfill.until, afterSequence: backfill.cursor, limit: batchSize))
+        guard let first = page.events.first, let last = page.events.last else {
+            try store.advanceForwarderBackfill(id: forwarderID, owner: worker.owner, to: nil)
+            worker.logger.info("backfill finished", metadata: ["forwarder_id": forwarderID])
+            return false
+        }
+        let forwarded = ForwardingFilter.forwarded(page.events, forwarder.filter)
+        if !forwarded.isEmpty {
+            let batch = ForwardingBatch(
+                id: "\(forwarderID)-backfill-\(first.sequence)-\(last.sequence)", forwarderID: forwarderID,
+                appID: appID, events: forwarded)
+            switch try await send(batch) {
+            case .delivered: break
+            case .refused(let failure):
+                try park(batch, first: first.sequence, last: last.sequence, failure: failure, advancesCursor: false)
+            case .stopped: return false
+            }
+        }
+        try store.advanceForwarderBackfill(
+            id: forwarderID, owner: worker.owner, to: page.nextSequence == nil ? nil : last.sequence)
+        return true
+    }
+
+    // MARK: Dead letters
+
+    /// Sends the oldest dead letter waiting for a replay; true when there was one.
+    private func replayDeadLetter(_ forwarder: ForwarderRecord) async throws -> Bool {
+        guard
+            let letter = try store.deadLetters(appID: appID, forwarderID: forwarderID).first(where: {
+                $0.state == .replaying
+            })
+        else { return false }
+        let page = try store.events(
+            appID: appID,
+            query: EventQuery(
+                afterSequence: letter.firstSequence - 1, limit: max(letter.eventCount, configuration.batchSize)))
+        let events = page.events.filter { $0.sequence <= letter.lastSequence }
+        let forwarded = ForwardingFilter.forwarded(events, forwarder.filter)
+        guard !forwarded.isEmpty else {
+            // Its events are gone (forgotten, or the filter now keeps them back): nothing is left to send.
+            try store.finishDeadLetterReplay(id: letter.id, delivered: true, status: nil, error: "", now: now)
+            return true
+        }
+        let batch = ForwardingBatch(
+            id: "\(forwarderID)-\(letter.firstSequence)-\(letter.lastSequence)", forwarderID: forwarderID,
+            appID: appID, events: Array(forwarded.prefix(destination.maximumBatchSize)))
+        switch try await send(batch) {
+        case .delivered:
+            try store.finishDeadLetterReplay(id: letter.id, delivered: true, status: nil, error: "", now: now)
+        case .refused(let failure):
+            try store.finishDeadLetterReplay(
+                id: letter.id, delivered: false, status: failure.status, error: failure.message, now: now)
+        case .stopped:
+            return false
+        }
+        return true
+    }
+
+    private func park(
+        _ batch: ForwardingBatch, first: Int64, last: Int64, failure: ForwardingFailure, advancesCursor: Bool
+    ) throws {
+        let now = self.now
+        let letter = DeadLetterRecord(
+            id: "dl_" + UUID().uuidString.lowercased(), forwarderID: forwarderID, appID: appID, firstSequence: first,
+            lastSequence: last, eventCount: batch.events.count, status: failure.status,
+            error: String(failure.message.prefix(500)), createdAt: now, updatedAt: now)
+        try store.parkDeadLetter(letter, owner: worker.owner, advancesCursor: advancesCursor)
+        deadLettered?.increment()
+        worker.logger.warning(
+            "batch refused; parked as a dead letter",
+            metadata: [
+                "forwarder_id": forwarderID, "dead_letter_id": letter.id, "events": String(batch.events.count),
+                "error": failure.description,
+            ])
+    }
+
+    // MARK: Sending
+
+    /// Sends until the destination takes the batch or refuses it for good, waiting between attempts.
+    private func send(_ batch: ForwardingBatch) async throws -> Outcome {
+        var attempt = 0
+        while true {
+            try Task.checkCancellation()
+            do {
+                try await destination.deliver(batch)
+                forwardedEvents?.increment(by: batch.events.count)
+                healthy?.set(1)
+                return .delivered
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                failures?.increment()
+                if error.kind == .permanent { return .refused(error) }
+                try store.recordForwarderFailure(id: forwarderID, at: now, message: error.description)
+                let delay = configuration.backoff.delay(
+                    attempt: attempt, retryAfter: error.retryAfter, random: worker.random())
+                attempt += 1
+                worker.logger.warning(
+                    "forwarding failed; retrying",
+                    metadata: [
+                        "forwarder_id": forwarderID, "batch_id": batch.id, "attempt": String(attempt),
+                        "retry_in_ms": String(Int64(delay.seconds * 1000)), "error": error.description,
+                    ])
+                if let forwarder = try store.forwarder(appID: appID, id: forwarderID) {
+                    measure(forwarder, force: true)
+                }
+                try await worker.clock.sleep(for: delay)
+                guard try currentForwarder() != nil, try renewLease() else { return .stopped }
+            }
+        }
+    }
+
+    // MARK: Metrics
+
+    /// Updates the lag and health gauges, at most once a ``ForwardingWorker/Configuration/metricsInterval``.
+    private func measure(_ forwarder: ForwarderRecord, force: Bool = false) {
+        guard lagEvents != nil else { return }
+        let instant = ContinuousClock.now
+        let due = lastMetrics.withLock { last -> Bool in
+            if !force, let last, instant - last < configuration.metricsInterval { return false }
+            last = instant
+            return true
+        }
+        guard due, let backlog = try? store.eventBacklog(appID: appID, afterSequence: forwarder.cursor) else { return }
+        let now = self.now
+        lagEvents?.set(Double(backlog.count))
+        lagSeconds?.set(backlog.oldestReceivedAt.map { Double(max(0, now - $0)) / 1000 } ?? 0)
+        let threshold = Int64(configuration.unhealthyAfter.seconds * 1000)
+        healthy?.set(forwarder.failingSince.map { now - $0 > threshold ? 0 : 1 } ?? 1)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TidingsCrypto
+import TidingsForwarding
+import TidingsModel
+import TidingsStore
+
+@Suite struct WebhookSignatureTests {
+    @Test func hmacMatchesRFC4231TestCase2() {
+        let code = HMACSHA256.authenticationCode(
+            key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        #expect(SHA256Digest.hex(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(HMACSHA256.isValid(code, key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+        #expect(!HMACSHA256.isValid(code, key: Array("Jeff".utf8), message: Array("what do ya want for nothing?".utf8)))
+    }
+
+    @Test func aSignedBodyVerifiesWithinTheToleranceAndNothingElseDoes() throws {
+        let secret = "whsec_test_secret_0123456789"
+        let body = Array(#"{"events":[]}"#.utf8)
+        let header = WebhookSignature.header(secret: secret, timestamp: 1_800_000_000, body: body)
+        #expect(header.hasPrefix("t=1800000000,v1="))
+        try WebhookSignature.verify(header: header, secret: secret, body: body, now: 1_800_000_100)
+
+        func failure(_ header: String, secret: String = secret, body: [UInt8] = body, now: Int64 = 1_800_000_000)
+            -> String?
+        {
+            do {
+                try WebhookSignature.verify(header: header, secret: secret, body: body, now: now)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(failure(header, body: Array(#"{"events":[1]}"#.utf8))?.contains("does not match") == true)
+        #expect(failure(header, secret: "whsec_other_secret_0123456789")?.contains("does not match") == true)
+        #expect(failure(header, now: 1_800_000_301)?.contains("at most 300 s") == true)
+        #expect(failure("v1=abc")?.contains("no t=") == true)
+        #expect(failure("t=1800000000")?.contains("no v1=") == true)
+        // A second signature (a rotated secret) is accepted when one of them matches.
+        try WebhookSignature.verify(header: header + ",v1=00ff", secret: secret, body: body, now: 1_800_000_000)
+    }
+}
+
+@Suite struct ForwardingBackoffTests {
+    @Test func delaysGrowExponentiallyUpToTheMaximumAndRetryAfterIsAFloor() {
+        let backoff = ForwardingBackoff(initial: .seconds(1), maximum: .seconds(60))
+        #expect(backoff.delay(attempt: 0, retryAfter: nil, random: 1) == .seconds(1))
+        #expect(backoff.delay(attempt: 3, retryAfter: nil, random: 1) == .seconds(8))
+        #expect(backoff.delay(attempt: 3, retryAfter: nil, random: 0.5) == .seconds(4))
+        #expect(backoff.delay(attempt: 30, retryAfter: nil, random: 1) == .seconds(60))
+        #expect(backoff.delay(attempt: 0, retryAfter: .seconds(30), random: 0.1) == .seconds(30))
+        // A Retry-After far in the future is capped at ten times the maximum.
+        #expect(backoff.delay(attempt: 0, retryAfter: .seconds(3600), random: 0) == .seconds(600))
+    }
+
+    @Test func statusesSplitIntoRetryableAndPermanent() {
+        for status in [408, 429, 500, 502, 503] {
+            #expect(ForwardingFailure.classify(status: status, headers: [:], body: []).kind == .retryable)
+        }
+        for status in [400, 401, 403, 404, 413, 422] {
+            #expect(ForwardingFailure.classify(status: status, headers: [:], body: []).kind == .permanent)
+        }
+        let limited = ForwardingFailure.classify(status: 429, headers: ["retry-after": "7"], body: Array("slow".utf8))
+        #expect(limited.retryAfter == .seconds(7))
+        #expect(limited.message == "slow")
+    }
+}
+
+@Suite struct ForwarderSettingsTests {
+    func refusal(_ kind: ForwarderRecord.Kind, _ input: [String: JSONValue]) -> String? {
+        do {
+            _ = try ForwarderSettings.validated(kind: kind, input)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func webhooksNeedHTTPSExceptToLoopbackAndGetAGeneratedSecret() throws {
+        let settings = try ForwarderSettings.validated(kind: .webhook, ["url": "https://hooks.example.com/t"])
+        let secret = try #require(settings["secret"]?.stringValue)
+        #expect(secret.hasPrefix("whsec_") && secret.count > 40)
+        _ = try ForwarderSettings.validated(kind: .webhook, ["url": "http://127.0.0.1:9/hook"])
+        #expect(refusal(.webhook, ["url": "http://hooks.example.com/t"])?.contains("https://") == true)
+        #expect(refusal(.webhook, ["url": "not a url"])?.contains("https://") == true)
+        #expect(refusal(.webhook, ["url": "https://a.example", "secret": "short"])?.contains("24") == true)
+        #expect(refusal(.webhook, ["url": "https://a.example", "colour": "red"])?.contains("colour") == true)
+        let shown = ForwarderSettings.redacted(settings)
+        #expect(shown["secret"] == nil && shown["secret_set"] == true && shown["url"] == settings["url"])
+    }
+
+    @Test func treasureDataNeedsARegionOrEndpointTableNamesTDAcceptsAndAWriteKey() throws {
+        let settings = try ForwarderSettings.validated(
+            kind: .treasureData, ["region": "ap01", "database": "mobile", "table": "push_events", "write_key": "1/abc"])
+        #expect(ForwarderSettings.redacted(settings)["write_key"] == nil)
+        #expect(refusal(.treasureData, ["region": "mars", "database": "d", "table": "t", "write_key": "k"]) != nil)
+        #expect(
+            refusal(.treasureData, ["region": "us01", "database": "d-b", "table": "t", "write_key": "k"])?.contains(
+                "letters, digits and _") == true)
+        #expect(
+            refusal(.treasureData, ["region": "us01", "database": "d", "table": "t"])?.contains("write_key") == true)
+        #expect(
+            refusal(
+                .treasureData,
+                ["region": "us01", "endpoint": "https://x", "database": "d", "table": "t", "write_key": "k"]) != nil)
+    }
+
+    @Test func fileDirectoriesStayUnderTheForwardingRoot() throws {
+        let settings = try ForwarderSettings.validated(kind: .file, ["directory": "exports/events"])
+        #expect(settings["max_file_bytes"] == .integer(64 * 1024 * 1024))
+        for directory in ["/etc", "../up", "a/../../b", "./here"] {
+            #expect(refusal(.file, ["directory": .string(directory)])?.contains("relative") == true)
+        }
+        #expect(refusal(.file, ["directory": "d", "max_file_bytes": 10])?.contains("at least 1024") == true)
+    }
+
+    @Test func filtersAreCheckedAndNeverDropTheIdempotencyKey() throws {
+        let filter = try ForwarderSettings.filter(["event_types": ["open"], "drop_fields": ["user_id"]])
+        #expect(filter.eventTypes == ["open"] && filter.droppedFields == ["user_id"] && filter.campaigns.isEmpty)
+        #expect(throws: ForwarderConfigurationError.self) {
+            try ForwarderSettings.filter(["drop_fields": ["event_id"]])
+        }
+        #expect(throws: ForwarderConfigurationError.self) { try ForwarderSettings.filter(["event_types": "open"]) }
+        #expect(throws: ForwarderConfigurationError.self) { try ForwarderSettings.filter(["colour": []]) }
+    }
+}
+
+@Suite struct TreasureDataRowTests {
+    @Test func rowsHaveTheEnginePushEventsShapeAndDroppedFieldsLeaveInNoForm() {
+        let open = StoredEvent(
+            sequence: 7,
+            event: TidingsEvent(
+                type: .linkOpen, occurredAt: 1_800_000_123_456, installationID: "inst-1", platform: "ios",
+                userID: "user-9", messageID: "msg_1", campaignID: "spring", value: "https://example.com/p"),
+            receivedAt: 1_800_000_200_000)
+        let row = TreasureDataRow.row(ForwardingFilter.forwarded([open], .init())[0])
+        #expect(row["time"] == .integer(1_800_000_123))
+        #expect(row["type"] == "link_open" && row["campaign_id"] == "spring" && row["message_id"] == "msg_1")
+        #expect(row["platform"] == "ios" && row["user_id"] == "user-9" && row["value"] == "https://example.com/p")
+        #expect(row["event_id"] == .string(open.event.eventID.lowercasedString))
+
+        let token = StoredEvent(
+            sequence: 8,
+            event: TidingsEvent(
+                type: .tokenRegister, occurredAt: 1_800_000_000_000, installationID: "inst-2", platform: "android",
+                userID: "user-9", token: "fcm-token-1", tokenType: .fcm),
+            receivedAt: 1_800_000_000_000)
+        let tokenRow = TreasureDataRow.row(ForwardingFilter.forwarded([token], .init())[0])
+        #expect(tokenRow["fcm_token"] == "fcm-token-1" && tokenRow["type"] == "token_register")
+        let withoutPersonalData = TreasureDataRow.row(
+            ForwardingFilter.forwarded([token], .init(droppedFields: ["user_id", "token"]))[0])
+        #expect(
+            withoutPersonalData["user_id"] == nil && withoutPersonalData["fcm_token"] == nil
+                && withoutPersonalData["platform"] == "android")
+    }
+
+    @Test func filtersPassOnlyTheirTypesAndCampaigns() {
+        let events = [
+            TidingsEvent(type: .open, occurredAt: 1, installationID: "i", campaignID: "a"),
+            TidingsEvent(type: .dismiss, occurredAt: 2, installationID: "i", campaignID: "a"),
+            TidingsEvent(type: .open, occurredAt: 3, installationID: "i", campaignID: "b"),
+            TidingsEvent(type: .open, occurredAt: 4, installationID: "i"),
+        ].enumerated().map { StoredEvent(sequence: Int64($0.offset + 1), event: $0.element, receivedAt: 5) }
+        let passed = ForwardingFilter.forwarded(events, .init(eventTypes: ["open"], campaigns: ["a"]))
+        #expect(passed.map(\.stored.sequence) == [1])
+        #expect(ForwardingFilter.forwarded(events, .init(eventTypes: ["open"])).map(\.stored.sequence) == [1, 3, 4])
+        #expect(passed[0].fields["received_at"] == .integer(5))
+    }
+}
