@@ -25,10 +25,12 @@ public final class FanoutService: Sendable {
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
         workerCount: Int = 1, metrics: MetricsRegistry? = nil
     ) {
+        // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
+        let throttle = SendThrottle()
         workers = (0..<max(1, workerCount)).map { _ in
             FanoutWorker(
                 store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
-                metrics: metrics)
+                metrics: metrics, throttle: throttle)
         }
     }
 
