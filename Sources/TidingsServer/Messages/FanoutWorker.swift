@@ -134,6 +134,7 @@ public final class FanoutWorker: Sendable {
         var completions = CompletionBuffer()
         var claimedTotal = 0
         var exhausted = false
+        var lastEmptyClaim = ContinuousClock.now
         var lastPriorityClaim = ContinuousClock.now
         func claim(_ request: DeliveryClaim) throws {
             let now = clock.now.millisecondsSince1970
@@ -141,7 +142,10 @@ public final class FanoutWorker: Sendable {
                 worker: id, claim: request, now: now, leaseUntil: now + Int64(configuration.lease.seconds * 1000))
             claimedTotal += claimed.count
             if !claimed.isEmpty { try intake(claimed, into: &queue, completions: &completions) }
-            if request.limit > 0 && !request.onlyTransactional { exhausted = claimed.isEmpty }
+            if !request.onlyTransactional {
+                exhausted = claimed.isEmpty
+                if exhausted { lastEmptyClaim = .now }
+            }
         }
         try claim(DeliveryClaim(limit: configuration.chunkSize))
         let window = max(1, configuration.maximumInFlight)
@@ -151,7 +155,10 @@ public final class FanoutWorker: Sendable {
             var wakeScheduled = false
             var flushScheduled = false
             while true {
-                if continuous && !exhausted && queue.count < configuration.chunkSize / 2 {
+                // While paced messages keep the worker busy, new messages are looked for every poll interval.
+                if continuous && queue.count < configuration.chunkSize / 2
+                    && (!exhausted || ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval)
+                {
                     try claim(
                         DeliveryClaim(
                             limit: configuration.chunkSize - queue.count, excludedMessageIDs: queue.saturatedMessages))
