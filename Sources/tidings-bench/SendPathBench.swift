@@ -8,8 +8,8 @@ import TidingsStore
 /// `TIDINGS_BENCH_SENDPATH_INSTALLATIONS` changes it) in a SQLite store on disk, one message to all of them,
 /// sent by tidingsd's fan-out (claim, policy, build, route, send, record durably) through ``RoutingPushProvider``
 /// and an ``APNsClient`` to the h2o sink of ``APNsBench``; and the same client alone sending N pushes with the
-/// same window, before and after, so a machine busy with other work slows both alike. Reports pushes per
-/// second and the send path's share of the raw client's rate (the mean of the two raw runs).
+/// same window, in alternating rounds, so a machine busy with other work slows both alike. Reports pushes per
+/// second (medians of three rounds) and the send path's share of the raw client's rate.
 ///
 /// It also runs the send path with the settings it had before batching (64 in flight, chunks of 500, one
 /// transaction per outcome) for comparison.
@@ -68,33 +68,42 @@ enum SendPathBench {
         let store = try SQLiteStore(directory: directory.appendingPathComponent("store"))
         try seed(store, installations: installations)
 
-        let rawBefore = try APNsBench.blocking {
-            try await rawRate(clientConfiguration, pushes: installations, inFlight: current.maximumInFlight)
+        // Raw and send path alternate, three rounds, so drift in the machine's load touches both; the medians
+        // are compared.
+        var raw: [Double] = []
+        var sendPath: [Double] = []
+        var earlier: [Double] = []
+        for round in 0..<3 {
+            raw.append(
+                try APNsBench.blocking {
+                    try await rawRate(clientConfiguration, pushes: installations, inFlight: current.maximumInFlight)
+                })
+            sendPath.append(
+                try APNsBench.blocking {
+                    try await sendPathRate(
+                        store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: current,
+                        messageID: "bench-current-\(round)", installations: installations)
+                })
+            earlier.append(
+                try APNsBench.blocking {
+                    try await sendPathRate(
+                        store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: before,
+                        messageID: "bench-before-\(round)", installations: installations)
+                })
+            print(
+                "round \(round + 1): raw \(Int(raw[round]))/s, send path \(Int(sendPath[round]))/s, "
+                    + "earlier settings \(Int(earlier[round]))/s")
         }
-        let sendPath = try APNsBench.blocking {
-            try await sendPathRate(
-                store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: current,
-                messageID: "bench-current", installations: installations)
-        }
-        let rawAfter = try APNsBench.blocking {
-            try await rawRate(clientConfiguration, pushes: installations, inFlight: current.maximumInFlight)
-        }
-        let oldSettings = try APNsBench.blocking {
-            try await sendPathRate(
-                store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: before,
-                messageID: "bench-before", installations: installations)
-        }
-        let raw = (rawBefore + rawAfter) / 2
-        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (before the send path)", rawBefore, "/s")
-        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (after the send path)", rawAfter, "/s")
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (median)", median(raw), "/s")
         Measure.report(
             "send path (fan-out + routing + APNsClient + SQLite), \(current.maximumInFlight) in flight, "
-                + "batches of \(current.completionBatchSize)", sendPath, "/s")
-        Measure.report("send path / raw client", sendPath / raw * 100, "%")
+                + "batches of \(current.completionBatchSize) (median)", median(sendPath), "/s")
+        Measure.report("send path / raw client", median(sendPath) / median(raw) * 100, "%")
         Measure.report(
-            "send path with the earlier settings (64 in flight, chunks of 500, one transaction per outcome)",
-            oldSettings, "/s")
-        Measure.report("earlier settings / raw client", oldSettings / raw * 100, "%")
+            "send path with the earlier settings (64 in flight, chunks of 500, one transaction per outcome, median)",
+            median(earlier), "/s")
+        Measure.report("earlier settings / raw client", median(earlier) / median(raw) * 100, "%")
     }
 
     /// One app with `installations` installations, each with its own token.

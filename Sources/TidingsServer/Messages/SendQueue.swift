@@ -85,9 +85,12 @@ struct SendQueue {
         var shortestWait: Duration?
         func admitted(_ id: String) -> MessageRecord? {
             guard let message = messages[id] ?? nil else { return nil }
+            let appRate = settings[message.appID]?.ratePerSecond
+            // Unpaced (the common case): no lock, no bookkeeping.
+            if message.ratePerSecond == nil && appRate == nil { return message }
             let wait = throttle.admit(
                 messageID: id, messageRate: message.ratePerSecond, appID: message.appID,
-                appRate: settings[message.appID]?.ratePerSecond, transactional: message.messageType == .transactional)
+                appRate: appRate, transactional: message.messageType == .transactional)
             guard let wait else { return message }
             shortestWait = min(shortestWait ?? wait, wait)
             return nil
