@@ -66,7 +66,10 @@ import TidingsStore
             (["--ad", "--transactional"], "--ad or --transactional, not both"),
         ] {
             let arguments =
-                ["send", "--body", "Hi", "--installation", "p1", "--server", "http://127.0.0.1:9", "--key", "tdg_srv_x"]
+                [
+                    "send", "--body", "Hi", "--installation", "p1", "--server", "http://127.0.0.1:9", "--key",
+                    "tdg_srv_x",
+                ]
             let refused = try TidingsExecutable.run(arguments + options, environment: ["HOME": "/nonexistent"])
             #expect(refused.status == 2, "\(options)")
             #expect(refused.standardError.contains(message), "\(refused.standardError)")

@@ -41,9 +41,10 @@ import TidingsStoreTesting
             ("big", false, 100), ("reset", true, 3), ("small", false, 1), ("other", false, 100),
         ])
         #expect(shares.map(\.id) == ["big", "reset", "small", "other"])
-        #expect(Dictionary(uniqueKeysWithValues: shares.map { ($0.id, $0.count) }) == [
-            "reset": 3, "small": 1, "big": 3, "other": 3,
-        ])
+        #expect(
+            Dictionary(uniqueKeysWithValues: shares.map { ($0.id, $0.count) }) == [
+                "reset": 3, "small": 1, "big": 3, "other": 3,
+            ])
         #expect(DeliveryClaim(limit: 2).allocate([("reset", true, 5), ("big", false, 5)]).map(\.count) == [2])
         #expect(DeliveryClaim(limit: 0).allocate([("big", false, 5)]).isEmpty)
         let paced = DeliveryClaim(limit: 100, rateHorizonSeconds: 2)
@@ -167,8 +168,12 @@ import TidingsStoreTesting
         #expect(try reserve("m5", ["a"], at: Self.now + 60_500) == [])
 
         // A push that was not sent gives its slot back.
-        try store.createMessage(message("m6"), deliveries: [MessageDelivery(
-            messageID: "m6", appID: "app_a", installationID: "c", token: "t")])
+        try store.createMessage(
+            message("m6"),
+            deliveries: [
+                MessageDelivery(
+                    messageID: "m6", appID: "app_a", installationID: "c", token: "t")
+            ])
         _ = try store.claimDeliveries(
             worker: "w", claim: DeliveryClaim(limit: 1), now: Self.now, leaseUntil: Self.now + 100_000)
         #expect(try reserve("m6", ["c"], at: Self.now) == ["c"])

@@ -33,7 +33,8 @@ extension APIService {
             ).map(Int.init)
         }
         if let value = body["default_ttl"] {
-            settings.defaultTTLSeconds = try Self.optionalInteger(value, "default_ttl", 0...MessageRequest.maximumTTLSeconds)
+            settings.defaultTTLSeconds = try Self.optionalInteger(
+                value, "default_ttl", 0...MessageRequest.maximumTTLSeconds)
         }
         if let value = body["frequency_cap"] {
             settings.frequencyCap = try Self.frequencyCap(value)

@@ -119,7 +119,8 @@ public struct MessageRequest: Sendable, Hashable {
                 rate <= AppSendSettings.maximumRatePerSecond
             else {
                 throw .invalid(
-                    "rate_per_second", "must be a whole number of pushes per second, 1 to \(AppSendSettings.maximumRatePerSecond)")
+                    "rate_per_second",
+                    "must be a whole number of pushes per second, 1 to \(AppSendSettings.maximumRatePerSecond)")
             }
             request.ratePerSecond = Int(rate)
         }

@@ -32,7 +32,9 @@ public final class SendThrottle: Sendable {
         return next.withLock { next in
             var wait = Duration.zero
             if messageRate != nil, let allowed = next[messageKey] { wait = max(wait, allowed - tolerance - now) }
-            if appRate != nil, !transactional, let allowed = next[appKey] { wait = max(wait, allowed - tolerance - now) }
+            if appRate != nil, !transactional, let allowed = next[appKey] {
+                wait = max(wait, allowed - tolerance - now)
+            }
             if wait > .zero { return wait }
             if let rate = messageRate { next[messageKey] = max(next[messageKey] ?? now, now) + Self.interval(rate) }
             if let rate = appRate { next[appKey] = max(next[appKey] ?? now, now) + Self.interval(rate) }

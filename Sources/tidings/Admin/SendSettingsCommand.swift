@@ -33,7 +33,8 @@ enum SendSettingsCommand {
         }
         let admin = try AdminClient(arguments: arguments)
         let answer =
-            changes.isEmpty ? try await admin.sendSettings(app) : try await admin.updateSendSettings(app, .object(changes))
+            changes.isEmpty
+            ? try await admin.sendSettings(app) : try await admin.updateSendSettings(app, .object(changes))
         try Console.writeAnswer(answer, json: arguments.flag("json"), human: text)
         return ExitCode.success
     }

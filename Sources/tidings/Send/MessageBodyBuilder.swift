@@ -59,7 +59,8 @@ enum MessageBodyBuilder {
         if arguments.flag("transactional") { body["type"] = "transactional" }
         if let rate = arguments.option("rate") {
             guard let value = Int64(rate), value >= 1 else {
-                throw CommandLineError.usage("send: --rate '\(rate)' must be a whole number of pushes a second, 1 or more")
+                throw CommandLineError.usage(
+                    "send: --rate '\(rate)' must be a whole number of pushes a second, 1 or more")
             }
             body["rate_per_second"] = .integer(value)
         }

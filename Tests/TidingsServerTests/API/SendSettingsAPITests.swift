@@ -32,7 +32,8 @@ import TidingsTesting
         #expect(empty.status == 200)
         #expect(empty.json == ["app_id": "app_main", "rate_per_second": nil, "frequency_cap": nil, "default_ttl": nil])
         let set = try await admin.settings(
-            "PATCH", ["rate_per_second": 500, "frequency_cap": ["count": 3, "window_seconds": 86_400], "default_ttl": 600])
+            "PATCH",
+            ["rate_per_second": 500, "frequency_cap": ["count": 3, "window_seconds": 86_400], "default_ttl": 600])
         #expect(set.status == 200)
         #expect(set.json["frequency_cap"] == ["count": 3, "window_seconds": 86_400])
         let partial = try await admin.settings("PATCH", ["rate_per_second": nil])
