@@ -4,7 +4,7 @@ import TidingsStore
 extension PostgresStore {
     static let messageColumns = """
         id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
-        created_at, finished_at, night_policy
+        created_at, finished_at, night_policy, rate_per_second
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
@@ -26,7 +26,7 @@ extension PostgresStore {
                 try db.run(
                     """
                     INSERT INTO messages (\(Self.messageColumns))
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
                     """,
                     [
                         .text(message.id), .text(message.appID), .text(message.state.rawValue),
@@ -35,6 +35,7 @@ extension PostgresStore {
                         .integer(Int64(message.priority)), PostgresValue(message.expiresAt),
                         PostgresValue(message.collapseID), .integer(message.createdAt),
                         PostgresValue(message.finishedAt), .text(message.nightPolicy.rawValue),
+                        PostgresValue(message.ratePerSecond.map(Int64.init)),
                     ])
                 // A repeated installation id is one target: the primary key keeps the first.
                 _ = try db.pipeline(
@@ -266,7 +267,7 @@ extension PostgresStore {
             campaignID: row.optionalText(5), topic: row.text(6), payload: row.blob(7), priority: row.int(8),
             expiresAt: row.optionalInt64(9), collapseID: row.optionalText(10),
             nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(13)) ?? .skip, createdAt: row.int64(11),
-            finishedAt: row.optionalInt64(12))
+            finishedAt: row.optionalInt64(12), ratePerSecond: row.optionalInt64(14).map(Int.init))
     }
 
     static func deliveryRow(_ row: PostgresRow) -> MessageDelivery {

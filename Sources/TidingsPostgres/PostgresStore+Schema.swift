@@ -228,6 +228,28 @@ extension PostgresStore {
         );
         CREATE INDEX forwarder_dead_letters_forwarder ON forwarder_dead_letters (forwarder_id, created_at);
         """,
+        // Campaign sending: message rates, claims by message, app send settings, frequency-cap slots, custom
+        // attributes.
+        """
+        ALTER TABLE messages ADD COLUMN rate_per_second bigint;
+        CREATE INDEX message_deliveries_due_by_message ON message_deliveries (message_id, not_before)
+            WHERE state = 'pending';
+        CREATE TABLE app_send_settings (
+            app_id text COLLATE "C" PRIMARY KEY REFERENCES apps(id),
+            rate_per_second bigint,
+            frequency_cap_count bigint,
+            frequency_cap_window bigint,
+            default_ttl bigint
+        );
+        CREATE TABLE frequency_slots (
+            app_id text COLLATE "C" NOT NULL,
+            installation_id text COLLATE "C" NOT NULL,
+            message_id text COLLATE "C" NOT NULL,
+            reserved_at bigint NOT NULL,
+            PRIMARY KEY (app_id, installation_id, message_id)
+        );
+        CREATE INDEX frequency_slots_window ON frequency_slots (app_id, installation_id, reserved_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -8,6 +8,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("events", EventsBench.run),
     ("media", MediaBench.run),
     ("apns", APNsBench.run),
+    ("sendpath", SendPathBench.run),
     ("e2e", EndToEndBench.run),
     ("forwarding", ForwardingBench.run),
 ]

@@ -38,6 +38,7 @@ import TidingsStoreTesting
         let versions = try opened.withLock { try $0.map { try $0.get() } }
         #expect(versions == Array(repeating: PostgresStore.migrations.count, count: 4))
         let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
+        // One row per migration: each was applied once, not once per instance.
         #expect(
             try cluster.psql("SELECT count(*) FROM schema_version", database: database)
                 == "\(PostgresStore.migrations.count)\n")

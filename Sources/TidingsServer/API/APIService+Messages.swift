@@ -19,9 +19,11 @@ extension APIService {
         let messageRequest: MessageRequest
         let built: MessagePayloadBuilder.Built
         let messageID = "msg_" + UUID().lowercasedString
+        // The app's own default time to live, when it set one, replaces the server's.
+        let appTTL = try storeCall { try store.sendSettings(appID: caller.appID) }.defaultTTLSeconds
         do {
             messageRequest = try MessageRequest.parse(
-                body, now: date, defaultTimeToLive: configuration.defaultTimeToLive)
+                body, now: date, defaultTimeToLive: appTTL.map { .seconds($0) } ?? configuration.defaultTimeToLive)
             built = try MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts).build(
                 content: messageRequest.content, kind: messageRequest.kind, messageID: messageID,
                 campaignID: messageRequest.campaignID)
@@ -51,7 +53,7 @@ extension APIService {
             campaignID: messageRequest.campaignID, topic: app.bundleID, payload: built.bytes,
             priority: messageRequest.priority, expiresAt: messageRequest.expiration?.millisecondsSince1970,
             collapseID: messageRequest.collapseID, nightPolicy: messageRequest.nightPolicy,
-            createdAt: date.millisecondsSince1970)
+            createdAt: date.millisecondsSince1970, ratePerSecond: messageRequest.ratePerSecond)
         try storeCall { try store.createMessage(record, deliveries: deliveries) }
         var skipped: [String: Int] = [:]
         for delivery in deliveries where delivery.state == .skipped {
@@ -112,6 +114,7 @@ extension APIService {
             "funnel": Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id),
         ]
         if let campaignID = message.campaignID { object["campaign_id"] = .string(campaignID) }
+        if let rate = message.ratePerSecond { object["rate_per_second"] = .integer(Int64(rate)) }
         if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }
         return .object(object)
     }

@@ -44,6 +44,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
         case night
         /// The installation has no token of the kind the message needs.
         case noToken = "no_token"
+        /// The app's frequency cap: the installation already had its marketing pushes of the window (decided
+        /// when the delivery is claimed to be sent; transactional messages are exempt).
+        case frequencyCap = "frequency_cap"
     }
 
     /// What to do with one claimed delivery.

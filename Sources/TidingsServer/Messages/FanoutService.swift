@@ -28,11 +28,13 @@ public final class FanoutService: Sendable {
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
         workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil
     ) {
+        // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
+        let throttle = SendThrottle()
         let count = max(1, workerCount)
         workers = (0..<count).map { index in
             FanoutWorker(
                 store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
-                metrics: metrics, id: instanceID.map { count == 1 ? $0 : "\($0)/\(index + 1)" })
+                metrics: metrics, id: instanceID.map { count == 1 ? $0 : "\($0)/\(index + 1)" }, throttle: throttle)
         }
     }
 

@@ -4,31 +4,45 @@ import TidingsModel
 import TidingsPush
 import TidingsStore
 
-/// Sends the pending deliveries of every message: claims a chunk of rows with a lease, sends them with
-/// bounded concurrency through a ``PushProvider``, and records each outcome as soon as it arrives.
+/// Sends the pending deliveries of every message: claims chunks of rows with a lease, sends them with a wide
+/// window of pushes in flight through a ``PushProvider``, and records the outcomes a batch at a time.
 ///
 /// Several workers (in one process or many) share the queue: a claim is exclusive until its lease
 /// expires. A worker that dies leaves its claims to expire; the next claim returns them to pending. A
 /// restarted tidingsd that finds itself the only sender (``TidingsService`` takes the store's sender lock)
 /// returns them at once.
 ///
+/// Claims take transactional messages first and share the rest equally between the messages sending; while
+/// a campaign is going out the worker looks for new transactional deliveries every
+/// ``Configuration/priorityPollInterval`` and sends them ahead of the campaign's queue. Each message's
+/// `rate_per_second` and its app's ceiling pace the pushes (``SendThrottle``); the app's frequency cap is
+/// checked for marketing messages when their deliveries are claimed to be sent, atomically in the store.
+///
 /// At most once per installation per message: a row recorded as `sent` is never claimed again, and an
 /// outcome is recorded only by the worker that still holds the claim. The one window is between the
 /// provider's acceptance and the row update: a crash there leaves the row claimed, and after the lease it
-/// is sent again. The window is kept to a single store write: each outcome is written the moment its push
-/// returns (not at the end of the chunk), and the lease (default 5 minutes) is far longer than a send, so
-/// a slow but live worker is never overtaken. The device de-duplicates by `tidings.id` for delivery events.
+/// is sent again. Outcomes are written in one transaction per batch, at the latest
+/// ``Configuration/completionDelay`` after the first of the batch returned (or when ``Configuration/completionBatchSize``
+/// are waiting), so the window is that short; the lease (default 5 minutes) is far longer than a send, so a
+/// slow but live worker is never overtaken. The device de-duplicates by `tidings.id` for delivery events.
 public final class FanoutWorker: Sendable {
     /// Chunk size, concurrency, lease and retry policy.
     public struct Configuration: Sendable, Equatable {
         /// Rows claimed at once.
-        public var chunkSize = 500
-        /// Pushes in flight at once.
-        public var maximumInFlight = 64
+        public var chunkSize = 1_000
+        /// Pushes in flight at once: wide enough to keep every HTTP/2 stream of the provider's connections busy
+        /// (APNs allows 1,000 per connection); the client queues what its streams cannot take.
+        public var maximumInFlight = 1_000
         /// How long a claim is held; expired claims return to pending.
         public var lease: Duration = .seconds(300)
         /// How long an idle worker waits before looking again.
         public var pollInterval: Duration = .milliseconds(500)
+        /// Outcomes written together in one transaction, at most.
+        public var completionBatchSize = 500
+        /// How long an outcome may wait for its batch before it is written anyway.
+        public var completionDelay: Duration = .milliseconds(25)
+        /// How often a worker busy with campaigns looks for transactional deliveries to send first.
+        public var priorityPollInterval: Duration = .milliseconds(200)
         /// Sends per delivery before a retryable failure becomes final.
         public var maximumAttempts = 5
         /// The ceiling of the first retry's wait; it doubles per attempt, up to ``maximumBackoff``, and the
@@ -47,7 +61,8 @@ public final class FanoutWorker: Sendable {
             lhs.chunkSize == rhs.chunkSize && lhs.maximumInFlight == rhs.maximumInFlight && lhs.lease == rhs.lease
                 && lhs.pollInterval == rhs.pollInterval && lhs.maximumAttempts == rhs.maximumAttempts
                 && lhs.initialBackoff == rhs.initialBackoff && lhs.maximumBackoff == rhs.maximumBackoff
-                && lhs.policy == rhs.policy
+                && lhs.policy == rhs.policy && lhs.completionBatchSize == rhs.completionBatchSize
+                && lhs.completionDelay == rhs.completionDelay && lhs.priorityPollInterval == rhs.priorityPollInterval
         }
     }
 
@@ -59,11 +74,13 @@ public final class FanoutWorker: Sendable {
     let logger: Logger
     let configuration: Configuration
     let counters: FanoutCounters
+    let throttle: SendThrottle
 
+    /// - Parameter throttle: shared by the workers of one process, so rates hold over all of them.
     public init(
         store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
         logger: Logger = .disabled(), configuration: Configuration = Configuration(),
-        metrics: MetricsRegistry? = nil, id: String? = nil
+        metrics: MetricsRegistry? = nil, id: String? = nil, throttle: SendThrottle = SendThrottle()
     ) {
         self.id = id ?? "worker-" + UUID().lowercasedString
         self.store = store
@@ -71,6 +88,7 @@ public final class FanoutWorker: Sendable {
         self.clock = clock
         self.logger = logger
         self.configuration = configuration
+        self.throttle = throttle
         counters = FanoutCounters(registry: metrics)
     }
 
@@ -86,12 +104,13 @@ public final class FanoutWorker: Sendable {
         return total
     }
 
-    /// Sends until the task is cancelled, sleeping ``Configuration/pollInterval`` when idle.
+    /// Sends until the task is cancelled: claims again whenever its queue runs low, so pushes keep flowing
+    /// between chunks, and sleeps ``Configuration/pollInterval`` when nothing is due.
     public func run() async {
         while !Task.isCancelled {
             var processed = 0
             do {
-                processed = try await runOnce()
+                processed = try await pump(continuous: true)
             } catch {
                 logger.error("fan-out failed: \(error)", metadata: ["worker": id])
             }
@@ -105,72 +124,212 @@ public final class FanoutWorker: Sendable {
     /// - Returns: How many deliveries were claimed.
     @discardableResult
     public func runOnce() async throws -> Int {
-        let now = clock.now.millisecondsSince1970
-        let claimed = try store.claimDeliveries(
-            worker: id, limit: configuration.chunkSize, now: now,
-            leaseUntil: now + Int64(configuration.lease.seconds * 1000))
-        if !claimed.isEmpty { try await send(claimed) }
-        let finished = try store.finishMessages(now: clock.now.millisecondsSince1970)
-        counters.messagesFinished?.increment(by: finished.count)
-        return claimed.count
+        try await pump(continuous: false)
     }
 
-    private func send(_ deliveries: [MessageDelivery]) async throws {
-        var messages: [String: MessageRecord?] = [:]
-        for delivery in deliveries where messages[delivery.messageID] == nil {
-            messages[delivery.messageID] = .some(
-                try store.message(appID: delivery.appID, messageID: delivery.messageID))
+    /// Claims, sends and records: one chunk, or (`continuous`) chunk after chunk until nothing is due.
+    /// - Returns: How many deliveries were claimed.
+    private func pump(continuous: Bool) async throws -> Int {
+        var queue = SendQueue()
+        var completions = CompletionBuffer()
+        var claimedTotal = 0
+        var exhausted = false
+        var lastEmptyClaim = ContinuousClock.now
+        var lastPriorityClaim = ContinuousClock.now
+        var lastFinish = ContinuousClock.now
+        func claim(_ request: DeliveryClaim) throws {
+            let now = clock.now.millisecondsSince1970
+            let claimed = try store.claimDeliveries(
+                worker: id, claim: request, now: now, leaseUntil: now + Int64(configuration.lease.seconds * 1000))
+            claimedTotal += claimed.count
+            if !claimed.isEmpty { try intake(claimed, into: &queue, completions: &completions) }
+            if !request.onlyTransactional {
+                exhausted = claimed.isEmpty
+                if exhausted { lastEmptyClaim = .now }
+            }
+        }
+        try claim(DeliveryClaim(limit: configuration.chunkSize))
+        let window = max(1, configuration.maximumInFlight)
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            let provider = self.provider
+            var inFlight = 0
+            var wakeScheduled = false
+            var flushScheduled = false
+            while true {
+                // While paced messages keep the worker busy, new messages are looked for every poll interval.
+                if continuous && queue.count < configuration.chunkSize / 2
+                    && (!exhausted || ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval)
+                {
+                    try claim(
+                        DeliveryClaim(
+                            limit: configuration.chunkSize - queue.count, excludedMessageIDs: queue.saturatedMessages))
+                    // Finishing looks at every active message's rows: once a second is soon enough mid-campaign.
+                    if ContinuousClock.now - lastFinish >= .seconds(1) {
+                        lastFinish = .now
+                        try finishMessages()
+                    }
+                }
+                if continuous && !queue.isEmpty
+                    && ContinuousClock.now - lastPriorityClaim >= configuration.priorityPollInterval
+                {
+                    lastPriorityClaim = .now
+                    try claim(DeliveryClaim(limit: configuration.chunkSize, onlyTransactional: true))
+                }
+                var wait: Duration?
+                while inFlight < window {
+                    switch queue.next(throttle: throttle) {
+                    case .empty:
+                        break
+                    case .wait(let duration):
+                        wait = duration
+                    case .send(let delivery, let message):
+                        let push = Self.push(delivery, message)
+                        inFlight += 1
+                        group.addTask { .done(delivery, await provider.send(push)) }
+                        continue
+                    }
+                    break
+                }
+                if let wait, !wakeScheduled {
+                    wakeScheduled = true
+                    group.addTask {
+                        try? await Task.sleep(for: wait)
+                        return .wake
+                    }
+                }
+                if completions.count >= configuration.completionBatchSize
+                    || (inFlight == 0 && !completions.isEmpty)
+                {
+                    try flush(&completions)
+                } else if !completions.isEmpty && !flushScheduled {
+                    flushScheduled = true
+                    let delay = configuration.completionDelay
+                    group.addTask {
+                        try? await Task.sleep(for: delay)
+                        return .flush
+                    }
+                }
+                if inFlight == 0 && queue.isEmpty && completions.isEmpty && (!continuous || exhausted) { break }
+                guard let event = try await group.next() else { continue }
+                switch event {
+                case .done(let delivery, let outcome):
+                    inFlight -= 1
+                    completions.append(
+                        delivery,
+                        try providerResult(
+                            delivery, outcome, message: queue.message(delivery), now: clock.now.millisecondsSince1970))
+                case .wake:
+                    wakeScheduled = false
+                case .flush:
+                    flushScheduled = false
+                    try flush(&completions)
+                }
+            }
+            // Only timers can be left: the sends have all returned.
+            group.cancelAll()
+        }
+        try finishMessages()
+        return claimedTotal
+    }
+
+    private func finishMessages() throws {
+        let finished = try store.finishMessages(now: clock.now.millisecondsSince1970)
+        counters.messagesFinished?.increment(by: finished.count)
+    }
+
+    /// Decides each claimed delivery against its installation as it is now and its app's frequency cap: what
+    /// goes out joins the queue, the rest is recorded as it is.
+    private func intake(
+        _ deliveries: [MessageDelivery], into queue: inout SendQueue, completions: inout CompletionBuffer
+    ) throws {
+        for delivery in deliveries where !queue.knowsMessage(delivery.messageID) {
+            queue.addMessage(
+                delivery.messageID, try store.message(appID: delivery.appID, messageID: delivery.messageID))
         }
         // Policy is decided against the installations as they are now, when the chunk is claimed: read in one
-        // go per app rather than one by one.
+        // go per app rather than one by one; the app's settings (rate, cap) are read afresh per chunk.
         var installations: [String: [String: Installation]] = [:]
         for (appID, claimed) in Dictionary(grouping: deliveries, by: \.appID) {
             let found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
             installations[appID] = Dictionary(found.map { ($0.installationID, $0) }, uniquingKeysWith: { $1 })
+            queue.settings[appID] = try store.sendSettings(appID: appID)
         }
-        var pending = deliveries.makeIterator()
-        try await withThrowingTaskGroup(of: (MessageDelivery, Outcome).self) { group in
-            let provider = self.provider
-            func start(_ delivery: MessageDelivery) {
-                guard let message = messages[delivery.messageID] ?? nil else {
-                    group.addTask { (delivery, .messageMissing) }
-                    return
-                }
-                let installation = installations[delivery.appID]?[delivery.installationID]
-                switch configuration.policy.decide(delivery, of: message, installation: installation, now: clock.now) {
-                case .skip(let reason):
-                    group.addTask { (delivery, .skipped(reason)) }
-                case .deferUntil(let date):
-                    group.addTask { (delivery, .deferred(until: date)) }
-                case .send(let token, let tokenType):
-                    var current = delivery
-                    current.token = token
-                    current.tokenType = tokenType
-                    let push = Self.push(current, message)
-                    group.addTask { (current, .provider(await provider.send(push))) }
+        var capped: [String: [MessageDelivery]] = [:]
+        var ready: [MessageDelivery] = []
+        let now = clock.now
+        for delivery in deliveries {
+            guard let message = queue.message(delivery) else {
+                completions.append(delivery, .failed(reason: "message_missing"))
+                continue
+            }
+            let installation = installations[delivery.appID]?[delivery.installationID]
+            switch configuration.policy.decide(delivery, of: message, installation: installation, now: now) {
+            case .skip(let reason):
+                completions.append(delivery, .skipped(reason: reason.rawValue))
+            case .deferUntil(let date):
+                completions.append(
+                    delivery, .deferred(reason: "night", notBefore: date.millisecondsSince1970))
+            case .send(let token, let tokenType):
+                var current = delivery
+                current.token = token
+                current.tokenType = tokenType
+                if message.messageType.isMarketing && message.kind != .uninstallCheck
+                    && queue.settings[delivery.appID]?.frequencyCap != nil
+                {
+                    capped[delivery.messageID, default: []].append(current)
+                } else {
+                    ready.append(current)
                 }
             }
-            for _ in 0..<max(1, configuration.maximumInFlight) {
-                guard let next = pending.next() else { break }
-                start(next)
+        }
+        for (messageID, held) in capped {
+            guard let first = held.first, let cap = queue.settings[first.appID]?.frequencyCap else { continue }
+            let granted = try store.reserveFrequencySlots(
+                appID: first.appID, messageID: messageID, installationIDs: held.map(\.installationID), cap: cap,
+                now: now.millisecondsSince1970)
+            for delivery in held {
+                if granted.contains(delivery.installationID) {
+                    ready.append(delivery)
+                } else {
+                    completions.append(
+                        delivery, .skipped(reason: DeliveryPolicy.SkipReason.frequencyCap.rawValue))
+                }
             }
-            while let (delivery, outcome) = try await group.next() {
-                try record(delivery, outcome, message: messages[delivery.messageID] ?? nil)
-                if let next = pending.next() { start(next) }
+        }
+        queue.enqueue(ready)
+    }
+
+    /// Writes the waiting outcomes in one transaction and counts them.
+    private func flush(_ completions: inout CompletionBuffer) throws {
+        guard !completions.isEmpty else { return }
+        let batch = completions.take()
+        let recorded = try store.completeDeliveries(
+            batch.map(\.completion), worker: id, now: clock.now.millisecondsSince1970)
+        for (index, entry) in batch.enumerated() {
+            guard index < recorded.count, recorded[index] else {
+                logger.warning(
+                    "a claim expired before its outcome was recorded",
+                    metadata: ["message_id": entry.completion.messageID, "worker": id])
+                continue
+            }
+            switch entry.completion.result {
+            case .sent: counters.sent?.increment()
+            case .failed: counters.failed?.increment()
+            case .retry: counters.retried?.increment()
+            case .deferred: counters.deferred?.increment()
+            case .skipped: counters.skipped?.increment()
             }
         }
     }
 
-    /// What became of one claimed delivery before it is recorded.
-    enum Outcome: Sendable {
-        /// The provider's answer.
-        case provider(PushOutcome)
-        /// Skipped by policy at send time; never sent, never retried.
-        case skipped(DeliveryPolicy.SkipReason)
-        /// Held by policy until then.
-        case deferred(until: Date)
-        /// The message row is gone.
-        case messageMissing
+    /// What the worker's task group hands back.
+    enum Event: Sendable {
+        /// A push returned.
+        case done(MessageDelivery, PushOutcome)
+        /// A paced message may send again.
+        case wake
+        /// Outcomes waited long enough for their batch.
+        case flush
     }
 
     static func push(_ delivery: MessageDelivery, _ message: MessageRecord) -> OutgoingPush {
@@ -180,34 +339,6 @@ public final class FanoutWorker: Sendable {
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
             expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
             payload: message.payload, installationID: delivery.installationID)
-    }
-
-    private func record(_ delivery: MessageDelivery, _ outcome: Outcome, message: MessageRecord?) throws {
-        let now = clock.now.millisecondsSince1970
-        let result: DeliveryResult
-        switch outcome {
-        case .messageMissing: result = .failed(reason: "message_missing")
-        case .skipped(let reason): result = .skipped(reason: reason.rawValue)
-        case .deferred(let date): result = .deferred(reason: "night", notBefore: date.millisecondsSince1970)
-        case .provider(let pushOutcome):
-            result = try providerResult(delivery, pushOutcome, message: message, now: now)
-        }
-        let recorded = try store.completeDelivery(
-            messageID: delivery.messageID, installationID: delivery.installationID, worker: id, result: result,
-            now: now)
-        guard recorded else {
-            logger.warning(
-                "a claim expired before its outcome was recorded",
-                metadata: ["message_id": delivery.messageID, "worker": id])
-            return
-        }
-        switch result {
-        case .sent: counters.sent?.increment()
-        case .failed: counters.failed?.increment()
-        case .retry: counters.retried?.increment()
-        case .deferred: counters.deferred?.increment()
-        case .skipped: counters.skipped?.increment()
-        }
     }
 
     /// What the provider's answer means for the delivery and for the token.

@@ -19,6 +19,8 @@ public struct MessageRequest: Sendable, Hashable {
     public var environment: OutgoingPush.Environment?
     /// An ad reaching a person at night without night-time ad consent: skipped, or held until 08:00 local.
     public var nightPolicy: MessageRecord.NightPolicy = .skip
+    /// Pushes per second this message may go out at, at most; nil: as fast as the app's ceiling allows.
+    public var ratePerSecond: Int?
 
     /// The longest `ttl`: 30 days, as long as APNs stores a notification.
     public static let maximumTTLSeconds: Int64 = 30 * 24 * 3600
@@ -31,7 +33,7 @@ public struct MessageRequest: Sendable, Hashable {
 
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
-        "environment", "night",
+        "environment", "night", "type", "rate_per_second",
     ]
 
     /// Validates `body`, received at `now`.
@@ -48,9 +50,14 @@ public struct MessageRequest: Sendable, Hashable {
         guard let kind = MessageKind(rawValue: kindName), kind != .uninstallCheck else {
             throw .invalid("kind", "must be alert, background or voip")
         }
-        let typeName = try string(body, "message_type") ?? "notification"
+        // `type` is the same field under the name marketing tools use (`"type": "transactional"`).
+        let typeField = body["type"].map { $0.isNull ? "message_type" : "type" } ?? "message_type"
+        if body["type"] != nil && body["message_type"] != nil && body["type"] != body["message_type"] {
+            throw .invalid("type", "give type or message_type, not both")
+        }
+        let typeName = try string(body, typeField) ?? "notification"
         guard let messageType = MessageRecord.MessageType(rawValue: typeName) else {
-            throw .invalid("message_type", "must be notification or ad")
+            throw .invalid(typeField, "must be notification, ad or transactional")
         }
         guard let content = body["content"], content.objectValue != nil else {
             throw .invalid("content", "is required and must be an object")
@@ -106,6 +113,16 @@ public struct MessageRequest: Sendable, Hashable {
                 throw .invalid("environment", "must be sandbox or production")
             }
             request.environment = value
+        }
+        if let value = body["rate_per_second"], !value.isNull {
+            guard let rate = MessagePayloadBuilder.integer(value), rate >= 1,
+                rate <= AppSendSettings.maximumRatePerSecond
+            else {
+                throw .invalid(
+                    "rate_per_second",
+                    "must be a whole number of pushes per second, 1 to \(AppSendSettings.maximumRatePerSecond)")
+            }
+            request.ratePerSecond = Int(rate)
         }
         if let night = try string(body, "night") {
             guard let value = MessageRecord.NightPolicy(rawValue: night) else {

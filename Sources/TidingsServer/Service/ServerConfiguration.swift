@@ -268,7 +268,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
         Setting(
             flag: "fanout-in-flight", environment: "TIDINGS_FANOUT_IN_FLIGHT", fileKey: "fanout_in_flight",
-            help: "pushes each fan-out worker keeps in flight (default 64)",
+            help: "pushes each fan-out worker keeps in flight (default 1000)",
             apply: { configuration, text in
                 guard let value = Int(text), (1...10_000).contains(value) else { return false }
                 configuration.fanout.maximumInFlight = value

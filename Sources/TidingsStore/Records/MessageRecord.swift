@@ -12,10 +12,16 @@ public struct MessageRecord: Sendable, Hashable {
         case cancelled
     }
 
-    /// Whether consent rules treat the message as advertising.
+    /// Whether consent rules treat the message as advertising, and whether it is marketing at all.
     public enum MessageType: String, Sendable, Hashable, CaseIterable {
         case notification
         case ad
+        /// A message one person is waiting for (a password reset, a receipt): claimed before campaigns, not
+        /// held by their rates, and exempt from frequency caps.
+        case transactional
+
+        /// Counted against the app's frequency cap.
+        public var isMarketing: Bool { self != .transactional }
     }
 
     /// What happens to an ad that falls into a person's night (21:00–08:00 local) without night-time ad
@@ -46,12 +52,16 @@ public struct MessageRecord: Sendable, Hashable {
     public var createdAt: Int64
     /// When it became `done` or `cancelled`, unix milliseconds.
     public var finishedAt: Int64?
+    /// Pushes per second this message may go out at (per sending instance); nil: as fast as the app's ceiling.
+    public var ratePerSecond: Int?
 
     public init(
         id: String, appID: String, state: State = .queued, kind: MessageKind, messageType: MessageType = .notification,
         campaignID: String? = nil, topic: String, payload: [UInt8], priority: Int, expiresAt: Int64? = nil,
-        collapseID: String? = nil, nightPolicy: NightPolicy = .skip, createdAt: Int64, finishedAt: Int64? = nil
+        collapseID: String? = nil, nightPolicy: NightPolicy = .skip, createdAt: Int64, finishedAt: Int64? = nil,
+        ratePerSecond: Int? = nil
     ) {
+        self.ratePerSecond = ratePerSecond
         self.nightPolicy = nightPolicy
         self.id = id
         self.appID = appID

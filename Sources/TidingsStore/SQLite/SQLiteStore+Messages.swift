@@ -4,7 +4,7 @@ import TidingsSQLite
 extension SQLiteStore {
     static let messageColumns = """
         id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
-        created_at, finished_at, night_policy
+        created_at, finished_at, night_policy, rate_per_second
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
@@ -17,13 +17,14 @@ extension SQLiteStore {
                 throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
             }
             try db.run(
-                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 [
                     .text(message.id), .text(message.appID), .text(message.state.rawValue),
                     .text(message.kind.rawValue), .text(message.messageType.rawValue), SQLiteValue(message.campaignID),
                     .text(message.topic), .blob(message.payload), .integer(Int64(message.priority)),
                     SQLiteValue(message.expiresAt), SQLiteValue(message.collapseID), .integer(message.createdAt),
                     SQLiteValue(message.finishedAt), .text(message.nightPolicy.rawValue),
+                    SQLiteValue(message.ratePerSecond.map(Int64.init)),
                 ])
             for delivery in deliveries {
                 // A repeated installation id is one target: the unique key keeps the first.
@@ -270,7 +271,8 @@ extension SQLiteStore {
             priority: Int(row.int64(at: 8)), expiresAt: row.isNull(at: 9) ? nil : row.int64(at: 9),
             collapseID: row.optionalText(at: 10),
             nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(at: 13)) ?? .skip, createdAt: row.int64(at: 11),
-            finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12))
+            finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12),
+            ratePerSecond: row.isNull(at: 14) ? nil : Int(row.int64(at: 14)))
     }
 
     static func deliveryRow(_ row: SQLiteStatement) -> MessageDelivery {

@@ -222,10 +222,29 @@ extension SQLiteStore {
         );
         CREATE INDEX forwarder_dead_letters_forwarder ON forwarder_dead_letters(forwarder_id, created_at);
         """,
+        // Campaign sending: message rates, claims by message, app send settings, frequency-cap slots, custom
+        // attributes.
+        """
+        ALTER TABLE messages ADD COLUMN rate_per_second INTEGER;
+        CREATE INDEX message_deliveries_due_by_message ON message_deliveries(message_id, not_before)
+            WHERE state = 'pending';
+        CREATE TABLE app_send_settings (
+            app_id TEXT PRIMARY KEY REFERENCES apps(id),
+            rate_per_second INTEGER,
+            frequency_cap_count INTEGER,
+            frequency_cap_window INTEGER,
+            default_ttl INTEGER
+        );
+        CREATE TABLE frequency_slots (
+            app_id TEXT NOT NULL,
+            installation_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            reserved_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, installation_id, message_id)
+        );
+        CREATE INDEX frequency_slots_window ON frequency_slots(app_id, installation_id, reserved_at);
+        """,
     ]
-
-    /// The schema version this build migrates to: the number of migrations.
-    public static var latestSchemaVersion: Int { migrations.count }
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
     static func migrate(_ database: SQLiteDatabase) throws {

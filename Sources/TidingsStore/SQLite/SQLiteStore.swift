@@ -69,6 +69,9 @@ public final class SQLiteStore: Store {
             path: directory.appendingPathComponent(Self.fileName).path, checkpointInterval: checkpointInterval)
     }
 
+    /// The schema version this build migrates to: the number of migrations.
+    public static var latestSchemaVersion: Int { migrations.count }
+
     /// The schema version the database is at.
     public var schemaVersion: Int {
         get throws {

@@ -10,6 +10,8 @@ enum AppsCommand {
                tidings apps create NAME --bundle-id ID [--json]
                tidings apps set-identity APP --mode off|optional|required [--json]
                tidings apps set-rate APP N | APP --default [--json]
+               tidings apps send-settings APP [--rate N|default] [--frequency-cap N/SECONDS|none]
+                                              [--default-ttl SECONDS|default] [--json]
                tidings apps set-apns APP --key-file FILE --key-id K --team-id T [--json]
                tidings apps remove-apns APP [--json]
                tidings apps set-fcm APP --service-account FILE [--json]
@@ -19,7 +21,9 @@ enum AppsCommand {
                tidings apps remove-identity-key APP KEY_ID [--json]
 
         APP is an app id or name. set-rate limits each of the app's keys to N requests a second; --default
-        goes back to the server's limit. set-apns sends the .p8 key file and set-fcm the service-account JSON
+        goes back to the server's limit. send-settings shows or changes how the app's messages go out: a
+        ceiling on its pushes a second, a frequency cap on marketing pushes per installation (3/86400: 3 a day),
+        and the time to live of messages that give none. set-apns sends the .p8 key file and set-fcm the service-account JSON
         to the server, which stores them and never sends them back: only the key id, team id, project and
         client email are shown.
 
@@ -47,6 +51,7 @@ enum AppsCommand {
         case "create": return try await create(rest)
         case "set-identity": return try await setIdentity(rest)
         case "set-rate": return try await setRate(rest)
+        case "send-settings": return try await SendSettingsCommand.run(rest)
         case "set-apns": return try await setAPNs(rest)
         case "remove-apns", "remove-fcm":
             let arguments = try parse(rest, "apps \(subcommand)", positionals: ["APP"])

@@ -18,8 +18,9 @@ enum MessageBodyBuilder {
     static let optionNames: Set<String> = [
         "installation", "user", "tag-expression", "title", "subtitle", "body", "media", "button", "link", "deeplink",
         "screen", "coupon", "badge", "sound", "data", "campaign", "collapse-id", "ttl", "priority",
+        "rate",
     ]
-    static let flagNames: Set<String> = ["all", "background", "ad"]
+    static let flagNames: Set<String> = ["all", "background", "ad", "transactional"]
 
     /// The request body for `arguments`.
     /// - Throws: ``CommandLineError`` (usage) naming the option that is missing, repeated or malformed.
@@ -51,7 +52,18 @@ enum MessageBodyBuilder {
         let data = try dataJSON(arguments.values("data"))
         if !data.isEmpty { content["data"] = .object(data) }
         body["content"] = .object(content)
+        if arguments.flag("ad") && arguments.flag("transactional") {
+            throw CommandLineError.usage("send: a message is --ad or --transactional, not both")
+        }
         if arguments.flag("ad") { body["message_type"] = "ad" }
+        if arguments.flag("transactional") { body["type"] = "transactional" }
+        if let rate = arguments.option("rate") {
+            guard let value = Int64(rate), value >= 1 else {
+                throw CommandLineError.usage(
+                    "send: --rate '\(rate)' must be a whole number of pushes a second, 1 or more")
+            }
+            body["rate_per_second"] = .integer(value)
+        }
         if let campaign = arguments.option("campaign") { body["campaign_id"] = .string(campaign) }
         if let collapseID = arguments.option("collapse-id") { body["collapse_id"] = .string(collapseID) }
         if let ttl = arguments.option("ttl") {

@@ -27,12 +27,15 @@ enum SendCommand {
           --data KEY=VALUE         custom data for the app (repeatable; values are strings)
           --background             a silent push carrying only --data
           --ad                     an advertisement: only to installations that agreed to ads
+          --transactional          a message one person waits for (a password reset): sent ahead of
+                                   campaigns, not held by the app's rate ceiling or frequency cap
 
         delivery:
           --campaign ID            group messages for `tidings stats --campaign ID`
           --collapse-id ID         a newer message with the same id replaces this one (at most 64 bytes)
           --ttl SECONDS            how long APNs keeps trying (0: now or never; at most 30 days)
           --priority 10|5|1        APNs priority (background is always 5)
+          --rate N                 send at most N pushes a second (the app's ceiling still applies)
 
         output:
           --wait                   follow the fan-out (a progress bar on a terminal) and print the funnel

@@ -1,0 +1,188 @@
+import TidingsModel
+import TidingsStore
+
+extension PostgresStore {
+    private static let completeDeliverySQL = """
+        UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
+            not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
+            updated_at = $8
+        WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by = $3
+        """
+    private static let releaseSlotSQL = """
+        DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
+        """
+    private static let skipCancelledRetrySQL = """
+        UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+        WHERE message_id = $1 AND installation_id = $2 AND state = 'pending'
+            AND EXISTS (SELECT 1 FROM messages WHERE id = $1 AND state = 'cancelled')
+        """
+
+    /// Claims message by message with `FOR UPDATE SKIP LOCKED`: rows another instance is claiming right now
+    /// are passed over instead of waited for, so workers on several instances share one queue.
+    public func claimDeliveries(worker: String, claim: DeliveryClaim, now: Int64, leaseUntil: Int64) throws
+        -> [MessageDelivery]
+    {
+        let limit = Int64(max(0, claim.limit))
+        guard limit > 0 else { return [] }
+        let columns = Self.deliveryColumns.split(separator: ",").map {
+            "d." + $0.trimmingCharacters(in: .whitespaces)
+        }
+        return try write { db in
+            try db.run(
+                """
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                WHERE state = 'claimed' AND claim_expires_at <= $1
+                """, [.integer(now)])
+            let due = try db.query(
+                """
+                SELECT m.id, m.message_type, m.rate_per_second, s.rate_per_second, (
+                    SELECT COUNT(*) FROM (
+                        SELECT 1 FROM message_deliveries d
+                        WHERE d.message_id = m.id AND d.state = 'pending' AND d.not_before <= $1 LIMIT $2) AS due)
+                FROM messages m LEFT JOIN app_send_settings s ON s.app_id = m.app_id
+                WHERE m.state IN ('queued', 'sending') AND (NOT $3::boolean OR m.message_type = 'transactional')
+                ORDER BY m.created_at, m.id
+                """, [.integer(now), .integer(limit), .boolean(claim.onlyTransactional)]
+            ) { row in
+                let transactional = row.text(1) == "transactional"
+                let available = claim.available(
+                    due: row.int(4), transactional: transactional, messageRate: row.optionalInt64(2).map(Int.init),
+                    appRate: row.optionalInt64(3).map(Int.init))
+                return (id: row.text(0), transactional: transactional, available: available)
+            }
+            .filter { $0.available > 0 && !claim.excludedMessageIDs.contains($0.id) }
+            var claimed: [MessageDelivery] = []
+            for (messageID, count) in claim.allocate(due) {
+                let rows = try db.query(
+                    """
+                    WITH due AS (
+                        SELECT installation_id FROM message_deliveries
+                        WHERE message_id = $1 AND state = 'pending' AND not_before <= $5
+                        ORDER BY not_before, installation_id LIMIT $2
+                        FOR UPDATE SKIP LOCKED)
+                    UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
+                        updated_at = $5
+                    FROM due WHERE d.message_id = $1 AND d.installation_id = due.installation_id
+                    RETURNING \(columns.joined(separator: ", "))
+                    """,
+                    [.text(messageID), .integer(Int64(count)), .text(worker), .integer(leaseUntil), .integer(now)],
+                    row: Self.deliveryRow)
+                try db.run(
+                    "UPDATE messages SET state = 'sending' WHERE id = $1 AND state = 'queued'", [.text(messageID)])
+                claimed += rows.sorted { ($0.notBefore, $0.installationID) < ($1.notBefore, $1.installationID) }
+            }
+            return claimed
+        }
+    }
+
+    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed.
+    @discardableResult
+    public func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
+        guard !completions.isEmpty else { return [] }
+        return try write { db in
+            let changed = try db.pipeline(
+                Self.completeDeliverySQL,
+                completions.map { completion in
+                    let (state, reason, notBefore, extraAttempt) = completion.columns
+                    return [
+                        .text(completion.messageID), .text(completion.installationID), .text(worker), .text(state),
+                        PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
+                    ]
+                })
+            let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
+            let keys = completions.indices.filter { recorded[$0] }.map { index in
+                (completions[index], completions[index].columns.state)
+            }
+            let released = keys.filter { $0.1 != "sent" }.map { completion, _ in
+                [
+                    PostgresValue.text(completion.messageID), .text(completion.installationID),
+                    .text(completion.appID),
+                ]
+            }
+            if !released.isEmpty { _ = try db.pipeline(Self.releaseSlotSQL, released) }
+            let retried = keys.filter { $0.1 == "pending" }.map { completion, _ in
+                [PostgresValue.text(completion.messageID), .text(completion.installationID)]
+            }
+            if !retried.isEmpty { _ = try db.pipeline(Self.skipCancelledRetrySQL, retried) }
+            return recorded
+        }
+    }
+
+    public func sendSettings(appID: String) throws -> AppSendSettings {
+        try read { db in
+            guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(appID)]) != nil else {
+                throw StoreError(code: .notFound, message: "no app with id \(appID)")
+            }
+            return try db.query(
+                """
+                SELECT rate_per_second, frequency_cap_count, frequency_cap_window, default_ttl
+                FROM app_send_settings WHERE app_id = $1
+                """, [.text(appID)]
+            ) { row in
+                AppSendSettings(
+                    ratePerSecond: row.optionalInt64(0).map(Int.init),
+                    frequencyCap: row.optionalInt64(1).flatMap { count in
+                        row.optionalInt64(2).map { FrequencyCap(count: Int(count), windowSeconds: $0) }
+                    },
+                    defaultTTLSeconds: row.optionalInt64(3))
+            }.first ?? AppSendSettings()
+        }
+    }
+
+    public func updateSendSettings(appID: String, _ settings: AppSendSettings) throws {
+        try write { db in
+            guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(appID)]) != nil else {
+                throw StoreError(code: .notFound, message: "no app with id \(appID)")
+            }
+            try db.run(
+                """
+                INSERT INTO app_send_settings (app_id, rate_per_second, frequency_cap_count, frequency_cap_window,
+                    default_ttl)
+                VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (app_id) DO UPDATE SET rate_per_second = excluded.rate_per_second,
+                    frequency_cap_count = excluded.frequency_cap_count,
+                    frequency_cap_window = excluded.frequency_cap_window, default_ttl = excluded.default_ttl
+                """,
+                [
+                    .text(appID), PostgresValue(settings.ratePerSecond.map(Int64.init)),
+                    PostgresValue(settings.frequencyCap.map { Int64($0.count) }),
+                    PostgresValue(settings.frequencyCap?.windowSeconds), PostgresValue(settings.defaultTTLSeconds),
+                ])
+        }
+    }
+
+    /// Each installation's count and insert run under a transaction-scoped advisory lock on the installation,
+    /// taken in sorted order (no deadlock between two batches), so two instances never both take the last slot.
+    public func reserveFrequencySlots(
+        appID: String, messageID: String, installationIDs: [String], cap: FrequencyCap, now: Int64
+    ) throws -> Set<String> {
+        guard !installationIDs.isEmpty else { return [] }
+        let since = now - cap.windowSeconds * 1000
+        return try write { db in
+            var granted = Set<String>()
+            for installationID in Set(installationIDs).sorted() {
+                let keys: [PostgresValue] = [.text(appID), .text(installationID)]
+                _ = try db.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended('frequency/' || $1 || '/' || $2, 0))", keys
+                ) { _ in () }
+                try db.run(
+                    "DELETE FROM frequency_slots WHERE app_id = $1 AND installation_id = $2 AND reserved_at <= $3",
+                    keys + [.integer(since)])
+                let held = try db.query(
+                    "SELECT message_id FROM frequency_slots WHERE app_id = $1 AND installation_id = $2", keys
+                ) { $0.text(0) }
+                if held.contains(messageID) {
+                    granted.insert(installationID)
+                } else if held.count < cap.count {
+                    try db.run(
+                        """
+                        INSERT INTO frequency_slots (app_id, installation_id, message_id, reserved_at)
+                        VALUES ($1, $2, $3, $4)
+                        """, keys + [.text(messageID), .integer(now)])
+                    granted.insert(installationID)
+                }
+            }
+            return granted
+        }
+    }
+}

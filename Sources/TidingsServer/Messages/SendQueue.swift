@@ -1,0 +1,128 @@
+import TidingsModel
+import TidingsStore
+
+/// A fan-out worker's claimed deliveries waiting for a push slot, one line per message: transactional
+/// messages first, the others taking turns, each only when ``SendThrottle`` admits it.
+struct SendQueue {
+    /// What ``next(throttle:)`` found.
+    enum Next {
+        case send(MessageDelivery, MessageRecord)
+        /// Everything waiting is paced; ask again after this long.
+        case wait(Duration)
+        case empty
+    }
+
+    /// One message's waiting deliveries, oldest first.
+    private struct Line {
+        var deliveries: [MessageDelivery] = []
+        var head = 0
+        var count: Int { deliveries.count - head }
+
+        mutating func pop() -> MessageDelivery {
+            defer {
+                head += 1
+                if head > 256 && head * 2 > deliveries.count {
+                    deliveries.removeFirst(head)
+                    head = 0
+                }
+            }
+            return deliveries[head]
+        }
+    }
+
+    /// Each message read for this queue; nil when it is gone.
+    private var messages: [String: MessageRecord?] = [:]
+    /// Each app's send settings, read with its last chunk.
+    var settings: [String: AppSendSettings] = [:]
+    private var lines: [String: Line] = [:]
+    /// Transactional messages with deliveries waiting, oldest claim first.
+    private var priority: [String] = []
+    /// The other messages with deliveries waiting, in turn from ``cursor``.
+    private var rotation: [String] = []
+    private var cursor = 0
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    func knowsMessage(_ id: String) -> Bool { messages[id] != nil }
+
+    mutating func addMessage(_ id: String, _ message: MessageRecord?) { messages[id] = .some(message) }
+
+    func message(_ delivery: MessageDelivery) -> MessageRecord? { messages[delivery.messageID] ?? nil }
+
+    /// Adds deliveries whose message has been read with ``addMessage(_:_:)``.
+    mutating func enqueue(_ deliveries: [MessageDelivery]) {
+        for delivery in deliveries {
+            guard let message = message(delivery) else { continue }
+            if lines[delivery.messageID] == nil {
+                if message.messageType == .transactional {
+                    priority.append(delivery.messageID)
+                } else {
+                    rotation.append(delivery.messageID)
+                }
+            }
+            lines[delivery.messageID, default: Line()].deliveries.append(delivery)
+            count += 1
+        }
+    }
+
+    /// Messages whose waiting deliveries already fill their rate's horizon: the next claim leaves them out.
+    var saturatedMessages: Set<String> {
+        var saturated = Set<String>()
+        for (id, line) in lines {
+            guard let message = messages[id] ?? nil else { continue }
+            let horizon = DeliveryClaim(limit: 0).available(
+                due: .max, transactional: message.messageType == .transactional, messageRate: message.ratePerSecond,
+                appRate: settings[message.appID]?.ratePerSecond)
+            if line.count >= horizon { saturated.insert(id) }
+        }
+        return saturated
+    }
+
+    /// The next delivery its message's and app's rates allow now: a transactional one when any may go, else the
+    /// next message in turn that may.
+    mutating func next(throttle: SendThrottle) -> Next {
+        var shortestWait: Duration?
+        func admitted(_ id: String) -> MessageRecord? {
+            guard let message = messages[id] ?? nil else { return nil }
+            let appRate = settings[message.appID]?.ratePerSecond
+            // Unpaced (the common case): no lock, no bookkeeping.
+            if message.ratePerSecond == nil && appRate == nil { return message }
+            let wait = throttle.admit(
+                messageID: id, messageRate: message.ratePerSecond, appID: message.appID,
+                appRate: appRate, transactional: message.messageType == .transactional)
+            guard let wait else { return message }
+            shortestWait = min(shortestWait ?? wait, wait)
+            return nil
+        }
+        for (index, id) in priority.enumerated() {
+            if let message = admitted(id) {
+                let delivery = pop(id)
+                if lines[id] == nil { priority.remove(at: index) }
+                return .send(delivery, message)
+            }
+        }
+        for step in 0..<rotation.count {
+            let index = (cursor + step) % rotation.count
+            let id = rotation[index]
+            if let message = admitted(id) {
+                let delivery = pop(id)
+                if lines[id] == nil {
+                    rotation.remove(at: index)
+                    cursor = rotation.isEmpty ? 0 : index % rotation.count
+                } else {
+                    cursor = (index + 1) % rotation.count
+                }
+                return .send(delivery, message)
+            }
+        }
+        return shortestWait.map(Next.wait) ?? .empty
+    }
+
+    private mutating func pop(_ id: String) -> MessageDelivery {
+        let delivery = lines[id]!.pop()
+        count -= 1
+        if lines[id]!.count == 0 { lines[id] = nil }
+        return delivery
+    }
+}

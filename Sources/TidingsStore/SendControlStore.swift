@@ -1,0 +1,29 @@
+/// What fan-out needs beyond the basic queue: claims shared fairly between messages with transactional
+/// messages first, outcomes recorded a batch at a time, each app's send settings, and frequency caps.
+///
+/// ``Store`` refines it, so every backend implements it; the shared store suite runs it on each.
+public protocol SendControlStore: Sendable {
+    /// Claims pending deliveries due at `now` for `worker` until `leaseUntil`, first returning expired claims to
+    /// pending: transactional messages first (each takes what it needs, oldest message first), then the other
+    /// messages in equal shares of what is left, a share a message does not use going to the next ones.
+    /// Concurrent callers never get the same row.
+    func claimDeliveries(worker: String, claim: DeliveryClaim, now: Int64, leaseUntil: Int64) throws
+        -> [MessageDelivery]
+    /// Records the results of deliveries `worker` holds in one transaction. For each, in order, whether it was
+    /// recorded: false (and that row unchanged) when the worker no longer holds it. A result other than `sent`
+    /// gives back the frequency-cap slot the delivery reserved.
+    @discardableResult
+    func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool]
+    /// The app's send settings; all defaults for an app that never set any.
+    /// - Throws: ``StoreError/Code/notFound`` for an unknown app.
+    func sendSettings(appID: String) throws -> AppSendSettings
+    /// Replaces the app's send settings. - Throws: ``StoreError/Code/notFound`` for an unknown app.
+    func updateSendSettings(appID: String, _ settings: AppSendSettings) throws
+    /// Atomically takes one slot of `cap` for each of `installationIDs` (a push of `messageID` at `now`) and
+    /// returns the installations that got one: an installation with `cap.count` other messages' slots in the
+    /// window `(now - window, now]` gets none. A slot this message already holds for an installation counts as
+    /// granted. Atomic across processes sharing the store (PostgreSQL: one advisory lock per installation).
+    func reserveFrequencySlots(
+        appID: String, messageID: String, installationIDs: [String], cap: FrequencyCap, now: Int64
+    ) throws -> Set<String>
+}

@@ -1,0 +1,211 @@
+import Foundation
+import TidingsModel
+import TidingsPush
+import TidingsServer
+import TidingsStore
+
+/// The whole send path against the raw APNs client, same sink, same run: N installations (default 50,000;
+/// `TIDINGS_BENCH_SENDPATH_INSTALLATIONS` changes it) in a SQLite store on disk, one message to all of them,
+/// sent by tidingsd's fan-out (claim, policy, build, route, send, record durably) through ``RoutingPushProvider``
+/// and an ``APNsClient`` to the h2o sink of ``APNsBench``; and the same client alone sending N pushes with the
+/// same window, in alternating rounds, so a machine busy with other work slows both alike. Reports pushes per
+/// second (medians of three rounds) and the send path's share of the raw client's rate.
+///
+/// It also runs the send path with the settings it had before batching (64 in flight, chunks of 500, one
+/// transaction per outcome) for comparison.
+enum SendPathBench {
+    static let bundleID = "com.example.bench"
+
+    static func run() throws {
+        let installations =
+            Int(ProcessInfo.processInfo.environment["TIDINGS_BENCH_SENDPATH_INSTALLATIONS"] ?? "") ?? 50_000
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-sendpath-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        try APNsBench.shell(
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE")
+        let port = try APNsBench.freePort()
+        let configurationFile = directory.appendingPathComponent("h2o.conf")
+        try Data(APNsBench.h2oConfiguration(port: port, certificate: certificate, key: key).utf8)
+            .write(to: configurationFile)
+        let sink = Process()
+        sink.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sink.arguments = ["h2o", "-c", configurationFile.path]
+        sink.standardOutput = FileHandle.nullDevice
+        sink.standardError = FileHandle.nullDevice
+        try sink.run()
+        defer {
+            sink.terminate()
+            sink.waitUntilExit()
+        }
+        let endpoint = "https://127.0.0.1:\(port)"
+        try APNsBench.blocking { try await APNsBench.waitUntilListening(endpoint: endpoint, certificate: certificate) }
+
+        let clientConfiguration = {
+            var configuration = APNsClient.Configuration()
+            configuration.productionEndpoint = endpoint
+            configuration.sandboxEndpoint = endpoint
+            configuration.maxConcurrentStreams = 100  // what h2o announces
+            configuration.caBundlePath = certificate
+            return configuration
+        }()
+        let current = FanoutWorker.Configuration()
+        let before = {
+            var configuration = FanoutWorker.Configuration()
+            configuration.maximumInFlight = 64
+            configuration.chunkSize = 500
+            configuration.completionBatchSize = 1
+            return configuration
+        }()
+
+        print(
+            "sendpath: \(installations) installations, sink h2o + mruby (TLS, 1 thread, 100 streams), "
+                + "\(clientConfiguration.connectionsPerHost) connection(s)")
+        let store = try SQLiteStore(directory: directory.appendingPathComponent("store"))
+        try seed(store, installations: installations)
+
+        // Raw and send path alternate, three rounds, so drift in the machine's load touches both; the medians
+        // are compared.
+        var raw: [Double] = []
+        var sendPath: [Double] = []
+        var earlier: [Double] = []
+        for round in 0..<3 {
+            raw.append(
+                try APNsBench.blocking {
+                    try await rawRate(clientConfiguration, pushes: installations, inFlight: current.maximumInFlight)
+                })
+            sendPath.append(
+                try APNsBench.blocking {
+                    try await sendPathRate(
+                        store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: current,
+                        messageID: "bench-current-\(round)", installations: installations)
+                })
+            earlier.append(
+                try APNsBench.blocking {
+                    try await sendPathRate(
+                        store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: before,
+                        messageID: "bench-before-\(round)", installations: installations)
+                })
+            print(
+                "round \(round + 1): raw \(Int(raw[round]))/s, send path \(Int(sendPath[round]))/s, "
+                    + "earlier settings \(Int(earlier[round]))/s")
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (median)", median(raw), "/s")
+        Measure.report(
+            "send path (fan-out + routing + APNsClient + SQLite), \(current.maximumInFlight) in flight, "
+                + "batches of \(current.completionBatchSize) (median)", median(sendPath), "/s")
+        Measure.report("send path / raw client", median(sendPath) / median(raw) * 100, "%")
+        Measure.report(
+            "send path with the earlier settings (64 in flight, chunks of 500, one transaction per outcome, median)",
+            median(earlier), "/s")
+        Measure.report("earlier settings / raw client", median(earlier) / median(raw) * 100, "%")
+    }
+
+    /// One app with `installations` installations, each with its own token.
+    static func seed(_ store: SQLiteStore, installations: Int) throws {
+        let now = Date().millisecondsSince1970
+        try store.createApp(AppRecord(id: "app_bench", name: "bench", bundleID: bundleID, createdAt: now))
+        for index in 0..<installations {
+            var update = InstallationUpdate()
+            update.platform = .set("ios")
+            update.apnsToken = .set(String(format: "%064x", index))
+            update.environment = .set("production")
+            _ = try store.upsertInstallation(
+                appID: "app_bench", installationID: String(format: "inst-%07d", index), update: update, now: now)
+        }
+    }
+
+    /// The client alone: `pushes` pushes with `inFlight` outstanding; pushes per second.
+    static func rawRate(_ configuration: APNsClient.Configuration, pushes: Int, inFlight: Int) async throws -> Double {
+        let client = try APNsClient(configuration: configuration, authorization: APNsBench.StaticAuthorization())
+        defer { client.shutdown() }
+        func push(_ index: Int) -> OutgoingPush {
+            OutgoingPush(
+                token: String(format: "%064x", index), environment: .production, topic: bundleID,
+                payload: APNsBench.payload)
+        }
+        for index in 0..<3 {
+            guard await client.send(push(index)).disposition == .sent else {
+                throw APNsBench.Failure(description: "warm-up push failed")
+            }
+        }
+        let start = ContinuousClock.now
+        let sent = await withTaskGroup(of: Bool.self) { group in
+            var submitted = 0
+            var sent = 0
+            while submitted < min(inFlight, pushes) {
+                let next = push(submitted)
+                group.addTask { await client.send(next).disposition == .sent }
+                submitted += 1
+            }
+            for await ok in group {
+                if ok { sent += 1 }
+                if submitted < pushes {
+                    let next = push(submitted)
+                    group.addTask { await client.send(next).disposition == .sent }
+                    submitted += 1
+                }
+            }
+            return sent
+        }
+        let seconds = (ContinuousClock.now - start).seconds
+        guard sent == pushes else { throw APNsBench.Failure(description: "only \(sent) of \(pushes) were sent") }
+        return Double(pushes) / seconds
+    }
+
+    /// One message to every installation, sent by a ``FanoutService`` as tidingsd runs it; pushes per second
+    /// from the start of the workers to every delivery recorded as sent.
+    static func sendPathRate(
+        store: SQLiteStore, directory: URL, clientConfiguration: APNsClient.Configuration,
+        fanout: FanoutWorker.Configuration, messageID: String, installations: Int
+    ) async throws -> Double {
+        let client = try APNsClient(configuration: clientConfiguration, authorization: APNsBench.StaticAuthorization())
+        defer { client.shutdown() }
+        var routing = RoutingPushProvider.Configuration()
+        routing.allowsUnsignedAPNs = true
+        let provider = RoutingPushProvider(
+            store: store, apns: client, apnsCredentials: APNsCredentialsStore(dataDirectory: directory),
+            fcm: AppFCMProvider(credentials: FCMCredentialsStore(dataDirectory: directory), logger: .disabled()),
+            configuration: routing)
+        // Warm the connection as the raw run does.
+        for index in 0..<3 {
+            let push = OutgoingPush(
+                token: String(format: "%064x", index), environment: .production, topic: bundleID,
+                payload: APNsBench.payload)
+            guard await client.send(push).disposition == .sent else {
+                throw APNsBench.Failure(description: "warm-up push failed")
+            }
+        }
+        let now = Date().millisecondsSince1970
+        let deliveries = (0..<installations).map { index in
+            MessageDelivery(
+                messageID: messageID, appID: "app_bench", installationID: String(format: "inst-%07d", index),
+                token: String(format: "%064x", index))
+        }
+        try store.createMessage(
+            MessageRecord(
+                id: messageID, appID: "app_bench", kind: .alert, topic: bundleID, payload: APNsBench.payload,
+                priority: 10, expiresAt: now + 3_600_000, createdAt: now),
+            deliveries: deliveries)
+        let service = FanoutService(store: store, provider: provider, configuration: fanout)
+        let start = ContinuousClock.now
+        service.start()
+        // The message becomes done when nothing is pending or claimed: every outcome is recorded.
+        while try store.message(appID: "app_bench", messageID: messageID)?.state != .done {
+            if ContinuousClock.now - start > .seconds(600) { throw APNsBench.Failure(description: "timed out") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let seconds = (ContinuousClock.now - start).seconds
+        await service.stop()
+        let counts = try store.messageCounts(messageID: messageID)
+        guard counts.sent == installations else {
+            throw APNsBench.Failure(description: "only \(counts.sent) of \(installations) were sent: \(counts)")
+        }
+        return Double(installations) / seconds
+    }
+}
