@@ -17,6 +17,8 @@ import TidingsStore
 /// outcome, and claims left behind return to pending when their lease expires (a restart resumes).
 public final class FanoutService: Sendable {
     public let workers: [FanoutWorker]
+    /// Resolves accepted messages' audiences into deliveries for the workers, beside them.
+    public let resolver: CampaignResolver
     private let tasks = LockedBox<[Task<Void, Never>]>([])
 
     /// - Parameter workerCount: Workers in this process; each sends up to `configuration.maximumInFlight`.
@@ -25,6 +27,7 @@ public final class FanoutService: Sendable {
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
         workerCount: Int = 1, metrics: MetricsRegistry? = nil
     ) {
+        resolver = CampaignResolver(store: store, clock: clock, logger: logger)
         workers = (0..<max(1, workerCount)).map { _ in
             FanoutWorker(
                 store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
@@ -36,7 +39,7 @@ public final class FanoutService: Sendable {
     public func start() {
         tasks.withLock { tasks in
             guard tasks.isEmpty else { return }
-            tasks = workers.map { worker in Task { await worker.run() } }
+            tasks = workers.map { worker in Task { await worker.run() } } + [Task { await resolver.run() }]
         }
     }
 

@@ -179,7 +179,8 @@ public final class FanoutWorker: Sendable {
             environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
             expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
-            payload: message.payload, installationID: delivery.installationID)
+            payload: message.payload(variant: delivery.variant, language: delivery.language),
+            installationID: delivery.installationID)
     }
 
     private func record(_ delivery: MessageDelivery, _ outcome: Outcome, message: MessageRecord?) throws {
