@@ -36,12 +36,13 @@ struct CampaignPayloads {
                 } catch {
                     // Name the variant and language the problem is in.
                     let prefix = arm.content.isLocalized ? "\(arm.field).\(key)" : arm.field
-                    func renamed(_ text: String) -> String {
-                        text.hasPrefix("content") ? prefix + text.dropFirst("content".count) : text
-                    }
+                    let message =
+                        error.message.hasPrefix("content")
+                        ? prefix + error.message.dropFirst("content".count) : "\(prefix): \(error.message)"
                     throw MessageError(
-                        code: error.code, field: error.field.map(renamed), message: renamed(error.message),
-                        status: error.status)
+                        code: error.code,
+                        field: error.field.map { $0.hasPrefix("content") ? prefix + $0.dropFirst("content".count) : $0 },
+                        message: message, status: error.status)
                 }
                 if arm.id == arms[0].id && key == LocalizedContent.defaultKey { payloads.main = bytes }
                 if arm.id != nil || arm.content.isLocalized {
