@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TidingsSQLite
-import TidingsStore
+@testable import TidingsStore
 
 /// What only the SQLite backend has: its file, its schema version.
 @Suite struct SQLiteStoreTests {

@@ -13,7 +13,7 @@ import TidingsTesting
     static func seed(_ fixture: MessageFixture, count: Int, from start: Int = 0) throws {
         for index in start..<(start + count) {
             var update = InstallationUpdate()
-            update.apnsToken = .set(APIHarness.token(index + 1))
+            update.apnsToken = .set(String(format: "%064x", index + 1))
             update.consentNotifications = .set(true)
             update.timezone = .set("Asia/Tokyo")
             _ = try fixture.store.upsertInstallation(
@@ -49,7 +49,7 @@ import TidingsTesting
         let status = try await fixture.status(messageID)
         #expect(status.json["state"] == "done")
         #expect(status.count("sent") == 2500)
-        #expect(Set(fixture.provider.pushes.map(\.installationID)).count == 2500)
+        #expect(Set(fixture.provider.pushes.compactMap(\.installationID)).count == 2500)
     }
 
     @Test func resolutionResumesFromItsCursorWhenTheLeaseOfADeadResolverEnds() async throws {
@@ -168,8 +168,8 @@ import TidingsTesting
         for _ in 0..<(30 * 4) {
             _ = try await resolver(fixture).drain()
             try await worker.drain()
-            for push in fixture.provider.pushes where sentAt[push.installationID] == nil {
-                sentAt[push.installationID] = fixture.clock.now
+            for push in fixture.provider.pushes where sentAt[push.installationID ?? ""] == nil {
+                sentAt[push.installationID ?? ""] = fixture.clock.now
             }
             fixture.clock.advance(by: .seconds(15 * 60))
         }
@@ -203,7 +203,7 @@ import TidingsTesting
         try await fixture.worker().drain()
         status = try await fixture.status(sendNow)
         #expect(status.count("sent") == 1)
-        #expect(fixture.provider.pushes.map(\.installationID) == ["tokyo"])
+        #expect(fixture.provider.pushes.compactMap(\.installationID) == ["tokyo"])
     }
 
     @Test func eachInstallationGetsTheBestMatchingLanguage() async throws {
@@ -227,7 +227,7 @@ import TidingsTesting
         var titles: [String: String] = [:]
         for push in fixture.provider.pushes {
             let payload = try JSONValue.parse(push.payload)
-            titles[push.installationID] = payload["aps"]?["alert"]?["title"]?.stringValue
+            titles[push.installationID ?? ""] = payload["aps"]?["alert"]?["title"]?.stringValue
         }
         #expect(titles == ["ja": "こんにちは", "en-gb": "Hiya", "en-us": "Hi", "de": "Hello", "unknown": "Hello"])
         let stats = try await fixture.harness.call("GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
@@ -274,7 +274,7 @@ import TidingsTesting
         var byVariant: [String: [String]] = [:]
         for push in fixture.provider.pushes {
             let title = try JSONValue.parse(push.payload)["aps"]?["alert"]?["title"]?.stringValue ?? ""
-            byVariant[title, default: []].append(push.installationID)
+            byVariant[title, default: []].append(push.installationID ?? "")
         }
         let a = byVariant["A"] ?? []
         let b = byVariant["B"] ?? []
