@@ -79,7 +79,7 @@ import TidingsStoreTesting
         let claim = try store.claimResolution(resolver: "r", now: Self.now + 60_000, leaseUntil: Self.now + 70_000)
         #expect(claim?.message.id == "later")
         #expect(claim?.message.state == .resolving)
-        #expect(try store.claimResolution(resolver: "r", now: Self.now + 80_000, leaseUntil: Self.now + 90_000) == nil)
+        #expect(try store.claimResolution(resolver: "r2", now: Self.now + 65_000, leaseUntil: Self.now + 90_000) == nil)
         // Cancelling while resolving refuses the resolver's next chunk.
         #expect(try store.cancelMessage(appID: "app_a", messageID: "later", now: Self.now)?.state == .cancelled)
         #expect(
