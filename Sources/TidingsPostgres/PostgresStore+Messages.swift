@@ -28,7 +28,8 @@ extension PostgresStore {
                     INSERT INTO messages (\(Self.messageColumns))
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                     """, Self.messageValues(message))
-                try Self.insertDeliveries(db, deliveries, message: message.id, app: message.appID, now: message.createdAt)
+                try Self.insertDeliveries(
+                    db, deliveries, message: message.id, app: message.appID, now: message.createdAt)
             }
         } catch let error as PostgresError where error.isUniqueViolation {
             throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")

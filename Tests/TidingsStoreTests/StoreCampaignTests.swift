@@ -17,7 +17,8 @@ import TidingsStoreTesting
         return store
     }
 
-    func campaign(_ id: String, app: String = "app_a", resolveAt: Int64 = now, createdAt: Int64 = now) -> MessageRecord {
+    func campaign(_ id: String, app: String = "app_a", resolveAt: Int64 = now, createdAt: Int64 = now) -> MessageRecord
+    {
         MessageRecord(
             id: id, appID: app, state: resolveAt <= Self.now ? .resolving : .scheduled, kind: .alert,
             topic: "com.example.\(app)", payload: Array(#"{"aps":{}}"#.utf8), priority: 10, createdAt: createdAt,
@@ -108,7 +109,8 @@ import TidingsStoreTesting
         let store = try makeStore(backend)
         for index in 0..<5 {
             try store.createCampaign(
-                campaign("m\(index)", resolveAt: index == 4 ? Self.now + 1 : Self.now, createdAt: Self.now + Int64(index)),
+                campaign(
+                    "m\(index)", resolveAt: index == 4 ? Self.now + 1 : Self.now, createdAt: Self.now + Int64(index)),
                 resolver: nil, leaseUntil: nil)
         }
         try store.createCampaign(campaign("other", app: "app_b"), resolver: nil, leaseUntil: nil)
@@ -131,7 +133,8 @@ import TidingsStoreTesting
         try store.appendDeliveries(
             messageID: "m1", resolver: "r",
             deliveries: [
-                delivery("m1", "i1", variant: "a", language: "ja"), delivery("m1", "i2", variant: "a", language: "default"),
+                delivery("m1", "i1", variant: "a", language: "ja"),
+                delivery("m1", "i2", variant: "a", language: "default"),
                 delivery("m1", "i3", variant: "b", language: "ja"), control,
             ], cursor: nil, finished: true, leaseUntil: 0, now: Self.now)
         let byVariant = try store.messageCounts(messageID: "m1", by: .variant)

@@ -44,7 +44,8 @@ extension APIService {
             nightPolicy: messageRequest.nightPolicy, createdAt: date.millisecondsSince1970,
             plan: CampaignPlan(request: messageRequest).encoded(), resolveAt: resolveAt,
             payloadVariants: payloads.variants)
-        let resolver = CampaignResolver(store: store, clock: clock, logger: logger, id: "api-" + UUID().lowercasedString)
+        let resolver = CampaignResolver(
+            store: store, clock: clock, logger: logger, id: "api-" + UUID().lowercasedString)
         let lease = date.millisecondsSince1970 + Int64(resolver.configuration.lease.seconds * 1000)
         try storeCall {
             try store.createCampaign(record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil)
@@ -87,7 +88,8 @@ extension APIService {
         if let position = try position(request, kind: "m") {
             let parts = position.split(separator: "/", maxSplits: 1)
             guard parts.count == 2, let createdAt = Int64(parts[0]) else {
-                throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
             }
             query.after = (createdAt, String(parts[1]))
         }

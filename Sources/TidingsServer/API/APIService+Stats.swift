@@ -42,7 +42,8 @@ extension APIService {
             object["variants"] = .array(
                 ids.map { id in
                     let variantFunnel = funnels[id] ?? EventFunnel()
-                    var entry = Self.groupJSON(variantFunnel, counts: groups[id] ?? MessageCounts(), key: "variant", id: id)
+                    var entry = Self.groupJSON(
+                        variantFunnel, counts: groups[id] ?? MessageCounts(), key: "variant", id: id)
                     if id != ids.first, id != CampaignVariant.controlID,
                         let difference = ProportionDifference(
                             successesA: first?.installationsByType[EventType.open.rawValue] ?? 0,
@@ -75,7 +76,8 @@ extension APIService {
     }
 
     /// One variant's or language's funnel: the same figures as the message's.
-    static func groupJSON(_ funnel: EventFunnel, counts: MessageCounts, key: String, id: String) -> [String: JSONValue] {
+    static func groupJSON(_ funnel: EventFunnel, counts: MessageCounts, key: String, id: String) -> [String: JSONValue]
+    {
         guard case .object(var object) = statsJSON(funnel, counts: counts, idKey: key, id: id) else { return [:] }
         object["targets"] = .integer(Int64(counts.targets))
         object["skipped"] = .integer(Int64(counts.skipped))

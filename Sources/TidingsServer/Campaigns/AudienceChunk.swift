@@ -59,7 +59,8 @@ struct AudienceChunk {
                 var after: String?
                 while true {
                     let page = try store.installations(
-                        appID: appID, query: InstallationQuery(userID: userID, afterInstallationID: after, limit: limit))
+                        appID: appID, query: InstallationQuery(userID: userID, afterInstallationID: after, limit: limit)
+                    )
                     chunk.members += page.map { Member(installation: $0, targetUserID: userID) }
                     guard page.count == limit, let last = page.last else { break }
                     after = last.installationID

@@ -23,7 +23,8 @@ struct CampaignPayloads {
             }
         let count = arms.reduce(0) { $0 + $1.content.byKey.count }
         guard count <= maximumCount else {
-            throw .invalid("variants", "make \(count) payloads (variants times languages); the limit is \(maximumCount)")
+            throw .invalid(
+                "variants", "make \(count) payloads (variants times languages); the limit is \(maximumCount)")
         }
         var payloads = CampaignPayloads(main: [])
         for arm in arms {
@@ -41,7 +42,9 @@ struct CampaignPayloads {
                         ? prefix + error.message.dropFirst("content".count) : "\(prefix): \(error.message)"
                     throw MessageError(
                         code: error.code,
-                        field: error.field.map { $0.hasPrefix("content") ? prefix + $0.dropFirst("content".count) : $0 },
+                        field: error.field.map {
+                            $0.hasPrefix("content") ? prefix + $0.dropFirst("content".count) : $0
+                        },
                         message: message, status: error.status)
                 }
                 if arm.id == arms[0].id && key == LocalizedContent.defaultKey { payloads.main = bytes }

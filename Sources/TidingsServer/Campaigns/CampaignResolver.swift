@@ -101,7 +101,8 @@ public final class CampaignResolver: Sendable {
         let chunk = try AudienceChunk.read(
             plan: plan, appID: message.appID, cursor: cursor, limit: configuration.chunkSize, store: store)
         let builder = DeliveryBuilder(message: message, plan: plan, now: now)
-        let deliveries = chunk.members.map { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }
+        let deliveries =
+            chunk.members.map { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }
             + chunk.unknownInstallationIDs.map(builder.unknown)
         let held = try store.appendDeliveries(
             messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,

@@ -25,7 +25,9 @@ public struct LocalizedContent: Sendable, Hashable {
     static func parse(_ value: JSONValue?, field: String) throws(MessageError) -> LocalizedContent {
         guard let object = value?.objectValue else { throw .invalid(field, "is required and must be an object") }
         // `default` is not a content field, so its presence is what marks the localized form.
-        guard object[defaultKey] != nil else { return LocalizedContent(byKey: [defaultKey: .object(object)], isLocalized: false) }
+        guard object[defaultKey] != nil else {
+            return LocalizedContent(byKey: [defaultKey: .object(object)], isLocalized: false)
+        }
         guard object.count <= maximumLanguages + 1 else {
             throw .invalid(field, "has \(object.count - 1) languages; the limit is \(maximumLanguages)")
         }

@@ -34,8 +34,11 @@ extension MessageRequest {
             guard ids.insert(id).inserted else { throw .invalid("\(field).id", "repeats variant \(id)") }
             var weight = 1
             if let value = object["weight"], !value.isNull {
-                guard let given = MessagePayloadBuilder.integer(value), (1...Int64(CampaignVariant.maximumWeight)).contains(given)
-                else { throw .invalid("\(field).weight", "must be an integer from 1 to \(CampaignVariant.maximumWeight)") }
+                guard let given = MessagePayloadBuilder.integer(value),
+                    (1...Int64(CampaignVariant.maximumWeight)).contains(given)
+                else {
+                    throw .invalid("\(field).weight", "must be an integer from 1 to \(CampaignVariant.maximumWeight)")
+                }
                 weight = Int(given)
             }
             let content = try LocalizedContent.parse(object["content"], field: "\(field).content")
@@ -87,7 +90,8 @@ extension MessageRequest {
                 guard sendNow else {
                     throw MessageError(
                         code: "time_in_past", field: "send_at",
-                        message: "send_at is in the past; give a later time, or \"if_past\": \"send_now\" to send at once")
+                        message:
+                            "send_at is in the past; give a later time, or \"if_past\": \"send_now\" to send at once")
                 }
                 return .now
             }
@@ -104,7 +108,8 @@ extension MessageRequest {
                 throw MessageError(
                     code: "time_in_past", field: "local_time",
                     message:
-                        "local_time has passed in every time zone; give a later time, or \"if_past\": \"send_now\" to send at once")
+                        "local_time has passed in every time zone; give a later time, or \"if_past\": \"send_now\" to send at once"
+                )
             }
             return .localTime(time, fallbackTimeZone: fallback, sendPast: sendNow)
         }
@@ -124,6 +129,7 @@ extension MessageRequest {
     }
 
     static func isVariantID(_ id: String) -> Bool {
-        (1...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        (1...64).contains(id.count)
+            && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 }

@@ -75,7 +75,9 @@ extension SQLiteStore {
         if let after = query.after {
             arguments.append(.integer(after.createdAt))
             arguments.append(.text(after.id))
-            conditions.append("(created_at < ?\(arguments.count - 1) OR (created_at = ?\(arguments.count - 1) AND id < ?\(arguments.count)))")
+            conditions.append(
+                "(created_at < ?\(arguments.count - 1) OR (created_at = ?\(arguments.count - 1) AND id < ?\(arguments.count)))"
+            )
         }
         arguments.append(.integer(Int64(max(0, query.limit))))
         return try reader.read { db in

@@ -78,7 +78,8 @@ import TidingsTesting
         try Self.seed(fixture, count: 1500)
         let messageID = try #require(
             try await fixture.send(MessageFixture.alert(["all": true])).json["message_id"]?.stringValue)
-        let cancelled = try await fixture.harness.call("DELETE", "/v1/messages/\(messageID)", key: fixture.harness.serverKey)
+        let cancelled = try await fixture.harness.call(
+            "DELETE", "/v1/messages/\(messageID)", key: fixture.harness.serverKey)
         #expect(cancelled.json["state"] == "cancelled")
         #expect(try await resolver(fixture).runOnce() == nil)
         try await fixture.worker().drain()
@@ -113,7 +114,8 @@ import TidingsTesting
 
         let later = try await fixture.send(MessageFixture.alert(["all": true], ["send_at": .integer(sendAt + 7200)]))
         let laterID = try #require(later.json["message_id"]?.stringValue)
-        let cancelled = try await fixture.harness.call("DELETE", "/v1/messages/\(laterID)", key: fixture.harness.serverKey)
+        let cancelled = try await fixture.harness.call(
+            "DELETE", "/v1/messages/\(laterID)", key: fixture.harness.serverKey)
         #expect(cancelled.json["state"] == "cancelled")
         fixture.clock.advance(by: .seconds(7200))
         #expect(try await resolver(fixture).runOnce() == nil)
@@ -151,8 +153,10 @@ import TidingsTesting
     @Test func aLocalTimeCampaignReachesEachZoneAtNineLocal() async throws {
         let fixture = try MessageFixture()
         // 2027-01-14T12:00Z: 09:00 on the 15th has not yet come anywhere.
-        fixture.clock.advance(by: .seconds(Date(timeIntervalSince1970: 1_800_000_000).distance(
-            to: ISO8601DateFormatter().date(from: "2027-01-14T12:00:00Z")!)))
+        fixture.clock.advance(
+            by: .seconds(
+                Date(timeIntervalSince1970: 1_800_000_000).distance(
+                    to: ISO8601DateFormatter().date(from: "2027-01-14T12:00:00Z")!)))
         try await fixture.register("tokyo", seed: 1, ["timezone": "Asia/Tokyo"])
         try await fixture.register("berlin", seed: 2, ["timezone": "Europe/Berlin"])
         try await fixture.register("new-york", seed: 3, ["timezone": "America/New_York"])
@@ -184,8 +188,10 @@ import TidingsTesting
     @Test func zonesWhereTheLocalTimeHasPassedAreSkippedUnlessAsked() async throws {
         let fixture = try MessageFixture()
         // 2027-01-15T03:00Z: 09:00 has passed in Tokyo (12:00) but not in Berlin (04:00).
-        fixture.clock.advance(by: .seconds(Date(timeIntervalSince1970: 1_800_000_000).distance(
-            to: ISO8601DateFormatter().date(from: "2027-01-15T03:00:00Z")!)))
+        fixture.clock.advance(
+            by: .seconds(
+                Date(timeIntervalSince1970: 1_800_000_000).distance(
+                    to: ISO8601DateFormatter().date(from: "2027-01-15T03:00:00Z")!)))
         try await fixture.register("tokyo", seed: 1, ["timezone": "Asia/Tokyo"])
         try await fixture.register("berlin", seed: 2, ["timezone": "Europe/Berlin"])
         try await fixture.register("nowhere", seed: 3, ["timezone": .null])
@@ -230,7 +236,8 @@ import TidingsTesting
             titles[push.installationID ?? ""] = payload["aps"]?["alert"]?["title"]?.stringValue
         }
         #expect(titles == ["ja": "こんにちは", "en-gb": "Hiya", "en-us": "Hi", "de": "Hello", "unknown": "Hello"])
-        let stats = try await fixture.harness.call("GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
+        let stats = try await fixture.harness.call(
+            "GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
         let languages = stats.json["languages"]?.arrayValue?.compactMap { $0["language"]?.stringValue }
         #expect(languages == ["default", "en", "en-GB", "ja"])
         #expect(stats.json["languages"]?[0]?["sent"] == 2)
@@ -302,7 +309,8 @@ import TidingsTesting
                 json: ["events": .array(Array(events[batch..<min(events.count, batch + 100)]))])
             #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
         }
-        let stats = try await fixture.harness.call("GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
+        let stats = try await fixture.harness.call(
+            "GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
         let variants = try #require(stats.json["variants"]?.arrayValue)
         #expect(variants.map { $0["variant"] } == ["a", "b", "control"])
         #expect(variants[0]["sent"] == .integer(Int64(a.count)))
@@ -345,7 +353,9 @@ import TidingsTesting
         try await fixture.register("inst-1", seed: 1)
         var ids: [String] = []
         for _ in 0..<3 {
-            ids.append(try #require(try await fixture.send(MessageFixture.alert(["all": true])).json["message_id"]?.stringValue))
+            ids.append(
+                try #require(
+                    try await fixture.send(MessageFixture.alert(["all": true])).json["message_id"]?.stringValue))
             fixture.clock.advance(by: .seconds(1))
         }
         let first = try await fixture.harness.call(
