@@ -51,7 +51,8 @@ import TidingsStore
         for (options, mention) in [
             (["--variant", "a"], "--variant 'a'"), (["--variant", "a:0:\(content)"], "weight"),
             (["--variant", "a:/no/such/file.json"], "cannot read"), (["--locale-content", notObject], "JSON object"),
-            (["--variant", "a:\(content)", "--title", "x"], "--variant"), (["--variant", "a:\(content)", "--control", "x"], "--control"),
+            (["--variant", "a:\(content)", "--title", "x"], "--variant"),
+            (["--variant", "a:\(content)", "--control", "x"], "--control"),
         ] {
             let result = try await backend.tidingsConnected(["send", "--all"] + options)
             #expect(result.status == 2, "\(options)")

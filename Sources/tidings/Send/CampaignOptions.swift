@@ -28,7 +28,8 @@ enum CampaignOptions {
         } else {
             if localized != nil || !content.isEmpty {
                 throw CommandLineError.usage(
-                    "send: with --variant each variant's file holds its content; drop --locale-content and the content options")
+                    "send: with --variant each variant's file holds its content; drop --locale-content and the content options"
+                )
             }
             body["variants"] = .array(variants)
         }

@@ -40,8 +40,9 @@ enum MessageBodyBuilder {
             for name in ["title", "subtitle", "body", "sound", "coupon"] {
                 if let value = arguments.option(name) { content[name] = .string(value) }
             }
-            guard content["title"] != nil || content["body"] != nil || !arguments.values("variant").isEmpty
-                || arguments.option("locale-content") != nil
+            guard
+                content["title"] != nil || content["body"] != nil || !arguments.values("variant").isEmpty
+                    || arguments.option("locale-content") != nil
             else {
                 throw CommandLineError.usage("send: an alert needs --title or --body (or send --background)")
             }
