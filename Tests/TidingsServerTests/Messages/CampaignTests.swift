@@ -4,6 +4,7 @@ import TidingsModel
 import TidingsPush
 import TidingsServer
 import TidingsStore
+import TidingsStoreTesting
 import TidingsTesting
 
 /// Campaigns through the API on a manual clock: background resolution, scheduling, localized content and
@@ -28,8 +29,9 @@ import TidingsTesting
         return CampaignResolver(store: fixture.store, clock: fixture.clock, configuration: configuration)
     }
 
-    @Test func aLargeAudienceIsAnsweredAfterOneChunkAndResolvedInTheBackground() async throws {
-        let fixture = try MessageFixture()
+    @Test(arguments: StoreBackend.allCases)
+    func aLargeAudienceIsAnsweredAfterOneChunkAndResolvedInTheBackground(_ backend: StoreBackend) async throws {
+        let fixture = try MessageFixture(backend: backend)
         try Self.seed(fixture, count: 2500)
         let reply = try await fixture.send(MessageFixture.alert(["all": true]))
         #expect(reply.status == 202)
@@ -263,8 +265,9 @@ import TidingsTesting
         #expect(tooLarge.errorMessage.hasPrefix("content.ja"))
     }
 
-    @Test func variantsSplitDeterministicallyHoldBackAControlAndCompareOpenRates() async throws {
-        let fixture = try MessageFixture()
+    @Test(arguments: StoreBackend.allCases)
+    func variantsSplitDeterministicallyHoldBackAControlAndCompareOpenRates(_ backend: StoreBackend) async throws {
+        let fixture = try MessageFixture(backend: backend)
         let count = 200
         for index in 0..<count { try await fixture.register("inst-\(index)", seed: index + 1) }
         let body: JSONValue = [
@@ -348,8 +351,9 @@ import TidingsTesting
         }
     }
 
-    @Test func listingPagesNewestFirstAndFiltersByState() async throws {
-        let fixture = try MessageFixture()
+    @Test(arguments: StoreBackend.allCases)
+    func listingPagesNewestFirstAndFiltersByState(_ backend: StoreBackend) async throws {
+        let fixture = try MessageFixture(backend: backend)
         try await fixture.register("inst-1", seed: 1)
         var ids: [String] = []
         for _ in 0..<3 {
