@@ -4,15 +4,15 @@ import TidingsStore
 extension PostgresStore {
     static let messageColumns = """
         id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
-        created_at, finished_at, night_policy, rate_per_second
+        created_at, finished_at, night_policy, plan, resolve_at, payload_variants, rate_per_second
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
-        target_user_id
+        target_user_id, variant, language
         """
     private static let insertDeliverySQL = """
         INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
         ON CONFLICT (message_id, installation_id) DO NOTHING
         """
 
@@ -26,33 +26,48 @@ extension PostgresStore {
                 try db.run(
                     """
                     INSERT INTO messages (\(Self.messageColumns))
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-                    """,
-                    [
-                        .text(message.id), .text(message.appID), .text(message.state.rawValue),
-                        .text(message.kind.rawValue), .text(message.messageType.rawValue),
-                        PostgresValue(message.campaignID), .text(message.topic), .bytes(message.payload),
-                        .integer(Int64(message.priority)), PostgresValue(message.expiresAt),
-                        PostgresValue(message.collapseID), .integer(message.createdAt),
-                        PostgresValue(message.finishedAt), .text(message.nightPolicy.rawValue),
-                        PostgresValue(message.ratePerSecond.map(Int64.init)),
-                    ])
-                // A repeated installation id is one target: the primary key keeps the first.
-                _ = try db.pipeline(
-                    Self.insertDeliverySQL,
-                    deliveries.map { delivery in
-                        [
-                            .text(message.id), .text(delivery.installationID), .text(message.appID),
-                            .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
-                            .text(delivery.state.rawValue), PostgresValue(delivery.reason),
-                            .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
-                            PostgresValue(delivery.targetUserID), .integer(message.createdAt),
-                        ]
-                    })
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                    """, Self.messageValues(message))
+                try Self.insertDeliveries(
+                    db, deliveries, message: message.id, app: message.appID, now: message.createdAt)
             }
         } catch let error as PostgresError where error.isUniqueViolation {
             throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
         }
+    }
+
+    /// Inserts deliveries pipelined (one round trip per 64); a repeated installation id is one target: the
+    /// primary key keeps the first.
+    static func insertDeliveries(
+        _ db: PostgresConnection, _ deliveries: [MessageDelivery], message messageID: String, app appID: String,
+        now: Int64
+    ) throws {
+        _ = try db.pipeline(
+            insertDeliverySQL,
+            deliveries.map { delivery in
+                [
+                    .text(messageID), .text(delivery.installationID), .text(appID),
+                    .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
+                    .text(delivery.state.rawValue), PostgresValue(delivery.reason),
+                    .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
+                    PostgresValue(delivery.targetUserID), PostgresValue(delivery.variant),
+                    PostgresValue(delivery.language), .integer(now),
+                ]
+            })
+    }
+
+    /// The values of ``messageColumns`` for `message`, in order.
+    static func messageValues(_ message: MessageRecord) -> [PostgresValue] {
+        [
+            .text(message.id), .text(message.appID), .text(message.state.rawValue),
+            .text(message.kind.rawValue), .text(message.messageType.rawValue),
+            PostgresValue(message.campaignID), .text(message.topic), .bytes(message.payload),
+            .integer(Int64(message.priority)), PostgresValue(message.expiresAt),
+            PostgresValue(message.collapseID), .integer(message.createdAt),
+            PostgresValue(message.finishedAt), .text(message.nightPolicy.rawValue), PostgresValue(message.plan),
+            PostgresValue(message.resolveAt), PostgresValue(message.encodedPayloadVariants),
+            PostgresValue(message.ratePerSecond.map(Int64.init)),
+        ]
     }
 
     public func message(appID: String, messageID: String) throws -> MessageRecord? {
@@ -101,7 +116,7 @@ extension PostgresStore {
             let changed = try db.run(
                 """
                 UPDATE messages SET state = 'cancelled', finished_at = $3
-                WHERE id = $1 AND app_id = $2 AND state IN ('queued', 'sending')
+                WHERE id = $1 AND app_id = $2 AND state IN ('queued', 'scheduled', 'resolving', 'sending')
                 """, [.text(messageID), .text(appID), .integer(now)])
             if changed > 0 {
                 try db.run(
@@ -116,7 +131,9 @@ extension PostgresStore {
 
     public func releaseAllClaims(now: Int64) throws -> Int {
         try write { db in
-            try db.run(
+            // Resolution held by a process that stopped resumes from its cursor.
+            try db.run("UPDATE messages SET resolver = NULL, resolver_expires_at = NULL WHERE resolver IS NOT NULL")
+            return try db.run(
                 """
                 UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
                     updated_at = $1
@@ -146,7 +163,7 @@ extension PostgresStore {
                 WITH due AS (
                     SELECT d.message_id, d.installation_id
                     FROM message_deliveries d JOIN messages m ON m.id = d.message_id
-                    WHERE d.state = 'pending' AND d.not_before <= $1 AND m.state IN ('queued', 'sending')
+                    WHERE d.state = 'pending' AND d.not_before <= $1 AND m.state IN ('queued', 'resolving', 'sending')
                     ORDER BY d.not_before, d.message_id, d.installation_id LIMIT $2
                     FOR UPDATE OF d SKIP LOCKED)
                 UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
@@ -267,7 +284,9 @@ extension PostgresStore {
             campaignID: row.optionalText(5), topic: row.text(6), payload: row.blob(7), priority: row.int(8),
             expiresAt: row.optionalInt64(9), collapseID: row.optionalText(10),
             nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(13)) ?? .skip, createdAt: row.int64(11),
-            finishedAt: row.optionalInt64(12), ratePerSecond: row.optionalInt64(14).map(Int.init))
+            finishedAt: row.optionalInt64(12), plan: row.optionalText(14), resolveAt: row.optionalInt64(15),
+            payloadVariants: MessageRecord.decodePayloadVariants(row.optionalText(16)),
+            ratePerSecond: row.optionalInt64(17).map(Int.init))
     }
 
     static func deliveryRow(_ row: PostgresRow) -> MessageDelivery {
@@ -275,6 +294,7 @@ extension PostgresStore {
             messageID: row.text(0), appID: row.text(2), installationID: row.text(1), token: row.text(3),
             tokenType: TokenType(rawValue: row.text(4)) ?? .apns, environment: row.text(5),
             state: MessageDelivery.State(rawValue: row.text(6)) ?? .pending, reason: row.optionalText(7),
-            attempts: row.int(8), notBefore: row.int64(9), targetUserID: row.optionalText(10))
+            attempts: row.int(8), notBefore: row.int64(9), targetUserID: row.optionalText(10),
+            variant: row.optionalText(11), language: row.optionalText(12))
     }
 }

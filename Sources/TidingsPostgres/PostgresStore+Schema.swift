@@ -250,6 +250,20 @@ extension PostgresStore {
         );
         CREATE INDEX frequency_slots_window ON frequency_slots (app_id, installation_id, reserved_at);
         """,
+        // 2: campaigns. A message's audience is resolved in the background from its plan, in chunks, with a
+        // cursor and a leased resolver; deliveries remember the variant and language they were given.
+        """
+        ALTER TABLE messages ADD COLUMN plan text;
+        ALTER TABLE messages ADD COLUMN resolve_at bigint;
+        ALTER TABLE messages ADD COLUMN resolve_cursor text COLLATE "C";
+        ALTER TABLE messages ADD COLUMN resolver text;
+        ALTER TABLE messages ADD COLUMN resolver_expires_at bigint;
+        ALTER TABLE messages ADD COLUMN payload_variants text;
+        CREATE INDEX messages_resolution ON messages (resolve_at) WHERE state IN ('scheduled', 'resolving');
+        CREATE INDEX messages_app_state ON messages (app_id, state, created_at);
+        ALTER TABLE message_deliveries ADD COLUMN variant text COLLATE "C";
+        ALTER TABLE message_deliveries ADD COLUMN language text COLLATE "C";
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -10,9 +10,16 @@ import TidingsModel
         let report = try JSONValue.parse(result.standardOutput)
         #expect(report["matches"] == true)
         #expect(report["devices"] == 4)
-        #expect(report["funnel"]?["sent"] == 4)
-        #expect(report["funnel"]?["delivered"] == 4)
-        #expect(report["devices_did"]?["media_attached"] == 4)
+        // Two variants and a 10% control group: the control's devices get nothing and are counted.
+        let control = report["counts"]?["skipped_by_reason"]?["control"]?.integerValue ?? 0
+        #expect(report["funnel"]?["sent"] == .integer(4 - control))
+        #expect(report["funnel"]?["delivered"] == .integer(4 - control))
+        #expect(report["devices_did"]?["media_attached"] == .integer(4 - control))
+        let variants = report["funnel"]?["variants"]?.arrayValue ?? []
+        #expect(variants.compactMap { $0["variant"]?.stringValue } == ["picks", "new-arrivals", "control"])
+        // The funnels per variant add up to what the devices did.
+        #expect(variants.reduce(0) { $0 + ($1["delivered"]?.integerValue ?? 0) } == 4 - control)
+        #expect(variants[2]["targets"] == .integer(control))
         #expect(report["funnel"]?["opened"] == report["devices_did"]?["opened"])
         #expect(report["failures"] == [])
         // Progress goes to standard error, so standard output stays one JSON document.
@@ -25,6 +32,7 @@ import TidingsModel
         #expect(result.standardOutput.contains("The server's funnel equals what the 2 devices did."))
         #expect(result.standardOutput.contains("delivered"))
         #expect(result.standardOutput.contains("Try next:"))
+        #expect(result.standardOutput.contains("By variant and language"))
     }
 
     @Test(arguments: [

@@ -4,9 +4,12 @@ import TidingsModel
 import TidingsStore
 
 extension APIService {
-    /// `POST /v1/messages`: validates, builds the payload, resolves the target into a persistent job.
+    /// `POST /v1/messages`: validates, builds one payload per (variant, language), stores the message with its
+    /// plan and answers 202 at once, whatever the audience's size.
     ///
-    /// Answers 202 with the message id and the target counts; the ``FanoutService`` sends it.
+    /// The audience is resolved by a ``CampaignResolver`` in bounded chunks that stream into the delivery
+    /// queue. When resolution is due now, the first chunk is resolved here (so a small audience is complete in
+    /// the answer); the rest continues in the background.
     func postMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         guard provider != nil else {
@@ -17,62 +20,92 @@ extension APIService {
         let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
         let date = clock.now
         let messageRequest: MessageRequest
-        let built: MessagePayloadBuilder.Built
+        let payloads: CampaignPayloads
         let messageID = "msg_" + UUID().lowercasedString
         // The app's own default time to live, when it set one, replaces the server's.
         let appTTL = try storeCall { try store.sendSettings(appID: caller.appID) }.defaultTTLSeconds
         do {
             messageRequest = try MessageRequest.parse(
                 body, now: date, defaultTimeToLive: appTTL.map { .seconds($0) } ?? configuration.defaultTimeToLive)
-            built = try MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts).build(
-                content: messageRequest.content, kind: messageRequest.kind, messageID: messageID,
-                campaignID: messageRequest.campaignID)
+            payloads = try CampaignPayloads.build(
+                messageRequest, messageID: messageID,
+                builder: MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts))
         } catch {
             throw HTTPError(status: error.status, code: error.code, message: error.message)
         }
         guard let app = try store.app(id: caller.appID) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no app \(caller.appID)")
         }
-        var deliveries: [MessageDelivery] = []
-        var seen = Set<String>()
-        try resolveTargets(messageRequest.target, appID: caller.appID) { installation, targetUserID in
-            guard seen.insert(installation.installationID).inserted else { return }
-            deliveries.append(
-                .target(
-                    installation, messageID: messageID, kind: messageRequest.kind,
-                    environment: messageRequest.environment, targetUserID: targetUserID))
-        } unknown: { installationID in
-            guard seen.insert(installationID).inserted else { return }
-            deliveries.append(
-                MessageDelivery(
-                    messageID: messageID, appID: caller.appID, installationID: installationID, token: "",
-                    state: .skipped, reason: DeliveryPolicy.SkipReason.unknownInstallation.rawValue))
-        }
+        let resolveAt = messageRequest.schedule.resolveAt(now: date).millisecondsSince1970
+        let dueNow = resolveAt <= date.millisecondsSince1970
         let record = MessageRecord(
-            id: messageID, appID: caller.appID, kind: messageRequest.kind, messageType: messageRequest.messageType,
-            campaignID: messageRequest.campaignID, topic: app.bundleID, payload: built.bytes,
-            priority: messageRequest.priority, expiresAt: messageRequest.expiration?.millisecondsSince1970,
-            collapseID: messageRequest.collapseID, nightPolicy: messageRequest.nightPolicy,
-            createdAt: date.millisecondsSince1970, ratePerSecond: messageRequest.ratePerSecond)
-        try storeCall { try store.createMessage(record, deliveries: deliveries) }
-        var skipped: [String: Int] = [:]
-        for delivery in deliveries where delivery.state == .skipped {
-            skipped[delivery.reason ?? "unknown", default: 0] += 1
+            id: messageID, appID: caller.appID, state: dueNow ? .resolving : .scheduled, kind: messageRequest.kind,
+            messageType: messageRequest.messageType, campaignID: messageRequest.campaignID, topic: app.bundleID,
+            payload: payloads.main, priority: messageRequest.priority,
+            expiresAt: messageRequest.expiration?.millisecondsSince1970, collapseID: messageRequest.collapseID,
+            nightPolicy: messageRequest.nightPolicy, createdAt: date.millisecondsSince1970,
+            plan: CampaignPlan(request: messageRequest).encoded(), resolveAt: resolveAt,
+            payloadVariants: payloads.variants, ratePerSecond: messageRequest.ratePerSecond)
+        let resolver = CampaignResolver(
+            store: store, clock: clock, logger: logger, id: "api-" + UUID().lowercasedString)
+        let lease = date.millisecondsSince1970 + Int64(resolver.configuration.lease.seconds * 1000)
+        try storeCall {
+            try store.createCampaign(record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil)
         }
-        let queued = deliveries.count - skipped.values.reduce(0, +)
+        if dueNow {
+            // One bounded chunk here; whatever remains is the background resolvers'.
+            let step = try resolver.resolveChunk(record, cursor: nil, resolver: resolver.id)
+            if step?.finished != true { try store.releaseResolution(messageID: messageID, resolver: resolver.id) }
+        }
+        let counts = try store.messageCounts(messageID: messageID)
+        let state = try store.message(appID: caller.appID, messageID: messageID)?.state ?? record.state
         fanoutCounters.messagesAccepted?.increment()
-        fanoutCounters.skipped?.increment(by: deliveries.count - queued)
+        fanoutCounters.skipped?.increment(by: counts.skipped)
         logger.info(
             "message accepted",
-            metadata: ["message_id": messageID, "app_id": caller.appID, "targets": "\(deliveries.count)"])
-        return json(
-            [
-                "message_id": .string(messageID), "targets": .integer(Int64(deliveries.count)),
-                "queued": .integer(Int64(queued)), "skipped": .object(skipped.mapValues { .integer(Int64($0)) }),
-            ], status: 202)
+            metadata: ["message_id": messageID, "app_id": caller.appID, "state": state.rawValue])
+        var answer: [String: JSONValue] = [
+            "message_id": .string(messageID), "state": .string(state.rawValue),
+            "targets": .integer(Int64(counts.targets)), "queued": .integer(Int64(counts.queued + counts.inFlight)),
+            "skipped": .object(counts.skippedByReason.mapValues { .integer(Int64($0)) }),
+        ]
+        if !dueNow { answer["resolve_at"] = .integer(resolveAt) }
+        return json(.object(answer), status: 202)
     }
 
-    /// `GET /v1/messages/{message_id}`: state, delivery counts and the event funnel.
+    /// `GET /v1/messages`: the app's messages, newest first, optionally in one state; paged by `cursor`.
+    func listMessages(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let caller = try authenticate(request, .serverKey)
+        let limit = try pageLimit(request)
+        var query = MessageListQuery(limit: limit + 1)
+        if let stateName = request.queryValue("state") {
+            guard let state = MessageRecord.State(rawValue: stateName) else {
+                throw HTTPError(
+                    status: 400, code: "invalid_parameter",
+                    message:
+                        "state must be one of \(MessageRecord.State.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            query.state = state
+        }
+        if let position = try position(request, kind: "m") {
+            let parts = position.split(separator: "/", maxSplits: 1)
+            guard parts.count == 2, let createdAt = Int64(parts[0]) else {
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+            }
+            query.after = (createdAt, String(parts[1]))
+        }
+        var messages = try store.messages(appID: caller.appID, query: query)
+        var next: JSONValue = .null
+        if messages.count > limit {
+            messages.removeLast(messages.count - limit)
+            let last = messages[messages.count - 1]
+            next = .string(cursor(kind: "m", position: "\(last.createdAt)/\(last.id)"))
+        }
+        return json(["messages": .array(messages.map(Self.messageSummary)), "next_cursor": next])
+    }
+
+    /// `GET /v1/messages/{message_id}`: state, schedule, delivery counts and the event funnel.
     func getMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try identifier(request, "message_id")
@@ -82,7 +115,8 @@ extension APIService {
         return json(try messageJSON(message))
     }
 
-    /// `DELETE /v1/messages/{message_id}`: cancels what is not sent yet and answers the counts.
+    /// `DELETE /v1/messages/{message_id}`: cancels what is not sent yet (scheduled, resolving or sending) and
+    /// answers the counts.
     func cancelMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try identifier(request, "message_id")
@@ -96,69 +130,42 @@ extension APIService {
         return json(try messageJSON(message))
     }
 
-    private func messageJSON(_ message: MessageRecord) throws -> JSONValue {
-        let counts = try store.messageCounts(messageID: message.id)
-        let funnel = try store.funnel(appID: message.appID, scope: .message(message.id))
-        func reasons(_ byReason: [String: Int]) -> JSONValue { .object(byReason.mapValues { .integer(Int64($0)) }) }
+    /// What the listing shows of a message: no counts, which cost a read each.
+    static func messageSummary(_ message: MessageRecord) -> JSONValue {
         var object: [String: JSONValue] = [
             "message_id": .string(message.id), "state": .string(message.state.rawValue),
             "kind": .string(message.kind.rawValue), "message_type": .string(message.messageType.rawValue),
             "created_at": .integer(message.createdAt),
-            "counts": [
-                "targets": .integer(Int64(counts.targets)), "queued": .integer(Int64(counts.queued)),
-                "in_flight": .integer(Int64(counts.inFlight)), "sent": .integer(Int64(counts.sent)),
-                "failed": .integer(Int64(counts.failed)), "skipped": .integer(Int64(counts.skipped)),
-                "failed_by_reason": reasons(counts.failedByReason),
-                "skipped_by_reason": reasons(counts.skippedByReason),
-            ],
-            "funnel": Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id),
         ]
         if let campaignID = message.campaignID { object["campaign_id"] = .string(campaignID) }
         if let rate = message.ratePerSecond { object["rate_per_second"] = .integer(Int64(rate)) }
         if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }
+        if let plan = CampaignPlan.decode(message.plan) {
+            object["schedule"] = plan.scheduleJSON
+            if plan.hasVariants { object["variants"] = .array(plan.arms.compactMap { $0.id.map(JSONValue.string) }) }
+        }
         return .object(object)
     }
 
-    /// Calls `found` for every installation `target` names (in pages, so memory stays bounded by the
-    /// result), with the user it was reached as for a message to users, and `unknown` for a named installation
-    /// id the app does not have.
-    private func resolveTargets(
-        _ target: MessageTarget, appID: String, found: (Installation, _ targetUserID: String?) throws -> Void,
-        unknown: (String) -> Void
-    ) throws {
-        switch target {
-        case .installations(let ids):
-            for id in ids {
-                if let installation = try store.installation(appID: appID, installationID: id) {
-                    try found(installation, nil)
-                } else {
-                    unknown(id)
-                }
-            }
-        case .users(let userIDs):
-            for userID in Set(userIDs).sorted() {
-                try forEachInstallation(appID: appID, userID: userID) { try found($0, userID) }
-            }
-        case .tags(let expression):
-            var tagsByUser: [String: Set<String>] = [:]
-            try forEachInstallation(appID: appID, userID: nil) { installation in
-                var tags = Set<String>()
-                if let userID = installation.userID {
-                    if let cached = tagsByUser[userID] {
-                        tags = cached
-                    } else {
-                        tags = Set(try store.tags(appID: appID, userID: userID))
-                        tagsByUser[userID] = tags
-                    }
-                }
-                // Matched by its user's tags: at send time it must still belong to that user.
-                if expression.matches(tags) { try found(installation, installation.userID) }
-            }
-        case .all:
-            try forEachInstallation(appID: appID, userID: nil) { try found($0, nil) }
-        }
+    static func countsJSON(_ counts: MessageCounts) -> JSONValue {
+        func reasons(_ byReason: [String: Int]) -> JSONValue { .object(byReason.mapValues { .integer(Int64($0)) }) }
+        return [
+            "targets": .integer(Int64(counts.targets)), "queued": .integer(Int64(counts.queued)),
+            "in_flight": .integer(Int64(counts.inFlight)), "sent": .integer(Int64(counts.sent)),
+            "failed": .integer(Int64(counts.failed)), "skipped": .integer(Int64(counts.skipped)),
+            "failed_by_reason": reasons(counts.failedByReason), "skipped_by_reason": reasons(counts.skippedByReason),
+        ]
     }
 
+    private func messageJSON(_ message: MessageRecord) throws -> JSONValue {
+        let counts = try store.messageCounts(messageID: message.id)
+        guard case .object(var object) = Self.messageSummary(message) else { return .null }
+        object["counts"] = Self.countsJSON(counts)
+        object["funnel"] = try funnelJSON(message: message, counts: counts)
+        return .object(object)
+    }
+
+    /// Calls `body` for every installation of the app (of `userID` when given), a page at a time.
     func forEachInstallation(appID: String, userID: String?, _ body: (Installation) throws -> Void) throws {
         var after: String?
         while true {

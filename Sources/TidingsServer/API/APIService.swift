@@ -63,6 +63,7 @@ final class APIService: Sendable {
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
             HTTPRoute("POST", "/v1/messages") { try await self.postMessage($0) },
+            HTTPRoute("GET", "/v1/messages") { try await self.listMessages($0) },
             HTTPRoute("POST", "/v1/uninstall-checks") { try await self.postUninstallCheck($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}") { try await self.getMessage($0) },
             HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },

@@ -17,6 +17,8 @@ import TidingsStore
 /// outcome, and claims left behind return to pending when their lease expires (a restart resumes).
 public final class FanoutService: Sendable {
     public let workers: [FanoutWorker]
+    /// Resolves accepted messages' audiences into deliveries for the workers, beside them.
+    public let resolver: CampaignResolver
     private let tasks = LockedBox<[Task<Void, Never>]>([])
 
     /// - Parameters:
@@ -28,6 +30,7 @@ public final class FanoutService: Sendable {
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
         workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil
     ) {
+        resolver = CampaignResolver(store: store, clock: clock, logger: logger)
         // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
         let throttle = SendThrottle()
         let count = max(1, workerCount)
@@ -42,7 +45,7 @@ public final class FanoutService: Sendable {
     public func start() {
         tasks.withLock { tasks in
             guard tasks.isEmpty else { return }
-            tasks = workers.map { worker in Task { await worker.run() } }
+            tasks = workers.map { worker in Task { await worker.run() } } + [Task { await resolver.run() }]
         }
     }
 

@@ -338,7 +338,8 @@ public final class FanoutWorker: Sendable {
             environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
             expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
-            payload: message.payload, installationID: delivery.installationID)
+            payload: message.payload(variant: delivery.variant, language: delivery.language),
+            installationID: delivery.installationID)
     }
 
     /// What the provider's answer means for the delivery and for the token.

@@ -6,7 +6,18 @@ import TidingsStore
 /// The validated body of `POST /v1/messages`.
 public struct MessageRequest: Sendable, Hashable {
     public var target: MessageTarget
+    /// `target` as it was given: what the resolver reads back from the message's plan.
+    public var targetJSON: JSONValue = .null
+    /// The content everyone gets: the default content of the message, or of its first variant.
     public var content: JSONValue
+    /// The content per language, when there are no variants.
+    public var localizedContent = LocalizedContent(byKey: [:], isLocalized: false)
+    /// The split test's arms; empty for a message with one content.
+    public var variants: [CampaignVariant] = []
+    /// The share of the audience (0 to ``maximumControl``) held back as a control group; only with variants.
+    public var control: Double = 0
+    /// When the deliveries become due.
+    public var schedule: CampaignSchedule = .now
     public var kind: MessageKind
     public var messageType: MessageRecord.MessageType
     /// 10, 5 or 1; background messages are always 5.
@@ -31,9 +42,13 @@ public struct MessageRequest: Sendable, Hashable {
     /// The longest `collapse_id`, in UTF-8 bytes (APNs' limit).
     public static let maximumCollapseIDBytes = 64
 
+    /// The largest control share.
+    public static let maximumControl = 0.5
+
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
-        "environment", "night", "type", "rate_per_second",
+        "environment", "night", "type", "rate_per_second", "send_at", "local_time", "fallback_time_zone", "if_past",
+        "variants", "control",
     ]
 
     /// Validates `body`, received at `now`.
@@ -59,12 +74,15 @@ public struct MessageRequest: Sendable, Hashable {
         guard let messageType = MessageRecord.MessageType(rawValue: typeName) else {
             throw .invalid(typeField, "must be notification, ad or transactional")
         }
-        guard let content = body["content"], content.objectValue != nil else {
-            throw .invalid("content", "is required and must be an object")
-        }
+        let targetValue = body["target"]
         var request = MessageRequest(
-            target: try target(body["target"]), content: content, kind: kind, messageType: messageType,
+            target: try target(targetValue), content: .object([:]), kind: kind, messageType: messageType,
             priority: kind == .background ? 5 : 10)
+        request.targetJSON = targetValue ?? .null
+        try request.parseContent(body)
+        request.schedule = try schedule(body, now: now)
+        // A scheduled message's time to live counts from when its last delivery can become due.
+        let reference = request.schedule.latestDue(now: now)
         if let value = body["priority"], !value.isNull {
             guard let priority = MessagePayloadBuilder.integer(value), [1, 5, 10].contains(priority) else {
                 throw .invalid("priority", "must be 10, 5 or 1")
@@ -78,10 +96,13 @@ public struct MessageRequest: Sendable, Hashable {
         let ttl = body["ttl"].flatMap { $0.isNull ? nil : $0 }
         if expiration != nil && ttl != nil { throw .invalid("ttl", "give expiration or ttl, not both") }
         if let expiration {
-            guard let seconds = MessagePayloadBuilder.integer(expiration), Double(seconds) > now.timeIntervalSince1970,
-                Double(seconds) <= now.timeIntervalSince1970 + Double(maximumTTLSeconds)
+            guard let seconds = MessagePayloadBuilder.integer(expiration),
+                Double(seconds) > reference.timeIntervalSince1970,
+                Double(seconds) <= reference.timeIntervalSince1970 + Double(maximumTTLSeconds)
             else {
-                throw .invalid("expiration", "must be unix seconds in the next \(maximumTTLSeconds) seconds")
+                throw .invalid(
+                    "expiration",
+                    "must be unix seconds within \(maximumTTLSeconds) seconds after the message's (last) send time")
             }
             request.expiration = Date(timeIntervalSince1970: Double(seconds))
         }
@@ -90,9 +111,9 @@ public struct MessageRequest: Sendable, Hashable {
                 throw .invalid("ttl", "must be seconds from 0 to \(maximumTTLSeconds)")
             }
             // A ttl of 0 is APNs' "now or never".
-            request.expiration = seconds == 0 ? nil : now.addingTimeInterval(Double(seconds))
+            request.expiration = seconds == 0 ? nil : reference.addingTimeInterval(Double(seconds))
         } else if expiration == nil, defaultTimeToLive > .zero {
-            request.expiration = now.addingTimeInterval(defaultTimeToLive.seconds)
+            request.expiration = reference.addingTimeInterval(defaultTimeToLive.seconds)
         }
         if let collapseID = try string(body, "collapse_id") {
             guard !collapseID.isEmpty, collapseID.utf8.count <= maximumCollapseIDBytes else {
@@ -133,13 +154,13 @@ public struct MessageRequest: Sendable, Hashable {
         return request
     }
 
-    private static func string(_ body: [String: JSONValue], _ key: String) throws(MessageError) -> String? {
+    static func string(_ body: [String: JSONValue], _ key: String) throws(MessageError) -> String? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let string = value.stringValue else { throw .invalid(key, "must be a string") }
         return string
     }
 
-    private static func target(_ value: JSONValue?) throws(MessageError) -> MessageTarget {
+    static func target(_ value: JSONValue?) throws(MessageError) -> MessageTarget {
         let usage = #"must be one of {"installation_ids": [...]}, {"user_ids": [...]}, {"tags": "..."}, {"all": true}"#
         guard let object = value?.objectValue, object.count == 1, let (key, inner) = object.first else {
             throw .invalid("target", usage)

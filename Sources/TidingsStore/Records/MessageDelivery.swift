@@ -30,14 +30,21 @@ public struct MessageDelivery: Sendable, Hashable {
     /// Why it failed or was skipped (`no_consent`, `Unregistered`...).
     public var reason: String?
     public var attempts: Int
-    /// Unix milliseconds before which a retry is not claimed.
+    /// Unix milliseconds before which it is not claimed: its scheduled time, a retry's wait or a night
+    /// deferral.
     public var notBefore: Int64
+    /// The variant it was assigned (`control` gets nothing); nil when the message has no variants.
+    public var variant: String?
+    /// The content language it was given (`default`, `ja`, `en-GB`); nil when the content is not localized.
+    public var language: String?
 
     public init(
         messageID: String, appID: String, installationID: String, token: String, tokenType: TokenType = .apns,
         environment: String = "production", state: State = .pending, reason: String? = nil, attempts: Int = 0,
-        notBefore: Int64 = 0, targetUserID: String? = nil
+        notBefore: Int64 = 0, targetUserID: String? = nil, variant: String? = nil, language: String? = nil
     ) {
+        self.variant = variant
+        self.language = language
         self.targetUserID = targetUserID
         self.messageID = messageID
         self.appID = appID

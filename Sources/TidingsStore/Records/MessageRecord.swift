@@ -2,8 +2,12 @@
 public struct MessageRecord: Sendable, Hashable {
     /// Where a message stands.
     public enum State: String, Sendable, Hashable, CaseIterable {
-        /// Accepted; no delivery claimed yet.
+        /// Accepted with its deliveries already written (uninstall checks); no delivery claimed yet.
         case queued
+        /// Accepted; its audience is resolved from ``MessageRecord/resolveAt`` on.
+        case scheduled
+        /// A resolver is writing its deliveries in chunks; those already written are being sent.
+        case resolving
         /// Workers are sending.
         case sending
         /// No delivery is pending or claimed.
@@ -54,14 +58,37 @@ public struct MessageRecord: Sendable, Hashable {
     public var finishedAt: Int64?
     /// Pushes per second this message may go out at (per sending instance); nil: as fast as the app's ceiling.
     public var ratePerSecond: Int?
+    /// What the resolver needs to write the deliveries (audience, schedule, variants, languages), as JSON
+    /// the server reads; nil for a message stored with its deliveries.
+    public var plan: String?
+    /// When resolution may begin, unix milliseconds; nil for a message stored with its deliveries.
+    public var resolveAt: Int64?
+    /// The payload for each (variant, language) by ``payloadKey(variant:language:)``; ``payload`` is the
+    /// one of a delivery without either.
+    public var payloadVariants: [String: [UInt8]] = [:]
+
+    /// The key of a payload in ``payloadVariants``.
+    public static func payloadKey(variant: String?, language: String?) -> String {
+        "\(variant ?? "")/\(language ?? "")"
+    }
+
+    /// The payload a delivery with `variant` and `language` gets: its own, else the message's.
+    public func payload(variant: String?, language: String?) -> [UInt8] {
+        if variant == nil && language == nil { return payload }
+        return payloadVariants[Self.payloadKey(variant: variant, language: language)] ?? payload
+    }
 
     public init(
         id: String, appID: String, state: State = .queued, kind: MessageKind, messageType: MessageType = .notification,
         campaignID: String? = nil, topic: String, payload: [UInt8], priority: Int, expiresAt: Int64? = nil,
         collapseID: String? = nil, nightPolicy: NightPolicy = .skip, createdAt: Int64, finishedAt: Int64? = nil,
+        plan: String? = nil, resolveAt: Int64? = nil, payloadVariants: [String: [UInt8]] = [:],
         ratePerSecond: Int? = nil
     ) {
         self.ratePerSecond = ratePerSecond
+        self.plan = plan
+        self.resolveAt = resolveAt
+        self.payloadVariants = payloadVariants
         self.nightPolicy = nightPolicy
         self.id = id
         self.appID = appID

@@ -4,11 +4,11 @@ import TidingsSQLite
 extension SQLiteStore {
     static let messageColumns = """
         id, app_id, state, kind, message_type, campaign_id, topic, payload, priority, expires_at, collapse_id, \
-        created_at, finished_at, night_policy, rate_per_second
+        created_at, finished_at, night_policy, plan, resolve_at, payload_variants, rate_per_second
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
-        target_user_id
+        target_user_id, variant, language
         """
 
     public func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws {
@@ -17,32 +17,48 @@ extension SQLiteStore {
                 throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
             }
             try db.run(
-                "INSERT INTO messages (\(Self.messageColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                [
-                    .text(message.id), .text(message.appID), .text(message.state.rawValue),
-                    .text(message.kind.rawValue), .text(message.messageType.rawValue), SQLiteValue(message.campaignID),
-                    .text(message.topic), .blob(message.payload), .integer(Int64(message.priority)),
-                    SQLiteValue(message.expiresAt), SQLiteValue(message.collapseID), .integer(message.createdAt),
-                    SQLiteValue(message.finishedAt), .text(message.nightPolicy.rawValue),
-                    SQLiteValue(message.ratePerSecond.map(Int64.init)),
-                ])
-            for delivery in deliveries {
-                // A repeated installation id is one target: the unique key keeps the first.
-                try db.run(
-                    """
-                    INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                    ON CONFLICT (message_id, installation_id) DO NOTHING
-                    """,
-                    [
-                        .text(message.id), .text(delivery.installationID), .text(message.appID),
-                        .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
-                        .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
-                        .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
-                        SQLiteValue(delivery.targetUserID), .integer(message.createdAt),
-                    ])
-            }
+                """
+                INSERT INTO messages (\(Self.messageColumns))
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                """, Self.messageValues(message))
+            try Self.insertDeliveries(db, deliveries, message: message.id, app: message.appID, now: message.createdAt)
         }
+    }
+
+    /// Inserts deliveries; a repeated installation id is one target: the unique key keeps the first.
+    static func insertDeliveries(
+        _ db: SQLiteConnection, _ deliveries: [MessageDelivery], message messageID: String, app appID: String,
+        now: Int64
+    ) throws {
+        for delivery in deliveries {
+            try db.run(
+                """
+                INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                ON CONFLICT (message_id, installation_id) DO NOTHING
+                """,
+                [
+                    .text(messageID), .text(delivery.installationID), .text(appID),
+                    .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
+                    .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
+                    .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
+                    SQLiteValue(delivery.targetUserID), SQLiteValue(delivery.variant), SQLiteValue(delivery.language),
+                    .integer(now),
+                ])
+        }
+    }
+
+    /// The values of ``messageColumns`` for `message`, in order.
+    static func messageValues(_ message: MessageRecord) -> [SQLiteValue] {
+        [
+            .text(message.id), .text(message.appID), .text(message.state.rawValue),
+            .text(message.kind.rawValue), .text(message.messageType.rawValue), SQLiteValue(message.campaignID),
+            .text(message.topic), .blob(message.payload), .integer(Int64(message.priority)),
+            SQLiteValue(message.expiresAt), SQLiteValue(message.collapseID), .integer(message.createdAt),
+            SQLiteValue(message.finishedAt), .text(message.nightPolicy.rawValue), SQLiteValue(message.plan),
+            SQLiteValue(message.resolveAt), SQLiteValue(message.encodedPayloadVariants),
+            SQLiteValue(message.ratePerSecond.map(Int64.init)),
+        ]
     }
 
     public func message(appID: String, messageID: String) throws -> MessageRecord? {
@@ -91,7 +107,7 @@ extension SQLiteStore {
             let changed = try db.run(
                 """
                 UPDATE messages SET state = 'cancelled', finished_at = ?3
-                WHERE id = ?1 AND app_id = ?2 AND state IN ('queued', 'sending')
+                WHERE id = ?1 AND app_id = ?2 AND state IN ('queued', 'scheduled', 'resolving', 'sending')
                 """, [.text(messageID), .text(appID), .integer(now)])
             if changed > 0 {
                 try db.run(
@@ -109,7 +125,9 @@ extension SQLiteStore {
 
     public func releaseAllClaims(now: Int64) throws -> Int {
         try database.write { db in
-            try db.run(
+            // Resolution held by a process that stopped resumes from its cursor.
+            try db.run("UPDATE messages SET resolver = NULL, resolver_expires_at = NULL WHERE resolver IS NOT NULL")
+            return try db.run(
                 """
                 UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
                     updated_at = ?1
@@ -134,7 +152,7 @@ extension SQLiteStore {
                 """
                 SELECT \(Self.deliveryColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                 FROM message_deliveries d JOIN messages m ON m.id = d.message_id
-                WHERE d.state = 'pending' AND d.not_before <= ?1 AND m.state IN ('queued', 'sending')
+                WHERE d.state = 'pending' AND d.not_before <= ?1 AND m.state IN ('queued', 'resolving', 'sending')
                 ORDER BY d.not_before, d.message_id, d.installation_id LIMIT ?2
                 """, [.integer(now), .integer(Int64(max(0, limit)))], row: Self.deliveryRow)
             var messageIDs = Set<String>()
@@ -271,8 +289,10 @@ extension SQLiteStore {
             priority: Int(row.int64(at: 8)), expiresAt: row.isNull(at: 9) ? nil : row.int64(at: 9),
             collapseID: row.optionalText(at: 10),
             nightPolicy: MessageRecord.NightPolicy(rawValue: row.text(at: 13)) ?? .skip, createdAt: row.int64(at: 11),
-            finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12),
-            ratePerSecond: row.isNull(at: 14) ? nil : Int(row.int64(at: 14)))
+            finishedAt: row.isNull(at: 12) ? nil : row.int64(at: 12), plan: row.optionalText(at: 14),
+            resolveAt: row.isNull(at: 15) ? nil : row.int64(at: 15),
+            payloadVariants: MessageRecord.decodePayloadVariants(row.optionalText(at: 16)),
+            ratePerSecond: row.isNull(at: 17) ? nil : Int(row.int64(at: 17)))
     }
 
     static func deliveryRow(_ row: SQLiteStatement) -> MessageDelivery {
@@ -281,6 +301,7 @@ extension SQLiteStore {
             token: row.text(at: 3), tokenType: TokenType(rawValue: row.text(at: 4)) ?? .apns,
             environment: row.text(at: 5), state: MessageDelivery.State(rawValue: row.text(at: 6)) ?? .pending,
             reason: row.optionalText(at: 7), attempts: Int(row.int64(at: 8)), notBefore: row.int64(at: 9),
-            targetUserID: row.optionalText(at: 10))
+            targetUserID: row.optionalText(at: 10), variant: row.optionalText(at: 11),
+            language: row.optionalText(at: 12))
     }
 }

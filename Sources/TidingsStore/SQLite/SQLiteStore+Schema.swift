@@ -244,6 +244,20 @@ extension SQLiteStore {
         );
         CREATE INDEX frequency_slots_window ON frequency_slots(app_id, installation_id, reserved_at);
         """,
+        // 4: campaigns. A message's audience is resolved in the background from its plan, in chunks, with a
+        // cursor and a leased resolver; deliveries remember the variant and language they were given.
+        """
+        ALTER TABLE messages ADD COLUMN plan TEXT;
+        ALTER TABLE messages ADD COLUMN resolve_at INTEGER;
+        ALTER TABLE messages ADD COLUMN resolve_cursor TEXT;
+        ALTER TABLE messages ADD COLUMN resolver TEXT;
+        ALTER TABLE messages ADD COLUMN resolver_expires_at INTEGER;
+        ALTER TABLE messages ADD COLUMN payload_variants TEXT;
+        CREATE INDEX messages_resolution ON messages(resolve_at) WHERE state IN ('scheduled', 'resolving');
+        CREATE INDEX messages_app_state ON messages(app_id, state, created_at);
+        ALTER TABLE message_deliveries ADD COLUMN variant TEXT;
+        ALTER TABLE message_deliveries ADD COLUMN language TEXT;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -31,4 +31,38 @@ public enum SampleCampaign {
             ],
         ]
     }
+
+    /// The same campaign split in two variants (different titles), each in English, Japanese and a default,
+    /// with 10% held back as a control group: what `tidings demo` sends to show variant and language funnels.
+    public static func splitBody(mediaURL: URL, target: JSONValue = ["all": true]) -> JSONValue {
+        guard case .object(var body) = self.body(mediaURL: mediaURL, target: target),
+            case .object(let content)? = body.removeValue(forKey: "content")
+        else { return .null }
+        func localized(_ titles: [String: String]) -> JSONValue {
+            .object(
+                titles.mapValues { title in
+                    var localized = content
+                    localized["title"] = .string(title)
+                    return .object(localized)
+                })
+        }
+        body["variants"] = [
+            [
+                "id": "picks", "weight": 1,
+                "content": localized([
+                    "default": "Your weekend picks are here", "en": "Your weekend picks are here",
+                    "ja": "今週末のおすすめが届きました",
+                ]),
+            ],
+            [
+                "id": "new-arrivals", "weight": 1,
+                "content": localized([
+                    "default": "Three new arrivals for you", "en": "Three new arrivals for you",
+                    "ja": "新着アイテムが3つあります",
+                ]),
+            ],
+        ]
+        body["control"] = 0.1
+        return .object(body)
+    }
 }

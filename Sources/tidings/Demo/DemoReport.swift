@@ -52,6 +52,12 @@ struct DemoReport {
         lines.append(
             "  devices: \(tally.mediaAttached) showed the image, \(tally.foreground) were in the foreground "
                 + "(delivery still counted once)")
+        let breakdown = BreakdownText.render(funnel: funnel)
+        if !breakdown.isEmpty {
+            lines.append("")
+            lines.append("By variant and language (tidings stats \(messageID)):")
+            lines += breakdown.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+        }
         lines.append("")
         if matches {
             lines.append(

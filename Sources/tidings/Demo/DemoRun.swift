@@ -40,9 +40,11 @@ struct DemoRun {
 
         let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         mark = ContinuousClock.now
-        Console.progress("[2/4] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link) ")
+        Console.progress(
+            "[2/4] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link; "
+                + "two variants in three languages, 10% control) ")
         let (messageID, targets) = try await driver.send(
-            SampleCampaign.body(mediaURL: deployment.mediaURL(named: "picks.png")))
+            SampleCampaign.splitBody(mediaURL: deployment.mediaURL(named: "picks.png")))
         Console.progress(line: "message \(messageID) to \(targets) installations")
 
         Console.progress("[3/4] fan-out through the APNs emulator to the devices ")

@@ -17,8 +17,8 @@ enum MessageBodyBuilder {
     /// The options that take a value; `button`, `data`, `installation` and `user` may repeat.
     static let optionNames: Set<String> = [
         "installation", "user", "tag-expression", "title", "subtitle", "body", "media", "button", "link", "deeplink",
-        "screen", "coupon", "badge", "sound", "data", "campaign", "collapse-id", "ttl", "priority",
-        "rate",
+        "screen", "coupon", "badge", "sound", "data", "campaign", "collapse-id", "ttl", "priority", "at", "local-time",
+        "fallback-time-zone", "if-past", "locale-content", "variant", "control", "rate",
     ]
     static let flagNames: Set<String> = ["all", "background", "ad", "transactional"]
 
@@ -40,7 +40,10 @@ enum MessageBodyBuilder {
             for name in ["title", "subtitle", "body", "sound", "coupon"] {
                 if let value = arguments.option(name) { content[name] = .string(value) }
             }
-            guard content["title"] != nil || content["body"] != nil else {
+            guard
+                content["title"] != nil || content["body"] != nil || !arguments.values("variant").isEmpty
+                    || arguments.option("locale-content") != nil
+            else {
                 throw CommandLineError.usage("send: an alert needs --title or --body (or send --background)")
             }
             if let media = arguments.option("media") { content["media"] = mediaJSON(media) }
@@ -51,7 +54,7 @@ enum MessageBodyBuilder {
         }
         let data = try dataJSON(arguments.values("data"))
         if !data.isEmpty { content["data"] = .object(data) }
-        body["content"] = .object(content)
+        try CampaignOptions.apply(arguments, content: content, to: &body)
         if arguments.flag("ad") && arguments.flag("transactional") {
             throw CommandLineError.usage("send: a message is --ad or --transactional, not both")
         }

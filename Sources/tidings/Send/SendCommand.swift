@@ -37,6 +37,16 @@ enum SendCommand {
           --priority 10|5|1        APNs priority (background is always 5)
           --rate N                 send at most N pushes a second (the app's ceiling still applies)
 
+        campaign (docs/campaigns.md):
+          --at TIME                send at this time (RFC 3339 with offset, or unix seconds)
+          --local-time TIME        send at this wall-clock time in each installation's zone (2026-12-24T09:00)
+          --fallback-time-zone TZ  the zone of installations whose zone is unknown (Europe/Berlin)
+          --if-past send_now       send at once rather than refuse (or skip zones) when the time has passed
+          --locale-content FILE    content per language: {"ja": {...}, "en-GB": {...}}; the options above are
+                                   the default unless FILE has "default"
+          --variant ID:WEIGHT:FILE a split-test variant whose content is the JSON in FILE (repeatable)
+          --control SHARE          hold back this share (0 to 0.5) as a control group that gets nothing
+
         output:
           --wait                   follow the fan-out (a progress bar on a terminal) and print the funnel
           --timeout SECONDS        give up waiting after this long (default 600; exit 1)
@@ -84,6 +94,7 @@ enum SendCommand {
         } else {
             Console.write("\n" + FunnelText.header(status) + "\n")
             Console.write(FunnelText.render(funnel: status["funnel"] ?? [:], counts: status["counts"]))
+            Console.write(BreakdownText.render(funnel: status["funnel"] ?? [:]))
         }
         guard status["state"]?.stringValue == "done" else {
             // Cancelled (by `DELETE /v1/messages/{id}`) before every target was handled.
@@ -104,6 +115,9 @@ enum SendCommand {
             targets += reasons.isEmpty ? ")" : ": " + reasons.joined(separator: ", ") + ")"
         }
         text.row("Targets", targets)
+        if let state = sent.json["state"]?.stringValue, state != "sending" {
+            text.row("State", state + " (counts grow as the audience is resolved; follow with --wait)")
+        }
         return text.render()
     }
 

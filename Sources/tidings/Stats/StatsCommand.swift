@@ -44,7 +44,9 @@ enum StatsCommand {
         if arguments.flag("json") {
             try Console.writeJSON(answer)
         } else {
-            Console.write(FunnelText.header(answer) + "\n" + FunnelText.render(funnel: funnel, counts: counts))
+            Console.write(
+                FunnelText.header(answer) + "\n" + FunnelText.render(funnel: funnel, counts: counts)
+                    + BreakdownText.render(funnel: funnel))
         }
         return ExitCode.success
     }

@@ -7,6 +7,7 @@ import TidingsModel
 import TidingsPush
 import TidingsServer
 import TidingsStore
+import TidingsStoreTesting
 import TidingsTesting
 
 /// An API with a recording provider, and helpers to register installations and send messages.
@@ -14,9 +15,9 @@ struct MessageFixture {
     let harness: APIHarness
     let provider: RecordingPushProvider
 
-    init(provider: RecordingPushProvider = RecordingPushProvider()) throws {
+    init(provider: RecordingPushProvider = RecordingPushProvider(), backend: StoreBackend = .sqlite) throws {
         self.provider = provider
-        harness = try APIHarness(provider: provider)
+        harness = try APIHarness(backend: backend, provider: provider)
     }
 
     var store: any Store { harness.store }

@@ -1,0 +1,135 @@
+import TidingsModel
+import TidingsStore
+
+extension PostgresStore {
+    public func createCampaign(_ message: MessageRecord, resolver: String?, leaseUntil: Int64?) throws {
+        do {
+            try write { db in
+                try db.run(
+                    """
+                    INSERT INTO messages (\(Self.messageColumns), resolver, resolver_expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                    """, Self.messageValues(message) + [PostgresValue(resolver), PostgresValue(leaseUntil)])
+            }
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
+        }
+    }
+
+    /// Claims with `FOR UPDATE SKIP LOCKED`: a message another instance is claiming right now is passed over,
+    /// so each message has one resolver across the cluster.
+    public func claimResolution(resolver: String, now: Int64, leaseUntil: Int64) throws -> ResolutionClaim? {
+        let columns = Self.messageColumns.split(separator: ",").map { "m." + $0.trimmingCharacters(in: .whitespaces) }
+        return try write { db in
+            try db.query(
+                """
+                WITH due AS (
+                    SELECT id FROM messages
+                    WHERE state IN ('scheduled', 'resolving') AND resolve_at <= $1
+                        AND (resolver IS NULL OR resolver_expires_at <= $1)
+                    ORDER BY resolve_at, id LIMIT 1
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE messages m SET state = 'resolving', resolver = $2, resolver_expires_at = $3
+                FROM due WHERE m.id = due.id
+                RETURNING \(columns.joined(separator: ", ")), m.resolve_cursor
+                """, [.integer(now), .text(resolver), .integer(leaseUntil)]
+            ) { row in ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(17)) }.first
+        }
+    }
+
+    @discardableResult
+    public func appendDeliveries(
+        messageID: String, resolver: String, deliveries: [MessageDelivery], cursor: String?, finished: Bool,
+        leaseUntil: Int64, now: Int64
+    ) throws -> Bool {
+        try write { db in
+            let changed = try db.run(
+                """
+                UPDATE messages SET resolve_cursor = $3, state = $4, resolver = $5, resolver_expires_at = $6::bigint
+                WHERE id = $1 AND resolver = $2 AND state = 'resolving'
+                """,
+                [
+                    .text(messageID), .text(resolver), PostgresValue(cursor), .text(finished ? "sending" : "resolving"),
+                    finished ? .null : .text(resolver), finished ? .null : .integer(leaseUntil),
+                ])
+            guard changed > 0 else { return false }
+            guard let appID = deliveries.first?.appID else { return true }
+            try Self.insertDeliveries(db, deliveries, message: messageID, app: appID, now: now)
+            return true
+        }
+    }
+
+    public func releaseResolution(messageID: String, resolver: String) throws {
+        try write { db in
+            try db.run(
+                "UPDATE messages SET resolver = NULL, resolver_expires_at = NULL WHERE id = $1 AND resolver = $2",
+                [.text(messageID), .text(resolver)])
+        }
+    }
+
+    public func messages(appID: String, query: MessageListQuery) throws -> [MessageRecord] {
+        var conditions = ["app_id = $1"]
+        var arguments: [PostgresValue] = [.text(appID)]
+        if let state = query.state {
+            arguments.append(.text(state.rawValue))
+            conditions.append("state = $\(arguments.count)")
+        }
+        if let after = query.after {
+            arguments.append(.integer(after.createdAt))
+            arguments.append(.text(after.id))
+            conditions.append("(created_at, id) < ($\(arguments.count - 1)::bigint, $\(arguments.count))")
+        }
+        arguments.append(.integer(Int64(max(0, query.limit))))
+        return try read { db in
+            try db.query(
+                """
+                SELECT \(Self.messageColumns) FROM messages WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY created_at DESC, id DESC LIMIT $\(arguments.count)
+                """, arguments, row: Self.messageRow)
+        }
+    }
+
+    public func messageCounts(messageID: String, by grouping: DeliveryGrouping) throws -> [String: MessageCounts] {
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT \(grouping.rawValue), state, reason, COUNT(*) FROM message_deliveries
+                WHERE message_id = $1 AND \(grouping.rawValue) IS NOT NULL
+                GROUP BY \(grouping.rawValue), state, reason
+                """, [.text(messageID)]
+            ) { row in (row.text(0), row.text(1), row.optionalText(2), row.int(3)) }
+        }
+        var counts: [String: MessageCounts] = [:]
+        for (group, state, reason, count) in rows {
+            counts[group, default: MessageCounts()].add(state: state, reason: reason, count: count)
+        }
+        return counts
+    }
+
+    public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
+        -> [String: EventFunnel]
+    {
+        // One statement, so the per-type counts and each group's total see the same snapshot.
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id)
+                FROM events e JOIN message_deliveries d
+                    ON d.message_id = e.message_id AND d.installation_id = e.installation_id
+                WHERE e.app_id = $1 AND e.message_id = $2 AND d.\(grouping.rawValue) IS NOT NULL
+                GROUP BY GROUPING SETS ((d.\(grouping.rawValue), e.type), (d.\(grouping.rawValue)))
+                """, [.text(appID), .text(messageID)]
+            ) { row in (row.text(0), row.optionalText(1), row.int(2), row.int(3)) }
+        }
+        var funnels: [String: EventFunnel] = [:]
+        for (group, type, events, installations) in rows {
+            if let type {
+                funnels[group, default: EventFunnel()].eventsByType[type] = events
+                funnels[group, default: EventFunnel()].installationsByType[type] = installations
+            } else {
+                funnels[group, default: EventFunnel()].uniqueInstallations = installations
+            }
+        }
+        return funnels
+    }
+}

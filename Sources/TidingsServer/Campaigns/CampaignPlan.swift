@@ -1,0 +1,147 @@
+import Foundation
+import TidingsModel
+import TidingsPush
+import TidingsStore
+
+/// What resolving a message's audience needs, kept on the message (``MessageRecord/plan``) so any instance can
+/// resume it after a restart: who (the target as it was given), when, and which variant and language keys
+/// exist.
+struct CampaignPlan: Sendable, Hashable {
+    /// The content keys of one variant (or of the message without variants, `id` nil).
+    struct Arm: Sendable, Hashable {
+        var id: String?
+        var weight: Int
+        /// `default` and the language tags; only `default` when not localized.
+        var languages: [String]
+        var isLocalized: Bool
+
+        /// The key an installation with `languageTag` gets: the same rule as ``LocalizedContent/bestMatch(for:)``.
+        func language(for languageTag: String?) -> String? {
+            guard isLocalized else { return nil }
+            let content = LocalizedContent(
+                byKey: Dictionary(uniqueKeysWithValues: languages.map { ($0, JSONValue.null) }), isLocalized: true)
+            return content.bestMatch(for: languageTag)
+        }
+    }
+
+    var target: JSONValue
+    var kind: MessageKind
+    var environment: OutgoingPush.Environment?
+    var schedule: CampaignSchedule
+    var arms: [Arm]
+    /// The control group's share, 0 to 1; only with variants.
+    var control: Double
+
+    var hasVariants: Bool { arms.first?.id != nil }
+
+    init(
+        target: JSONValue, kind: MessageKind, environment: OutgoingPush.Environment?, schedule: CampaignSchedule,
+        arms: [Arm], control: Double
+    ) {
+        self.target = target
+        self.kind = kind
+        self.environment = environment
+        self.schedule = schedule
+        self.arms = arms
+        self.control = control
+    }
+
+    /// The plan of an accepted request.
+    init(request: MessageRequest) {
+        func arm(_ id: String?, _ weight: Int, _ content: LocalizedContent) -> Arm {
+            Arm(id: id, weight: weight, languages: content.byKey.keys.sorted(), isLocalized: content.isLocalized)
+        }
+        self.init(
+            target: request.targetJSON, kind: request.kind, environment: request.environment,
+            schedule: request.schedule,
+            arms: request.variants.isEmpty
+                ? [arm(nil, 1, request.localizedContent)] : request.variants.map { arm($0.id, $0.weight, $0.content) },
+            control: request.control)
+    }
+
+    /// The schedule as the API shows it.
+    var scheduleJSON: JSONValue {
+        switch schedule {
+        case .now: ["type": "now"]
+        case .at(let milliseconds): ["type": "send_at", "send_at": .integer(milliseconds)]
+        case .localTime(let time, let fallback, let sendPast):
+            [
+                "type": "local_time", "local_time": .string(time.description),
+                "fallback_time_zone": fallback.map(JSONValue.string) ?? .null,
+                "if_past": sendPast ? "send_now" : "skip",
+            ]
+        }
+    }
+
+    var assignment: VariantAssignment {
+        VariantAssignment(variants: arms.map { ($0.id ?? "", $0.weight) }, control: control)
+    }
+
+    var json: JSONValue {
+        var scheduleJSON: [String: JSONValue]
+        switch schedule {
+        case .now: scheduleJSON = ["type": "now"]
+        case .at(let milliseconds): scheduleJSON = ["type": "at", "at": .integer(milliseconds)]
+        case .localTime(let time, let fallback, let sendPast):
+            scheduleJSON = [
+                "type": "local_time", "time": .string(time.description), "send_past": .bool(sendPast),
+                "fallback_time_zone": fallback.map(JSONValue.string) ?? .null,
+            ]
+        }
+        return [
+            "target": target, "kind": .string(kind.rawValue),
+            "environment": environment.map { .string($0.rawValue) } ?? .null, "schedule": .object(scheduleJSON),
+            "control": .double(control),
+            "arms": .array(
+                arms.map { arm in
+                    [
+                        "id": arm.id.map(JSONValue.string) ?? .null, "weight": .integer(Int64(arm.weight)),
+                        "languages": .array(arm.languages.map(JSONValue.string)), "localized": .bool(arm.isLocalized),
+                    ]
+                }),
+        ]
+    }
+
+    func encoded() -> String { (try? json.serializedString(sortedKeys: true)) ?? "{}" }
+
+    /// Reads a plan ``encoded()`` wrote; nil when it cannot (a message from a newer tidingsd).
+    static func decode(_ text: String?) -> CampaignPlan? {
+        guard let text, let object = (try? JSONValue.parse(text))?.objectValue,
+            let target = object["target"], let kind = object["kind"]?.stringValue.flatMap(MessageKind.init(rawValue:)),
+            let scheduleObject = object["schedule"]?.objectValue, let armsArray = object["arms"]?.arrayValue
+        else { return nil }
+        let schedule: CampaignSchedule
+        switch scheduleObject["type"]?.stringValue {
+        case "now": schedule = .now
+        case "at":
+            guard let at = scheduleObject["at"]?.integerValue else { return nil }
+            schedule = .at(at)
+        case "local_time":
+            guard let time = scheduleObject["time"]?.stringValue.flatMap(LocalDateTime.init) else { return nil }
+            schedule = .localTime(
+                time, fallbackTimeZone: scheduleObject["fallback_time_zone"]?.stringValue,
+                sendPast: scheduleObject["send_past"] == .bool(true))
+        default: return nil
+        }
+        var arms: [Arm] = []
+        for value in armsArray {
+            guard let weight = value["weight"]?.integerValue, let languages = value["languages"]?.arrayValue else {
+                return nil
+            }
+            arms.append(
+                Arm(
+                    id: value["id"]?.stringValue, weight: Int(weight), languages: languages.compactMap(\.stringValue),
+                    isLocalized: value["localized"] == .bool(true)))
+        }
+        let control: Double =
+            switch object["control"] {
+            case .double(let value)?: value
+            case .integer(let value)?: Double(value)
+            default: 0
+            }
+        return CampaignPlan(
+            target: target, kind: kind,
+            environment: object["environment"]?.stringValue.flatMap(OutgoingPush.Environment.init(rawValue:)),
+            schedule: schedule, arms: arms, control: control)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import TidingsModel
+import TidingsStore
+
+/// Turns a resolved installation into its delivery row: due at its own time, in its variant, with its
+/// language's content, or skipped for a reason known at resolution.
+struct DeliveryBuilder {
+    let message: MessageRecord
+    let plan: CampaignPlan
+    let now: Date
+    let assignment: VariantAssignment
+
+    init(message: MessageRecord, plan: CampaignPlan, now: Date) {
+        self.message = message
+        self.plan = plan
+        self.now = now
+        assignment = plan.assignment
+    }
+
+    func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery {
+        var delivery = MessageDelivery.target(
+            installation, messageID: message.id, kind: plan.kind, environment: plan.environment,
+            targetUserID: targetUserID)
+        var arm = plan.arms.first
+        if plan.hasVariants {
+            let variant = assignment.variant(messageID: message.id, installationID: installation.installationID)
+            delivery.variant = variant
+            arm = plan.arms.first { $0.id == variant }
+        }
+        delivery.language = arm?.language(for: installation.language ?? installation.locale)
+        guard delivery.state == .pending else { return delivery }
+        if delivery.variant == CampaignVariant.controlID {
+            return skipped(delivery, .control)
+        }
+        switch plan.schedule.due(timeZone: installation.timezone, now: now) {
+        case .at(let milliseconds): delivery.notBefore = milliseconds
+        case .skip(let reason): return skipped(delivery, reason)
+        }
+        return delivery
+    }
+
+    /// A named installation the app does not have.
+    func unknown(_ installationID: String) -> MessageDelivery {
+        MessageDelivery(
+            messageID: message.id, appID: message.appID, installationID: installationID, token: "", state: .skipped,
+            reason: DeliveryPolicy.SkipReason.unknownInstallation.rawValue)
+    }
+
+    private func skipped(_ delivery: MessageDelivery, _ reason: ResolutionSkipReason) -> MessageDelivery {
+        var skipped = delivery
+        skipped.state = .skipped
+        skipped.reason = reason.rawValue
+        return skipped
+    }
+}
