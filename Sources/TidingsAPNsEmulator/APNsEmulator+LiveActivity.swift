@@ -39,7 +39,8 @@ extension APNsEmulator {
         let suffixed = topic.hasSuffix(liveActivityTopicSuffix)
         guard pushType == "liveactivity" else {
             if suffixed {
-                throw Refusal(400, "BadTopic", detail: "a \(liveActivityTopicSuffix) topic needs push type liveactivity")
+                throw Refusal(
+                    400, "BadTopic", detail: "a \(liveActivityTopicSuffix) topic needs push type liveactivity")
             }
             return
         }

@@ -75,7 +75,8 @@ public final class APNsEmulator: Sendable {
                 var taken: [APNsEmulatorNotification] = []
                 // A bundle id's mailbox also holds its Live Activity pushes (`<bundle id>.push-type.liveactivity`).
                 let topics: Set = [topic, topic + ".push-type.liveactivity"]
-                for (token, notifications) in stored where notifications.contains(where: { topics.contains($0.topic) }) {
+                for (token, notifications) in stored where notifications.contains(where: { topics.contains($0.topic) })
+                {
                     taken += notifications.filter { topics.contains($0.topic) }
                     let others = notifications.filter { !topics.contains($0.topic) }
                     stored[token] = others.isEmpty ? nil : others

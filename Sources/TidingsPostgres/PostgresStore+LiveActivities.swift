@@ -6,7 +6,8 @@ extension PostgresStore {
         last_sent_at, last_outcome
         """
 
-    public func upsertLiveActivityToken(_ token: LiveActivityToken) throws -> (token: LiveActivityToken, created: Bool) {
+    public func upsertLiveActivityToken(_ token: LiveActivityToken) throws -> (token: LiveActivityToken, created: Bool)
+    {
         try write { db in
             guard
                 try db.scalar(

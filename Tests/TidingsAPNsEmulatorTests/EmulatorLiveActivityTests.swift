@@ -25,8 +25,10 @@ struct EmulatorLiveActivityTests {
 
     @Test func aValidUpdateIsAcceptedStoredAndLogged() async throws {
         let response = try await push(
-            ["timestamp": 1_800_000_000, "event": "update", "content-state": ["eta": 5], "stale-date": 1_800_000_600,
-             "relevance-score": 12.5])
+            [
+                "timestamp": 1_800_000_000, "event": "update", "content-state": ["eta": 5], "stale-date": 1_800_000_600,
+                "relevance-score": 12.5,
+            ])
         #expect(response.status == 200)
         let logged = harness.emulator.liveActivityPushes
         #expect(logged.count == 1)
@@ -54,10 +56,14 @@ struct EmulatorLiveActivityTests {
     }
 
     static let refusals: [(JSONValue, [String: String], String, String)] = [
-        (["timestamp": 1, "event": "update", "content-state": [:]], ["apns-topic": EmulatorValidationTests.topic],
-         "BadTopic", "push-type.liveactivity"),
-        (["timestamp": 1, "event": "update", "content-state": [:]], ["apns-push-type": "alert"], "BadTopic",
-         "needs push type liveactivity"),
+        (
+            ["timestamp": 1, "event": "update", "content-state": [:]], ["apns-topic": EmulatorValidationTests.topic],
+            "BadTopic", "push-type.liveactivity"
+        ),
+        (
+            ["timestamp": 1, "event": "update", "content-state": [:]], ["apns-push-type": "alert"], "BadTopic",
+            "needs push type liveactivity"
+        ),
         (["timestamp": 1, "event": "update", "content-state": [:]], ["apns-priority": "1"], "BadPriority", "5 or 10"),
         (["event": "update", "content-state": [:]], [:], "BadPayload", "timestamp"),
         (["timestamp": "now", "event": "update", "content-state": [:]], [:], "BadPayload", "timestamp"),
@@ -65,8 +71,10 @@ struct EmulatorLiveActivityTests {
         (["timestamp": 1, "event": "pause", "content-state": [:]], [:], "BadPayload", "start, update or end"),
         (["timestamp": 1, "event": "update"], [:], "BadPayload", "content-state is required"),
         (["timestamp": 1, "event": "update", "content-state": "x"], [:], "BadPayload", "must be an object"),
-        (["timestamp": 1, "event": "update", "content-state": [:], "dismissal-date": 5], [:], "BadPayload",
-         "only for end"),
+        (
+            ["timestamp": 1, "event": "update", "content-state": [:], "dismissal-date": 5], [:], "BadPayload",
+            "only for end"
+        ),
         (["timestamp": 1, "event": "end", "stale-date": "soon"], [:], "BadPayload", "stale-date"),
         (["timestamp": 1, "event": "end", "relevance-score": "high"], [:], "BadPayload", "relevance-score"),
     ]

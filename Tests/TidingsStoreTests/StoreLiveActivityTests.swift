@@ -45,7 +45,8 @@ import TidingsStoreTesting
         #expect(listed.map(\.token) == ["t1b", "t2"])
         #expect(listed[0].lastOutcome == nil, "a refreshed token has no outcome yet")
         #expect(try store.liveActivityTokens(appID: "app_b", activityID: "a1").isEmpty)
-        let starts = try store.liveActivityTokens(appID: "app_a", installationIDs: ["i1", "i2", "i9"], kind: .pushToStart)
+        let starts = try store.liveActivityTokens(
+            appID: "app_a", installationIDs: ["i1", "i2", "i9"], kind: .pushToStart)
         #expect(starts.map(\.token) == ["s1"])
         #expect(starts[0].activityID == nil && starts[0].attributesType == "Delivery")
         #expect(try store.removeLiveActivityToken(appID: "app_a", installationID: "i1", kind: .update, scope: "a1"))

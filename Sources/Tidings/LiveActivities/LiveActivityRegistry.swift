@@ -110,7 +110,8 @@ public actor LiveActivityRegistry {
         if let halt { return .failed(halt) }
         if let notBefore = record.notBefore, notBefore > nowMS {
             return .deferred(
-                retryAt: Date(timeIntervalSince1970: Double(notBefore) / 1000), reason: .unavailable(status: 0, message: "backing off"))
+                retryAt: Date(timeIntervalSince1970: Double(notBefore) / 1000),
+                reason: .unavailable(status: 0, message: "backing off"))
         }
         guard record.hasPendingWork else { return .synced(changes: 0) }
         // The server answers 404 for tokens of an installation it does not know yet.

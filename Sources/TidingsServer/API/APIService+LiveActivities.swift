@@ -105,7 +105,8 @@ extension APIService {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         _ = try ownedInstallation(request, caller: caller, installationID: installationID)
-        let updates = try store.liveActivityTokens(appID: caller.appID, installationIDs: [installationID], kind: .update)
+        let updates = try store.liveActivityTokens(
+            appID: caller.appID, installationIDs: [installationID], kind: .update)
         let starts = try store.liveActivityTokens(
             appID: caller.appID, installationIDs: [installationID], kind: .pushToStart)
         return json([
@@ -123,7 +124,9 @@ extension APIService {
         guard !tokens.isEmpty else {
             throw HTTPError(status: 404, code: "not_found", message: "no installation has the activity \(activityID)")
         }
-        return json(["activity_id": .string(activityID), "installations": .array(tokens.map(Self.liveActivityTokenJSON))])
+        return json([
+            "activity_id": .string(activityID), "installations": .array(tokens.map(Self.liveActivityTokenJSON)),
+        ])
     }
 
     /// `POST /v1/live-activities`: validates, picks the tokens, applies the priority budget and sends, then
@@ -300,7 +303,9 @@ extension APIService {
     static func isLiveActivityToken(_ token: String) -> Bool {
         let bytes = token.utf8
         return (64...512).contains(bytes.count) && bytes.count % 2 == 0
-            && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+            && bytes.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+            }
     }
 
     static func liveActivityTokenJSON(_ token: LiveActivityToken) -> JSONValue {

@@ -221,7 +221,9 @@ public struct LiveActivityRequest: Sendable, Hashable {
         switch key {
         case "installation_ids", "user_ids":
             let field = "target.\(key)"
-            guard let array = inner.arrayValue, !array.isEmpty else { throw .invalid(field, "must be a non-empty array") }
+            guard let array = inner.arrayValue, !array.isEmpty else {
+                throw .invalid(field, "must be a non-empty array")
+            }
             guard array.count <= MessageTarget.maximumIDs else {
                 throw .invalid(field, "has \(array.count) ids; the limit is \(MessageTarget.maximumIDs)")
             }

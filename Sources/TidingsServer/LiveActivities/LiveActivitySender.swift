@@ -84,7 +84,8 @@ struct LiveActivitySender: Sendable {
     /// One push, retried while the provider says so.
     private func push(_ recipient: Recipient, payload: [UInt8], topic: String, expiration: Date?) async -> PushOutcome {
         let push = OutgoingPush(
-            token: recipient.token.token, environment: OutgoingPush.Environment(rawValue: recipient.token.environment)
+            token: recipient.token.token,
+            environment: OutgoingPush.Environment(rawValue: recipient.token.environment)
                 ?? .production,
             topic: topic, pushType: .liveActivity, priority: recipient.priority, expiration: expiration,
             payload: payload)

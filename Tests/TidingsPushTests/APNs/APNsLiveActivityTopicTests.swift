@@ -6,7 +6,8 @@ import Testing
 /// The `apns-topic` the request builder derives from a push's bundle id and push type.
 @Suite struct APNsLiveActivityTopicTests {
     func push(_ type: OutgoingPush.PushType, topic: String = "com.example.app") -> OutgoingPush {
-        OutgoingPush(token: String(repeating: "ab", count: 32), environment: .sandbox, topic: topic, pushType: type, payload: [])
+        OutgoingPush(
+            token: String(repeating: "ab", count: 32), environment: .sandbox, topic: topic, pushType: type, payload: [])
     }
 
     @Test func liveActivityAndVoIPPushesGetTheirSuffixOnce() throws {

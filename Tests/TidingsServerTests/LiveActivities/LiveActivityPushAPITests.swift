@@ -91,7 +91,8 @@ import TidingsTesting
         ])
         #expect(reply.status == 200, "\(reply.json)")
         #expect(reply.json["targets"]?.integerValue == 1)
-        #expect(reply.json["skipped"]?["no_live_activity_token"]?.integerValue == 1, "inst-3 has no push-to-start token")
+        #expect(
+            reply.json["skipped"]?["no_live_activity_token"]?.integerValue == 1, "inst-3 has no push-to-start token")
         let pushes = provider.pushes
         #expect(pushes.map(\.token) == [Self.laToken(101)])
         let aps = try JSONValue.parse(Data(pushes[0].payload))["aps"]
@@ -124,7 +125,9 @@ import TidingsTesting
         try await install("inst-1", seed: 1, activity: "order-42")
         try await install("inst-2", seed: 2, activity: "order-42")
         try await install("inst-3", seed: 3, activity: "order-42")
-        provider.script(token: Self.laToken(1), [PushOutcome(disposition: .tokenInvalid(since: nil), status: 410, reason: "Unregistered")])
+        provider.script(
+            token: Self.laToken(1),
+            [PushOutcome(disposition: .tokenInvalid(since: nil), status: 410, reason: "Unregistered")])
         provider.script(token: Self.laToken(2), [PushOutcome(disposition: .failed, status: 400, reason: "BadPayload")])
         provider.script(
             token: Self.laToken(3),
@@ -249,7 +252,10 @@ import TidingsTesting
             ["event": "update", "activity_id": "a", "content_state": [:], "stale_date": 1_800_000_600_000], 400,
             "invalid_field", "not milliseconds"
         ),
-        (["event": "update", "activity_id": "a", "content_state": [:], "priority": 7], 400, "invalid_field", "5 or 10"),
+        (
+            ["event": "update", "activity_id": "a", "content_state": [:], "priority": 7], 400, "invalid_field",
+            "5 or 10"
+        ),
         (
             ["event": "update", "activity_id": "a", "content_state": [:], "relevance_score": -1], 400,
             "invalid_field", "relevance_score"
@@ -259,7 +265,10 @@ import TidingsTesting
             "invalid_field", "title and body"
         ),
         (["event": "update", "activity_id": "a", "content_state": [:], "ttl": 86_400], 400, "invalid_field", "43200"),
-        (["event": "update", "activity_id": "a", "content_state": [:], "colour": "red"], 400, "invalid_field", "colour"),
+        (
+            ["event": "update", "activity_id": "a", "content_state": [:], "colour": "red"], 400, "invalid_field",
+            "colour"
+        ),
         (
             ["event": "update", "activity_id": "a", "content_state": [:], "on_budget_exhausted": "wait"], 400,
             "invalid_field", "downgrade or refuse"

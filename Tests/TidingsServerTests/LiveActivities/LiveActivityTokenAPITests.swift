@@ -108,9 +108,14 @@ import TidingsTesting
         let harness = try await registered()
         try await harness.register("inst-2", ["apns_token": .string(APIHarness.token(2))])
         let body: JSONValue = ["token": .string(Self.laToken(7)), "attributes_type": "A"]
-        _ = try await harness.call("PUT", "/v1/installations/inst-1/live-activities/a1", key: harness.appKey, json: body)
-        _ = try await harness.call("PUT", "/v1/installations/inst-2/live-activities/a2", key: harness.appKey, json: body)
+        _ = try await harness.call(
+            "PUT", "/v1/installations/inst-1/live-activities/a1", key: harness.appKey, json: body)
+        _ = try await harness.call(
+            "PUT", "/v1/installations/inst-2/live-activities/a2", key: harness.appKey, json: body)
         #expect(try harness.store.liveActivityTokens(appID: harness.appID, activityID: "a1").isEmpty)
-        #expect(try harness.store.liveActivityTokens(appID: harness.appID, activityID: "a2").map(\.installationID) == ["inst-2"])
+        #expect(
+            try harness.store.liveActivityTokens(appID: harness.appID, activityID: "a2").map(\.installationID) == [
+                "inst-2"
+            ])
     }
 }

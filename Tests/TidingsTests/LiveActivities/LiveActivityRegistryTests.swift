@@ -20,12 +20,14 @@ import TidingsTesting
         init(handler: @escaping HTTPHandler) { self.handler = handler }
 
         func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-            let isLiveActivity = request.url.path.contains("live-activities") || request.url.path.contains("push-to-start")
+            let isLiveActivity =
+                request.url.path.contains("live-activities") || request.url.path.contains("push-to-start")
             if isLiveActivity { liveActivityRequests.withLock { $0 += 1 } }
             switch mode.withLock({ $0 }) {
             case .noAnswer: throw TransportError(code: .connectionFailed, message: "offline")
             case .status(let status) where isLiveActivity:
-                return TransportResponse(status: status, headers: [:], body: Array(#"{"error":{"code":"x","message":"no"}}"#.utf8))
+                return TransportResponse(
+                    status: status, headers: [:], body: Array(#"{"error":{"code":"x","message":"no"}}"#.utf8))
             default: return try await InProcessTransport(handler: handler).send(request)
             }
         }
@@ -76,12 +78,16 @@ import TidingsTesting
         let registry = registry()
         let first = try await registry.didUpdateToken(Self.token(1), activityID: "order-42", attributesType: "Delivery")
         #expect(first == .synced(changes: 1))
-        #expect(try await registry.didUpdatePushToStartToken(Self.token(2), attributesType: "Delivery") == .synced(changes: 1))
+        #expect(
+            try await registry.didUpdatePushToStartToken(Self.token(2), attributesType: "Delivery")
+                == .synced(changes: 1))
         #expect(try serverTokens(.update).map(\.token) == [Self.hex(1)])
         #expect(try serverTokens(.update).first?.activityID == "order-42")
         #expect(try serverTokens(.pushToStart).map(\.attributesType) == ["Delivery"])
         // The same token again sends nothing; a rotated token replaces it.
-        #expect(try await registry.didUpdateToken(Self.token(1), activityID: "order-42", attributesType: "Delivery") == .synced(changes: 0))
+        #expect(
+            try await registry.didUpdateToken(Self.token(1), activityID: "order-42", attributesType: "Delivery")
+                == .synced(changes: 0))
         _ = try await registry.didUpdateToken(Self.token(3), activityID: "order-42", attributesType: "Delivery")
         #expect(try serverTokens(.update).map(\.token) == [Self.hex(3)])
         #expect(await registry.activityDidEnd(activityID: "order-42") == .synced(changes: 1))
@@ -138,7 +144,9 @@ import TidingsTesting
         }
         #expect(transport.liveActivityRequests.withLock { $0 } == halted)
         transport.mode.withLock { $0 = .pass }
-        #expect(try await registry.didUpdatePushToStartToken(Self.token(2), attributesType: "Delivery") == .synced(changes: 1))
+        #expect(
+            try await registry.didUpdatePushToStartToken(Self.token(2), attributesType: "Delivery")
+                == .synced(changes: 1))
         #expect(try serverTokens(.pushToStart).map(\.token) == [Self.hex(2)])
     }
 
@@ -153,7 +161,9 @@ import TidingsTesting
         }
         #expect(await registry.hasPendingWork == false)
         transport.mode.withLock { $0 = .status(400) }
-        #expect(try await registry.didUpdateToken(Self.token(1), activityID: "a1", attributesType: "D") == .synced(changes: 1))
+        #expect(
+            try await registry.didUpdateToken(Self.token(1), activityID: "a1", attributesType: "D")
+                == .synced(changes: 1))
         #expect(await registry.activities.isEmpty, "a token the server refuses is not retried forever")
     }
 
