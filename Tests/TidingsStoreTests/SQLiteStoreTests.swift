@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TidingsSQLite
-import TidingsStore
+
+@testable import TidingsStore
 
 /// What only the SQLite backend has: its file, its schema version.
 @Suite struct SQLiteStoreTests {
@@ -11,10 +12,10 @@ import TidingsStore
         do {
             let store = try SQLiteStore(directory: directory)
             try store.createApp(AppRecord(id: "app_1", name: "one", bundleID: "com.example.one", createdAt: 1))
-            #expect(try store.schemaVersion == 3)
+            #expect(try store.schemaVersion == SQLiteStore.migrations.count)
         }
         let reopened = try SQLiteStore(directory: directory)
-        #expect(try reopened.schemaVersion == 3)
+        #expect(try reopened.schemaVersion == SQLiteStore.migrations.count)
         #expect(try reopened.apps().map(\.name) == ["one"])
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path))
     }

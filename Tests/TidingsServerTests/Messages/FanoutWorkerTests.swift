@@ -5,8 +5,9 @@ import TidingsHTTP
 import TidingsModel
 import TidingsPush
 import TidingsServer
-import TidingsStore
 import TidingsTesting
+
+@testable import TidingsStore
 
 @Suite struct FanoutWorkerTests {
     /// Registers `count` installations and posts one alert to all; returns the message id.
@@ -243,6 +244,6 @@ import TidingsTesting
 
     @Test func migratesToTheLatestVersion() throws {
         let store = try SQLiteStore(path: ":memory:", checkpointInterval: nil)
-        #expect(try store.schemaVersion == 3)
+        #expect(try store.schemaVersion == SQLiteStore.migrations.count)
     }
 }
