@@ -26,22 +26,26 @@ extension APNsEmulator {
         case .failure(let refusal):
             // An invalid apns-id is not echoed; the answer gets a new one.
             return answer(
-                status: refusal.status, reason: refusal.reason, apnsID: refusal.reason == "BadMessageId" ? nil : apnsID)
+                status: refusal.status, reason: refusal.reason, apnsID: refusal.reason == "BadMessageId" ? nil : apnsID,
+                detail: refusal.detail)
         case .success(var notification):
             if let fault = takeFault(token: notification.deviceToken) {
                 return answer(status: fault.status, reason: fault.reason, apnsID: notification.apnsID)
             }
             notification.receivedAt = clock.now
+            if notification.pushType == "liveactivity" { recordLiveActivity(notification) }
             deliver(notification)
             count(status: 200, reason: nil)
             return HTTPResponse(status: 200, headers: ["apns-id": notification.apnsID])
         }
     }
 
-    /// An error answer: `{"reason": ...}`, plus `"timestamp"` (milliseconds) for 410.
-    func answer(status: Int, reason: String, apnsID: String?) -> HTTPResponse {
+    /// An error answer: `{"reason": ...}`, plus `"timestamp"` (milliseconds) for 410, and the emulator's own
+    /// `"detail"` when it can say more than Apple's reason does.
+    func answer(status: Int, reason: String, apnsID: String?, detail: String? = nil) -> HTTPResponse {
         count(status: status, reason: reason)
         var body: [String: JSONValue] = ["reason": .string(reason)]
+        if let detail { body["detail"] = .string(detail) }
         if status == 410 { body["timestamp"] = .integer(clock.now.millisecondsSince1970) }
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         headers["apns-id"] = apnsID ?? UUID().uuidString.lowercased()
@@ -52,9 +56,12 @@ extension APNsEmulator {
     struct Refusal: Error {
         var status: Int
         var reason: String
-        init(_ status: Int, _ reason: String) {
+        /// What exactly is wrong, beyond Apple's reason; for people reading the emulator's answers.
+        var detail: String?
+        init(_ status: Int, _ reason: String, detail: String? = nil) {
             self.status = status
             self.reason = reason
+            self.detail = detail
         }
     }
 
@@ -120,6 +127,7 @@ extension APNsEmulator {
         guard let payload = try? JSONValue.parse(request.body), payload.objectValue != nil else {
             throw Refusal(400, "BadPayload")
         }
+        try Self.checkLiveActivity(pushType: pushType, topic: topic, priority: priority, payload: payload)
         return APNsEmulatorNotification(
             apnsID: apnsID, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
             collapseID: collapseID, expiration: expiration, receivedAt: clock.now, payload: payload)

@@ -59,6 +59,8 @@ public final class APNsEmulator: Sendable {
         var faults: [String: APNsEmulatorFault] = [:]
         var deviceTopics: [String: String] = [:]
         var counts: [String: Int] = [:]
+        /// Accepted Live Activity pushes, oldest first (at most ``liveActivityLogSize``).
+        var liveActivities: [APNsEmulatorNotification] = []
         /// Provider tokens whose signature verified, so that reused tokens cost no ECDSA (APNs, too,
         /// expects one token reused for up to an hour).
         var verifiedTokens: [String: ES256Verifier.Claims] = [:]
@@ -71,9 +73,12 @@ public final class APNsEmulator: Sendable {
                 return stored[token] ?? []
             case .topic(let topic):
                 var taken: [APNsEmulatorNotification] = []
-                for (token, notifications) in stored where notifications.contains(where: { $0.topic == topic }) {
-                    taken += notifications.filter { $0.topic == topic }
-                    let others = notifications.filter { $0.topic != topic }
+                // A bundle id's mailbox also holds its Live Activity pushes (`<bundle id>.push-type.liveactivity`).
+                let topics: Set = [topic, topic + ".push-type.liveactivity"]
+                for (token, notifications) in stored where notifications.contains(where: { topics.contains($0.topic) })
+                {
+                    taken += notifications.filter { topics.contains($0.topic) }
+                    let others = notifications.filter { !topics.contains($0.topic) }
                     stored[token] = others.isEmpty ? nil : others
                 }
                 return taken

@@ -264,6 +264,31 @@ extension PostgresStore {
         ALTER TABLE message_deliveries ADD COLUMN variant text COLLATE "C";
         ALTER TABLE message_deliveries ADD COLUMN language text COLLATE "C";
         """,
+        """
+        CREATE TABLE live_activity_tokens (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            installation_id text COLLATE "C" NOT NULL,
+            kind text NOT NULL,
+            scope text COLLATE "C" NOT NULL,
+            attributes_type text NOT NULL,
+            token text NOT NULL,
+            environment text NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            last_sent_at bigint,
+            last_outcome text,
+            PRIMARY KEY (app_id, installation_id, kind, scope)
+        );
+        CREATE UNIQUE INDEX live_activity_tokens_token ON live_activity_tokens (app_id, token);
+        CREATE INDEX live_activity_tokens_activity ON live_activity_tokens (app_id, scope) WHERE kind = 'update';
+        CREATE TABLE live_activity_budgets (
+            app_id text COLLATE "C" NOT NULL REFERENCES apps(id),
+            activity_id text COLLATE "C" NOT NULL,
+            window_start bigint NOT NULL,
+            used bigint NOT NULL,
+            PRIMARY KEY (app_id, activity_id)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

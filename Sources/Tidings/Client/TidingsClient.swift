@@ -27,6 +27,8 @@ public final class TidingsClient: Sendable {
     public let registrar: InstallationRegistrar
     /// Reads and writes the logged-in user's tags.
     public let tags: TagClient
+    /// This installation's Live Activity tokens (docs/live-activities.md).
+    public let liveActivities: LiveActivityRegistry
     /// Drains the event queue to the server.
     public let uploader: EventUploader
 
@@ -51,6 +53,9 @@ public final class TidingsClient: Sendable {
             configuration: configuration.registration, transport: configuration.transport,
             clock: configuration.clock, identity: container.identity)
         tags = TagClient(registrar: registrar)
+        liveActivities = LiveActivityRegistry(
+            registrar: registrar, directory: configuration.containerDirectory, clock: configuration.clock,
+            logger: configuration.logger)
         uploader = EventUploader(
             configuration: configuration.uploading, queue: container.events, transport: configuration.transport,
             clock: configuration.clock)

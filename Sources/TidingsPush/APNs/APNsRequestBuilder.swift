@@ -38,8 +38,7 @@ public enum APNsRequestBuilder {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
         if let authorization { headers.append(("authorization", authorization)) }
-        let topic = push.pushType == .voip && !push.topic.hasSuffix(".voip") ? push.topic + ".voip" : push.topic
-        headers.append(("apns-topic", topic))
+        headers.append(("apns-topic", apnsTopic(for: push)))
         headers.append(("apns-push-type", push.pushType.rawValue))
         headers.append(("apns-priority", String(push.priority)))
         let expiration = push.expiration.map { max(0, Int64($0.timeIntervalSince1970.rounded(.down))) } ?? 0
@@ -48,5 +47,17 @@ public enum APNsRequestBuilder {
         headers.append(("apns-id", push.apnsID.uuidString.lowercased()))
         headers.append(("content-type", "application/json"))
         return headers
+    }
+
+    /// The `apns-topic` of `push`: its bundle id, with the suffix Apple requires for VoIP
+    /// (`<bundle id>.voip`) and Live Activity (`<bundle id>.push-type.liveactivity`) pushes.
+    public static func apnsTopic(for push: OutgoingPush) -> String {
+        let suffix: String
+        switch push.pushType {
+        case .voip: suffix = ".voip"
+        case .liveActivity: suffix = ".push-type.liveactivity"
+        default: return push.topic
+        }
+        return push.topic.hasSuffix(suffix) ? push.topic : push.topic + suffix
     }
 }

@@ -24,7 +24,8 @@ public struct OutgoingPush: Sendable, Hashable {
     public var token: String
     public var tokenType: TokenType
     public var environment: Environment
-    /// The app's bundle id; the APNs provider adds `.voip` for VoIP pushes.
+    /// The app's bundle id; the APNs provider adds `.voip` for VoIP pushes and `.push-type.liveactivity` for
+    /// Live Activity pushes.
     public var topic: String
     public var pushType: PushType
     /// 10 sends at once, 5 saves power (required for background pushes), 1 lowest.

@@ -69,6 +69,6 @@ final class APIService: Sendable {
             HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },
             HTTPRoute("GET", "/v1/users/{user_id}/export") { try await self.exportUser($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
-        ] + adminRoutes() + forwarderRoutes() + sendSettingsRoutes()
+        ] + adminRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
     }
 }

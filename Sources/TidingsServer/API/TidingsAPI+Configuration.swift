@@ -38,6 +38,9 @@ extension TidingsAPI {
         /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
         public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)
 
+        /// `POST /v1/live-activities`: the priority-10 budget, recipients per request, concurrency, retries.
+        public var liveActivities = LiveActivityLimits()
+
         public init() {}
     }
 }

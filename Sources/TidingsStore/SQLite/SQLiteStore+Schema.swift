@@ -258,6 +258,31 @@ extension SQLiteStore {
         ALTER TABLE message_deliveries ADD COLUMN variant TEXT;
         ALTER TABLE message_deliveries ADD COLUMN language TEXT;
         """,
+        """
+        CREATE TABLE live_activity_tokens (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            installation_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            attributes_type TEXT NOT NULL,
+            token TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            last_sent_at INTEGER,
+            last_outcome TEXT,
+            PRIMARY KEY (app_id, installation_id, kind, scope)
+        );
+        CREATE UNIQUE INDEX live_activity_tokens_token ON live_activity_tokens(app_id, token);
+        CREATE INDEX live_activity_tokens_activity ON live_activity_tokens(app_id, scope) WHERE kind = 'update';
+        CREATE TABLE live_activity_budgets (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            activity_id TEXT NOT NULL,
+            window_start INTEGER NOT NULL,
+            used INTEGER NOT NULL,
+            PRIMARY KEY (app_id, activity_id)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

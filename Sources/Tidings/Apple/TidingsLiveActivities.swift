@@ -1,0 +1,76 @@
+#if canImport(ActivityKit) && os(iOS)
+    import ActivityKit
+    import Foundation
+
+    /// Forwards ActivityKit's token streams and activity states to ``TidingsClient/liveActivities``; it
+    /// decides nothing itself (``LiveActivityRegistry`` does, and is tested on Linux).
+    ///
+    /// ```swift
+    /// TidingsLiveActivities.observe(DeliveryAttributes.self, client: client)   // at launch
+    /// ```
+    ///
+    /// - Important: push-to-start tokens exist from iOS 17.2. ActivityKit decodes the server's `attributes`
+    ///   and `content-state` into your types with default `Codable` keys; give your attributes a
+    ///   `tidingsActivityID: String?` property to receive the id the server starts an activity with.
+    @available(iOS 16.2, *)
+    public enum TidingsLiveActivities {
+        /// Observes activities of `Attributes`, running and future, until the returned task is cancelled.
+        /// - Parameter activityID: the id the server knows the activity by; ``defaultActivityID(_:)`` by default.
+        @discardableResult
+        public static func observe<Attributes: ActivityAttributes>(
+            _ type: Attributes.Type, client: TidingsClient,
+            activityID: @escaping @Sendable (Activity<Attributes>) -> String = { defaultActivityID($0) }
+        ) -> Task<Void, Never> {
+            let registry = client.liveActivities
+            let name = String(describing: Attributes.self)
+            return Task {
+                if #available(iOS 17.2, *) {
+                    Task { await forwardPushToStartTokens(Attributes.self, name: name, to: registry) }
+                }
+                for activity in Activity<Attributes>.activities {
+                    Task { await follow(activity, id: activityID(activity), name: name, registry: registry) }
+                }
+                for await activity in Activity<Attributes>.activityUpdates {
+                    Task { await follow(activity, id: activityID(activity), name: name, registry: registry) }
+                }
+            }
+        }
+
+        /// The attributes' `tidingsActivityID` when they have one (the server sets it on activities it
+        /// starts), else ActivityKit's own id.
+        public static func defaultActivityID<Attributes: ActivityAttributes>(_ activity: Activity<Attributes>)
+            -> String
+        {
+            for child in Mirror(reflecting: activity.attributes).children where child.label == "tidingsActivityID" {
+                if let id = child.value as? String { return id }
+                if let id = child.value as? String?, let id { return id }
+            }
+            return activity.id
+        }
+
+        @available(iOS 17.2, *)
+        private static func forwardPushToStartTokens<Attributes: ActivityAttributes>(
+            _ type: Attributes.Type, name: String, to registry: LiveActivityRegistry
+        ) async {
+            for await token in Activity<Attributes>.pushToStartTokenUpdates {
+                _ = try? await registry.didUpdatePushToStartToken(token, attributesType: name)
+            }
+        }
+
+        /// Forwards the activity's push tokens while it runs, and its end or dismissal.
+        private static func follow<Attributes: ActivityAttributes>(
+            _ activity: Activity<Attributes>, id: String, name: String, registry: LiveActivityRegistry
+        ) async {
+            let tokens = Task {
+                for await token in activity.pushTokenUpdates {
+                    _ = try? await registry.didUpdateToken(token, activityID: id, attributesType: name)
+                }
+            }
+            for await state in activity.activityStateUpdates where state == .ended || state == .dismissed {
+                tokens.cancel()
+                await registry.activityDidEnd(activityID: id)
+                return
+            }
+        }
+    }
+#endif
