@@ -11,7 +11,7 @@ import TidingsModel
 /// Refusals the caller can act on are ``StoreError``; backend failures propagate as the backend's error.
 /// The SQL behind ``SQLiteStore`` sticks to what PostgreSQL also speaks (`ON CONFLICT`, partial indexes),
 /// and the store test suite is written against this protocol so every backend runs it.
-public protocol Store: Sendable {
+public protocol Store: Sendable, OperatorStore, OverviewStore {
     // MARK: Instances
 
     /// Records that the tidingsd instance `instanceID` is alive at `now`: a real write, so it also proves the
