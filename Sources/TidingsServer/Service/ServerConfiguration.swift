@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var metricsToken: BearerToken?
     /// How long a `/readyz` report is reused, so that load balancers polling it cannot load the store.
     public var readinessCacheDuration: Duration = .seconds(2)
+    /// The web console's sessions: timeouts, `Secure` cookies, accepted origins.
+    public var consoleSessions = ConsoleSessionSettings()
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -299,7 +301,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.http.shutdownGracePeriod = value
                 return true
             }),
-    ]
+    ] + consoleSettings
 
     /// `text` without a trailing slash when it is an absolute http(s) URL with a host; nil otherwise.
     static func httpBase(_ text: String) -> String? {
