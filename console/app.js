@@ -45,6 +45,7 @@ async function loadSession() {
   session.apps = me.apps;
   const remembered = localStorage.getItem("tidings.app");
   session.app = me.apps.some((app) => app.id === remembered) ? remembered : me.apps[0]?.id ?? null;
+  if (session.app) localStorage.setItem("tidings.app", session.app);
   const picker = document.getElementById("app-picker");
   picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
     `${app.name} (${app.id})`)));

@@ -98,6 +98,7 @@ extension ConsoleAssets {
           session.apps = me.apps;
           const remembered = localStorage.getItem("tidings.app");
           session.app = me.apps.some((app) => app.id === remembered) ? remembered : me.apps[0]?.id ?? null;
+          if (session.app) localStorage.setItem("tidings.app", session.app);
           const picker = document.getElementById("app-picker");
           picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
             `${app.name} (${app.id})`)));
@@ -279,6 +280,7 @@ extension ConsoleAssets {
           }
         }
         * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
         body { margin: 0; line-height: 1.45; background: var(--bg); color: var(--fg); }
         a { color: var(--accent); }
         :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
@@ -352,6 +354,8 @@ extension ConsoleAssets {
           main { padding: 8px; }
           .who { margin-left: 0; }
         }
+        header select { width: auto; max-width: 16rem; }
+        .split aside { position: sticky; top: 8px; align-self: start; }
         """#,
         "dom.js": #"""
         // Builds elements without innerHTML, so text from the server is never parsed as markup.
