@@ -1,16 +1,16 @@
 import Foundation
 import TidingsHTTP
 
-/// `GET /console/` and its files: served from memory with their ETag, revalidated on every load, under a
+/// `GET /console/` and its files (tidingsd adds these routes beside the API): served from memory with their ETag, revalidated on every load, under a
 /// Content-Security-Policy that allows only this origin's scripts and styles (no inline script) and no framing.
-enum ConsoleRoutes {
+public enum ConsoleRoutes {
     /// Scripts and styles from this origin only; pictures from anywhere a message's media may be.
     static let contentSecurityPolicy = [
         "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: https: http:",
         "connect-src 'self'", "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
-    static func routes() -> [HTTPRoute] {
+    public static func routes() -> [HTTPRoute] {
         [
             HTTPRoute.immediate("GET", "/console") { serve("index.html", $0) },
             HTTPRoute.immediate("GET", "/console/{asset}") { request in

@@ -19,7 +19,7 @@ public struct OperatorAdministration: Sendable {
     }
 
     /// With cheaper scrypt parameters, for tests only.
-    init(store: any Store, clock: any TidingsClock, parameters: PasswordHash.Parameters) {
+    package init(store: any Store, clock: any TidingsClock, parameters: PasswordHash.Parameters) {
         self.store = store
         self.clock = clock
         self.parameters = parameters
