@@ -9,7 +9,10 @@ extension PostgresStore {
                 INSERT INTO operators (name, role, password_hash, created_at) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (name) DO NOTHING
                 """,
-                [.text(record.name), .text(record.role.rawValue), .text(record.passwordHash), .integer(record.createdAt)])
+                [
+                    .text(record.name), .text(record.role.rawValue), .text(record.passwordHash),
+                    .integer(record.createdAt),
+                ])
             guard inserted > 0 else {
                 throw StoreError(code: .conflict, message: "there is already an operator \(record.name)")
             }
@@ -27,7 +30,8 @@ extension PostgresStore {
 
     public func operatorAccounts() throws -> [OperatorRecord] {
         try read { db in
-            try db.query("SELECT name, role, password_hash, created_at FROM operators ORDER BY name", row: Self.operatorRow)
+            try db.query(
+                "SELECT name, role, password_hash, created_at FROM operators ORDER BY name", row: Self.operatorRow)
         }
     }
 
@@ -38,7 +42,8 @@ extension PostgresStore {
                 try db.run("UPDATE operators SET role = $2 WHERE name = $1", [.text(name), .text(role.rawValue)])
             }
             if let passwordHash {
-                try db.run("UPDATE operators SET password_hash = $2 WHERE name = $1", [.text(name), .text(passwordHash)])
+                try db.run(
+                    "UPDATE operators SET password_hash = $2 WHERE name = $1", [.text(name), .text(passwordHash)])
             }
             guard
                 let record = try db.query(

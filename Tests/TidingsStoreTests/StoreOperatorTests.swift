@@ -111,7 +111,11 @@ import TidingsStoreTesting
         for (index, platform) in ["ios", "ios", "android"].enumerated() {
             var update = InstallationUpdate()
             update.platform = .set(platform)
-            if platform == "ios" { update.apnsToken = .set("abcdef\(index)0") } else { update.fcmToken = .set("fcm-\(index)") }
+            if platform == "ios" {
+                update.apnsToken = .set("abcdef\(index)0")
+            } else {
+                update.fcmToken = .set("fcm-\(index)")
+            }
             if index == 0 { update.permission = .set("authorized") }
             update.consentNotifications = .set(index != 2)
             _ = try store.upsertInstallation(appID: "app_a", installationID: "i\(index)", update: update, now: Self.now)
@@ -125,7 +129,8 @@ import TidingsStoreTesting
         #expect(breakdown.notificationConsent == 2)
         #expect(try store.installationBreakdown(appID: "app_b").total == 1)
 
-        #expect(try store.installations(appID: "app_a", tokenPrefix: "abcdef1", limit: 10).map(\.installationID) == ["i1"])
+        #expect(
+            try store.installations(appID: "app_a", tokenPrefix: "abcdef1", limit: 10).map(\.installationID) == ["i1"])
         #expect(try store.installations(appID: "app_a", tokenPrefix: "abc", limit: 10).count == 2)
         #expect(try store.installations(appID: "app_a", tokenPrefix: "fcm-", limit: 10).map(\.installationID) == ["i2"])
         #expect(try store.installations(appID: "app_b", tokenPrefix: "abc", limit: 10).isEmpty)

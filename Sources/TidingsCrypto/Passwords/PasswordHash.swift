@@ -91,7 +91,8 @@ public enum PasswordHash {
                 key.withUnsafeMutableBufferPointer { keyBytes in
                     passwordBytes.withMemoryRebound(to: CChar.self) { passwordChars in
                         EVP_PBE_scrypt(
-                            passwordChars.baseAddress, passwordChars.count, saltBytes.baseAddress, saltBytes.count, n, r,
+                            passwordChars.baseAddress, passwordChars.count, saltBytes.baseAddress, saltBytes.count, n,
+                            r,
                             p, memory, keyBytes.baseAddress, keyBytes.count)
                     }
                 }

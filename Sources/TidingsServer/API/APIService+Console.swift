@@ -134,7 +134,8 @@ extension APIService {
         let limit = try pageLimit(request, maximum: 100)
         let before = try position(request, kind: "m").map { text -> Int64 in
             guard let value = Int64(text) else {
-                throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
             }
             return value
         }
@@ -181,7 +182,9 @@ extension APIService {
         if let installation = try store.installation(appID: caller.appID, installationID: query) {
             add([installation], "installation_id")
         }
-        add(try store.installations(appID: caller.appID, query: InstallationQuery(userID: query, limit: limit)), "user_id")
+        add(
+            try store.installations(appID: caller.appID, query: InstallationQuery(userID: query, limit: limit)),
+            "user_id")
         if configuration.tagLimits.isValid(query) {
             add(try store.installations(appID: caller.appID, query: InstallationQuery(tag: query, limit: limit)), "tag")
         }

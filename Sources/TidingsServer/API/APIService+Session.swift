@@ -174,7 +174,8 @@ extension APIService {
         let limit = try pageLimit(request)
         let before = try position(request, kind: "a").map { text -> Int64 in
             guard let value = Int64(text) else {
-                throw HTTPError(status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
             }
             return value
         }

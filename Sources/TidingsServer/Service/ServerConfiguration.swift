@@ -74,7 +74,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             host: host, port: port, maximumBodyBytes: 65_536, maximumConnections: 64, threadCount: 2)
     }
 
-    static let settings: [Setting] = [
+    /// Every setting: the server's, then the console's (ServerConfiguration+Console.swift).
+    static var settings: [Setting] { serverSettings + consoleSettings }
+
+    static let serverSettings: [Setting] = [
         Setting(
             flag: "listen", environment: "TIDINGS_LISTEN", fileKey: "listen",
             help: "HOST:PORT to listen on ([::1]:PORT for IPv6; port 0 picks one)",
@@ -301,7 +304,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.http.shutdownGracePeriod = value
                 return true
             }),
-    ] + consoleSettings
+    ]
 
     /// `text` without a trailing slash when it is an absolute http(s) URL with a host; nil otherwise.
     static func httpBase(_ text: String) -> String? {

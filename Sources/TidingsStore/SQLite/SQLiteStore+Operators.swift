@@ -9,7 +9,10 @@ extension SQLiteStore {
             }
             try db.run(
                 "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
-                [.text(record.name), .text(record.role.rawValue), .text(record.passwordHash), .integer(record.createdAt)])
+                [
+                    .text(record.name), .text(record.role.rawValue), .text(record.passwordHash),
+                    .integer(record.createdAt),
+                ])
         }
     }
 
@@ -24,7 +27,8 @@ extension SQLiteStore {
 
     public func operatorAccounts() throws -> [OperatorRecord] {
         try reader.read { db in
-            try db.query("SELECT name, role, password_hash, created_at FROM operators ORDER BY name", row: Self.operatorRow)
+            try db.query(
+                "SELECT name, role, password_hash, created_at FROM operators ORDER BY name", row: Self.operatorRow)
         }
     }
 
@@ -35,7 +39,8 @@ extension SQLiteStore {
                 try db.run("UPDATE operators SET role = ?2 WHERE name = ?1", [.text(name), .text(role.rawValue)])
             }
             if let passwordHash {
-                try db.run("UPDATE operators SET password_hash = ?2 WHERE name = ?1", [.text(name), .text(passwordHash)])
+                try db.run(
+                    "UPDATE operators SET password_hash = ?2 WHERE name = ?1", [.text(name), .text(passwordHash)])
             }
             guard
                 let record = try db.query(

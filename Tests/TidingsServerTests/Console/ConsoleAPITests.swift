@@ -21,7 +21,9 @@ import TidingsStore
 
         let tooMany = try await harness.call(
             "POST", "/v1/lint", key: harness.serverKey,
-            json: ["content": ["title": "x", "buttons": .array((0..<5).map { ["id": .string("b\($0)"), "title": "B"] })]])
+            json: [
+                "content": ["title": "x", "buttons": .array((0..<5).map { ["id": .string("b\($0)"), "title": "B"] })]
+            ])
         #expect(tooMany.status == 400)
         #expect(tooMany.errorMessage.contains("buttons"))
         #expect(try await harness.call("POST", "/v1/lint", key: harness.serverKey, body: Data("{".utf8)).status == 400)
@@ -46,9 +48,13 @@ import TidingsStore
         #expect(try await size(["tags": "vip"]) == 1)
         #expect(try await size(["tags": "NOT vip"]) == 2)
         #expect(try await size(["installation_ids": ["i1", "nope", "i1"]]) == 1)
-        let bad = try await harness.call("POST", "/v1/audience", key: harness.serverKey, json: ["target": ["tags": "vip AND"]])
+        let bad = try await harness.call(
+            "POST", "/v1/audience", key: harness.serverKey, json: ["target": ["tags": "vip AND"]])
         #expect(bad.status == 400)
-        #expect(try await harness.call("POST", "/v1/audience", key: harness.serverKey, json: ["target": ["all": true], "x": 1]).status == 400)
+        #expect(
+            try await harness.call(
+                "POST", "/v1/audience", key: harness.serverKey, json: ["target": ["all": true], "x": 1]
+            ).status == 400)
     }
 
     @Test func theOverviewHasEveryDayOfTheWindowAndRefusesAnotherWindow() async throws {
@@ -62,7 +68,9 @@ import TidingsStore
         #expect(days.count == 7)
         #expect(days.last?["day"]?.integerValue == harness.now - harness.now % 86_400_000)
         for bad in ["0", "91", "week"] {
-            #expect(try await harness.call("GET", "/v1/stats/overview", key: harness.serverKey, query: [("days", bad)]).status == 400)
+            #expect(
+                try await harness.call("GET", "/v1/stats/overview", key: harness.serverKey, query: [("days", bad)])
+                    .status == 400)
         }
     }
 
@@ -102,6 +110,7 @@ import TidingsStore
         #expect(reply.json["events"]?.arrayValue?.count == 2)
         #expect(reply.json["deliveries"]?.arrayValue?.isEmpty == true)
         #expect(try await harness.call("GET", "/v1/installations/zz/timeline", key: harness.serverKey).status == 404)
-        #expect(try await harness.call("GET", "/v1/installations/i1/timeline", key: harness.otherServerKey).status == 404)
+        #expect(
+            try await harness.call("GET", "/v1/installations/i1/timeline", key: harness.otherServerKey).status == 404)
     }
 }

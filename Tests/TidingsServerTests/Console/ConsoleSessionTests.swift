@@ -105,9 +105,13 @@ import TidingsTesting
         #expect(limited.status == 429)
         #expect(limited.response.headers["Retry-After"] != nil || limited.errorCode == "rate_limited")
         // Another account is not held back by eve's failures.
-        #expect(try await call(harness, "POST", "/v1/session", json: ["name": "vic", "password": .string(Self.password)]).status == 201)
+        #expect(
+            try await call(harness, "POST", "/v1/session", json: ["name": "vic", "password": .string(Self.password)])
+                .status == 201)
         harness.clock.advance(by: .seconds(60))
-        #expect(try await call(harness, "POST", "/v1/session", json: ["name": "eve", "password": .string(Self.password)]).status == 201)
+        #expect(
+            try await call(harness, "POST", "/v1/session", json: ["name": "eve", "password": .string(Self.password)])
+                .status == 201)
     }
 
     @Test func writesNeedTheCSRFTokenAndThisOrigin() async throws {
@@ -138,10 +142,15 @@ import TidingsTesting
         let editor = try await signIn(harness, "eve")
         let admin = try await signIn(harness, "ada")
         #expect(try await call(harness, "GET", "/v1/installations", browser: viewer).status == 200)
-        let viewerWrite = try await call(harness, "PUT", "/v1/installations/i1", browser: viewer, json: ["platform": "ios"])
+        let viewerWrite = try await call(
+            harness, "PUT", "/v1/installations/i1", browser: viewer, json: ["platform": "ios"])
         #expect(viewerWrite.status == 403)
-        #expect(try await call(harness, "POST", "/v1/lint", browser: viewer, json: ["content": ["title": "Hi"]]).status == 200)
-        #expect(try await call(harness, "PUT", "/v1/installations/i1", browser: editor, json: ["platform": "ios"]).status == 201)
+        #expect(
+            try await call(harness, "POST", "/v1/lint", browser: viewer, json: ["content": ["title": "Hi"]]).status
+                == 200)
+        #expect(
+            try await call(harness, "PUT", "/v1/installations/i1", browser: editor, json: ["platform": "ios"]).status
+                == 201)
         for browser in [viewer, editor] {
             #expect(try await call(harness, "GET", "/v1/admin/apps", browser: browser).status == 403)
             #expect(try await call(harness, "GET", "/v1/audit", browser: browser).status == 403)
@@ -151,7 +160,8 @@ import TidingsTesting
         #expect(try await call(harness, "GET", "/v1/installations", browser: admin, app: nil).status == 400)
         #expect(try await call(harness, "GET", "/v1/installations", browser: admin, app: "app_missing").status == 404)
         // A session sees the chosen app only.
-        _ = try await call(harness, "PUT", "/v1/installations/o1", browser: admin, json: ["platform": "ios"], app: "app_other")
+        _ = try await call(
+            harness, "PUT", "/v1/installations/o1", browser: admin, json: ["platform": "ios"], app: "app_other")
         let main = try await call(harness, "GET", "/v1/installations", browser: admin)
         #expect(main.json["installations"]?.arrayValue?.map { $0["installation_id"] } == ["i1"])
     }
@@ -165,7 +175,9 @@ import TidingsTesting
         harness.clock.advance(by: .seconds(500))
         #expect(try await call(harness, "GET", "/v1/session", browser: browser).status == 200)
         harness.clock.advance(by: .seconds(500))
-        #expect(try await call(harness, "GET", "/v1/session", browser: browser).status == 200, "use restarted the idle clock")
+        #expect(
+            try await call(harness, "GET", "/v1/session", browser: browser).status == 200,
+            "use restarted the idle clock")
         harness.clock.advance(by: .seconds(601))
         let idle = try await call(harness, "GET", "/v1/session", browser: browser)
         #expect(idle.status == 401)
@@ -176,7 +188,8 @@ import TidingsTesting
             harness.clock.advance(by: .seconds(500))
             _ = try await call(harness, "GET", "/v1/session", browser: browser)
         }
-        #expect(try await call(harness, "GET", "/v1/session", browser: browser).status == 401, "past the absolute limit")
+        #expect(
+            try await call(harness, "GET", "/v1/session", browser: browser).status == 401, "past the absolute limit")
 
         browser = try await signIn(harness, "ada")
         try OperatorAdministration(store: harness.store).setRole(name: "ada", role: .viewer)
@@ -192,7 +205,8 @@ import TidingsTesting
         #expect(out.response.headers["Set-Cookie"]?.contains("Max-Age=0") == true)
         #expect(try await call(harness, "GET", "/v1/session", browser: browser).status == 401)
         #expect(try await call(harness, "GET", "/v1/installations", browser: browser).status == 401)
-        #expect(try await call(harness, "DELETE", "/v1/session", browser: browser).status == 204, "again: nothing to end")
+        #expect(
+            try await call(harness, "DELETE", "/v1/session", browser: browser).status == 204, "again: nothing to end")
     }
 
     @Test func everyWriteThroughASessionIsAuditedWithItsOutcome() async throws {
@@ -210,7 +224,9 @@ import TidingsTesting
         let log = try await call(harness, "GET", "/v1/audit", browser: admin, app: nil)
         #expect(log.status == 200)
         let entries = try #require(log.json["entries"]?.arrayValue)
-        let summary = entries.map { "\($0["operator"]?.stringValue ?? "") \($0["action"]?.stringValue ?? "") \($0["status"]?.integerValue ?? 0)" }
+        let summary = entries.map {
+            "\($0["operator"]?.stringValue ?? "") \($0["action"]?.stringValue ?? "") \($0["status"]?.integerValue ?? 0)"
+        }
         #expect(
             summary == [
                 "ada POST /v1/session 201", "eve POST /v1/session 401",
@@ -224,7 +240,8 @@ import TidingsTesting
         #expect(try await harness.call("GET", "/v1/audit", key: harness.serverKey).status == 403)
         let page = try await harness.call("GET", "/v1/audit", key: adminKey, query: [("limit", "2")])
         let next = try #require(page.json["next_cursor"]?.stringValue)
-        let second = try await harness.call("GET", "/v1/audit", key: adminKey, query: [("limit", "2"), ("cursor", next)])
+        let second = try await harness.call(
+            "GET", "/v1/audit", key: adminKey, query: [("limit", "2"), ("cursor", next)])
         #expect(second.json["entries"]?.arrayValue?.first?["action"] == "PUT /v1/installations/{installation_id}")
     }
 
