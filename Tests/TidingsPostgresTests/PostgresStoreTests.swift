@@ -38,7 +38,9 @@ import TidingsStoreTesting
         let versions = try opened.withLock { try $0.map { try $0.get() } }
         #expect(versions == Array(repeating: PostgresStore.migrations.count, count: 4))
         let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
-        #expect(try cluster.psql("SELECT count(*) FROM schema_version", database: database) == "1\n")
+        #expect(
+            try cluster.psql("SELECT count(*) FROM schema_version", database: database)
+                == "\(PostgresStore.migrations.count)\n")
 
         try cluster.psql("INSERT INTO schema_version (version) VALUES (99)", database: database)
         let refused = #expect(throws: StoreError.self) { try PostgresStore(configuration: configuration) }

@@ -20,7 +20,7 @@ import TidingsSQLite
                 """)
         }
         let upgraded = try SQLiteStore(path: path, checkpointInterval: nil)
-        #expect(try upgraded.schemaVersion == 3)
+        #expect(try upgraded.schemaVersion == SQLiteStore.latestSchemaVersion)
         #expect(try upgraded.apps().map(\.name) == ["one"])
         try upgraded.createMessage(
             MessageRecord(

@@ -11,10 +11,10 @@ import TidingsStore
         do {
             let store = try SQLiteStore(directory: directory)
             try store.createApp(AppRecord(id: "app_1", name: "one", bundleID: "com.example.one", createdAt: 1))
-            #expect(try store.schemaVersion == 3)
+            #expect(try store.schemaVersion == SQLiteStore.latestSchemaVersion)
         }
         let reopened = try SQLiteStore(directory: directory)
-        #expect(try reopened.schemaVersion == 3)
+        #expect(try reopened.schemaVersion == SQLiteStore.latestSchemaVersion)
         #expect(try reopened.apps().map(\.name) == ["one"])
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path))
     }

@@ -243,6 +243,6 @@ import TidingsTesting
 
     @Test func migratesToTheLatestVersion() throws {
         let store = try SQLiteStore(path: ":memory:", checkpointInterval: nil)
-        #expect(try store.schemaVersion == 3)
+        #expect(try store.schemaVersion == SQLiteStore.latestSchemaVersion)
     }
 }
