@@ -102,7 +102,7 @@ extension PostgresStore {
         return funnel
     }
 
-    private static func eventRow(_ row: PostgresRow) -> StoredEvent {
+    static func eventRow(_ row: PostgresRow) -> StoredEvent {
         let attributes = row.optionalText(23).flatMap { try? JSONText.parse(Data($0.utf8)).objectValue }
         let event = TidingsEvent(
             eventID: UUID(uuidString: row.text(1)) ?? UUID(), type: EventType(row.text(2)), occurredAt: row.int64(3),

@@ -289,6 +289,36 @@ extension PostgresStore {
             PRIMARY KEY (app_id, activity_id)
         );
         """,
+        // The console: operators, their server-side sessions and the audit log of their writes; indexes for
+        // a device's timeline, its deliveries, and the overview's days of sending.
+        """
+        CREATE TABLE operators (
+            name text COLLATE "C" PRIMARY KEY,
+            role text NOT NULL,
+            password_hash text NOT NULL,
+            created_at bigint NOT NULL
+        );
+        CREATE TABLE operator_sessions (
+            id_digest bytea PRIMARY KEY,
+            operator_name text COLLATE "C" NOT NULL REFERENCES operators(name),
+            csrf_token text NOT NULL,
+            created_at bigint NOT NULL,
+            last_seen_at bigint NOT NULL
+        );
+        CREATE INDEX operator_sessions_operator ON operator_sessions (operator_name);
+        CREATE TABLE audit_log (
+            seq bigserial PRIMARY KEY,
+            at bigint NOT NULL,
+            operator_name text NOT NULL,
+            action text NOT NULL,
+            target text NOT NULL,
+            app_id text,
+            status bigint NOT NULL
+        );
+        CREATE INDEX events_installation ON events (app_id, installation_id, seq);
+        CREATE INDEX message_deliveries_installation ON message_deliveries (app_id, installation_id);
+        CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -12,7 +12,8 @@ import TidingsModel
 /// The SQL behind ``SQLiteStore`` sticks to what PostgreSQL also speaks (`ON CONFLICT`, partial indexes),
 /// and the store test suite is written against this protocol so every backend runs it.
 public protocol Store:
-    Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore
+    Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
+    OperatorStore, OverviewStore
 {
     // MARK: Instances
 

@@ -12,6 +12,11 @@ enum Daemon {
         let readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         do {
             if arguments.first == EmulatorCommand.name { return EmulatorCommand.run(Array(arguments.dropFirst())) }
+            if arguments.first == UsersCommand.name {
+                let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
+                    arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
+                return UsersCommand.run(remaining, configuration: configuration, environment: environment)
+            }
             if let first = arguments.first, AdminCommand.names.contains(first) {
                 let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)

@@ -22,6 +22,8 @@ extension APIService {
     /// - Throws: 401 for a missing, malformed, unknown or revoked key; 403 for a key without the right.
     ///   429 for a client address that failed too often lately, or a key over its rate.
     func authenticate(_ request: HTTPRequest, _ access: Access) throws -> APICaller {
+        // A console session stands in for a key when no key is presented (APIService+Session.swift).
+        if request.headers["Authorization"] == nil, let caller = try sessionCaller(request, access) { return caller }
         let address = request.remoteAddress ?? "unknown"
         if case .denied(let wait) = authenticationFailures.status(of: address) {
             metrics.rateLimited()

@@ -23,6 +23,8 @@ final class APIService: Sendable {
     let keyLimiter: RateLimiter
     /// One bucket per client address, taken from only by failed authentications.
     let authenticationFailures: RateLimiter
+    /// Console sign-in, sessions and their rate limits.
+    let sessions: ConsoleSessions
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
@@ -33,6 +35,7 @@ final class APIService: Sendable {
             limit: configuration.keyRateLimits.server, clock: clock)
         authenticationFailures = RateLimiter(limit: configuration.failedAuthenticationLimit, clock: clock)
         fanoutCounters = FanoutCounters(registry: registry)
+        sessions = ConsoleSessions(store: store, settings: configuration.consoleSessions, clock: clock)
         self.store = store
         self.configuration = configuration
         self.clock = clock
@@ -69,6 +72,7 @@ final class APIService: Sendable {
             HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },
             HTTPRoute("GET", "/v1/users/{user_id}/export") { try await self.exportUser($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
-        ] + adminRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
+        ] + adminRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes() + sessionRoutes()
+            + consoleRoutes()
     }
 }

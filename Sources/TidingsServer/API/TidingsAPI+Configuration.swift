@@ -37,6 +37,8 @@ extension TidingsAPI {
         /// Failed authentications a client address may make: past it every request from the address is
         /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
         public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)
+        /// Console sessions: timeouts, the cookie's `Secure`, accepted origins, sign-in limits.
+        public var consoleSessions = ConsoleSessionSettings()
 
         /// `POST /v1/live-activities`: the priority-10 budget, recipients per request, concurrency, retries.
         public var liveActivities = LiveActivityLimits()

@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Whether a destination failing for longer than ``ForwardingWorker/Configuration/unhealthyAfter`` fails
     /// `/readyz` (`--forwarding-readiness on|off`); off leaves it to `/metrics` when a balancer polls `/readyz`.
     public var forwardingAffectsReadiness = true
+    /// The web console's sessions: timeouts, `Secure` cookies, accepted origins.
+    public var consoleSessions = ConsoleSessionSettings()
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -84,7 +86,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             host: host, port: port, maximumBodyBytes: 65_536, maximumConnections: 64, threadCount: 2)
     }
 
-    static let settings: [Setting] = [
+    /// Every setting: the server's, then the console's (ServerConfiguration+Console.swift).
+    static var settings: [Setting] { serverSettings + consoleSettings }
+
+    static let serverSettings: [Setting] = [
         Setting(
             flag: "listen", environment: "TIDINGS_LISTEN", fileKey: "listen",
             help: "HOST:PORT to listen on ([::1]:PORT for IPv6; port 0 picks one)",

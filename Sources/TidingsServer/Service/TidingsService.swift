@@ -104,6 +104,7 @@ public final class TidingsService: Sendable {
         apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
         apiConfiguration.credentialsDirectory = dataDirectory
         apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
+        apiConfiguration.consoleSessions = configuration.consoleSessions
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
@@ -149,6 +150,8 @@ public final class TidingsService: Sendable {
         router.addOperationsRoutes(
             metrics: configuration.adminHTTP == nil ? metrics : nil, metricsToken: configuration.metricsToken,
             readiness: readiness)
+        // The web console's files, beside the API they call (docs/console.md).
+        for route in ConsoleRoutes.routes() { router.add(route) }
         adminRouter.addOperationsRoutes(
             metrics: metrics, metricsToken: configuration.metricsToken, readiness: readiness)
         self.fanout = fanout

@@ -124,7 +124,7 @@ extension SQLiteStore {
         return funnel
     }
 
-    private static func eventRow(_ row: SQLiteStatement) -> StoredEvent {
+    static func eventRow(_ row: SQLiteStatement) -> StoredEvent {
         let attributes = row.optionalText(at: 23).flatMap { try? JSONText.parse(Data($0.utf8)).objectValue }
         let event = TidingsEvent(
             eventID: UUID(uuidString: row.text(at: 1)) ?? UUID(), type: EventType(row.text(at: 2)),

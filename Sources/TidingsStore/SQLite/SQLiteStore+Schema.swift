@@ -283,6 +283,36 @@ extension SQLiteStore {
             PRIMARY KEY (app_id, activity_id)
         );
         """,
+        // The console: operators, their server-side sessions and the audit log of their writes; indexes for
+        // a device's timeline, its deliveries, and the overview's days of sending.
+        """
+        CREATE TABLE operators (
+            name TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE operator_sessions (
+            id_digest BLOB PRIMARY KEY,
+            operator_name TEXT NOT NULL REFERENCES operators(name),
+            csrf_token TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            last_seen_at INTEGER NOT NULL
+        );
+        CREATE INDEX operator_sessions_operator ON operator_sessions(operator_name);
+        CREATE TABLE audit_log (
+            seq INTEGER PRIMARY KEY,
+            at INTEGER NOT NULL,
+            operator_name TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            app_id TEXT,
+            status INTEGER NOT NULL
+        );
+        CREATE INDEX events_installation ON events(app_id, installation_id, seq);
+        CREATE INDEX message_deliveries_installation ON message_deliveries(app_id, installation_id);
+        CREATE INDEX message_deliveries_app_updated ON message_deliveries(app_id, updated_at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -17,6 +17,12 @@ struct DemoReport {
     var seconds: Double
     let deployment: LocalDeployment
     var options: DemoCommand.Options
+    /// The one-time password of the console operator ``consoleOperator``, made with `--keep`.
+    var consolePassword: String?
+
+    static let consoleOperator = "demo"
+
+    var consoleURL: String { deployment.apiURL.appendingPathComponent("console/").absoluteString }
 
     /// Funnel stages in the order a person reads them, with the device-side count when there is one.
     private var rows: [(stage: String, server: Int, devices: Int?)] {
@@ -96,6 +102,8 @@ struct DemoReport {
                 "apns_emulator": .string(deployment.emulatorURL.absoluteString),
                 "server_key": .string(deployment.serverKey), "app_key": .string(deployment.appKey),
                 "data_directory": .string(deployment.configuration.directory.path),
+                "console": .string(consoleURL), "console_operator": .string(Self.consoleOperator),
+                "console_password": consolePassword.map(JSONValue.string) ?? .null,
             ]
         }
         let text = (try? JSONValue.object(object).serializedString(sortedKeys: true, prettyPrinted: true)) ?? "{}"
@@ -107,6 +115,9 @@ struct DemoReport {
 
         Still running; Ctrl-C stops it (the data stays in \(deployment.configuration.directory.path)).
         The \(options.devices) simulated devices keep receiving, tapping and reporting:
+
+          console  \(consoleURL)
+                   sign in as \(Self.consoleOperator) with \(consolePassword ?? "(none)") (an admin; shown once)
 
           export TIDINGS_SERVER=\(deployment.apiURL.absoluteString)
           export TIDINGS_SERVER_KEY=\(deployment.serverKey)

@@ -72,10 +72,18 @@ struct DemoRun {
         let failures = fleet.failures
         if !failures.isEmpty { matches = false }
 
+        // A console sign-in made for this run only, shown once below.
+        var consolePassword: String?
+        if options.keep {
+            let password = OperatorAdministration.generatePassword()
+            try OperatorAdministration(store: deployment.store).create(
+                name: DemoReport.consoleOperator, role: .admin, password: password)
+            consolePassword = password
+        }
         let report = DemoReport(
             messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
             failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
-            deployment: deployment, options: options)
+            deployment: deployment, options: options, consolePassword: consolePassword)
         Console.write(options.json ? report.json() : report.text())
 
         if options.keep {

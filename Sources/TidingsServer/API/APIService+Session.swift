@@ -1,0 +1,197 @@
+import Foundation
+import TidingsCrypto
+import TidingsHTTP
+import TidingsModel
+import TidingsStore
+
+/// Console sessions as an alternative to API keys: a signed-in operator acts as the chosen app's server key
+/// would (`X-Tidings-App`), limited by role, and as an admin key for the administration API when an admin.
+/// Every write through a session carries the session's CSRF token, passes an `Origin` check, and is audited.
+extension APIService {
+    /// POSTs that change nothing: a viewer may make them, and they are not audited.
+    static let readOnlyPosts: Set<String> = ["/v1/lint", "/v1/audience"]
+
+    /// The caller a session cookie authenticates, or nil when the request carries none.
+    /// - Throws: 401 for an ended session; 403 for a write without the CSRF token, from another origin, or
+    ///   beyond the operator's role; 400 when no app is chosen; 404 for an unknown app.
+    func sessionCaller(_ request: HTTPRequest, _ access: Access) throws -> APICaller? {
+        guard let (session, account) = try sessions.resolve(request) else { return nil }
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        if !isRead { try sessions.checkWrite(request, session: session) }
+        switch access {
+        case .adminKey:
+            guard account.role == .admin else {
+                throw refuse(403, "forbidden", "only admin operators may manage apps, keys and credentials")
+            }
+            let key = APIKeyRecord(
+                id: "operator:\(account.name)", appID: "", kind: .admin, hash: [], hint: "console session",
+                createdAt: session.createdAt)
+            return APICaller(appID: "", key: key)
+        case .serverKey, .anyKey:
+            guard let appID = request.headers[ConsoleSessions.appHeader], !appID.isEmpty else {
+                throw HTTPError(
+                    status: 400, code: "app_required",
+                    message: "a console request must name its app in \(ConsoleSessions.appHeader)")
+            }
+            _ = try app(id: appID)
+            if !isRead && !Self.readOnlyPosts.contains(request.path) && account.role < .editor {
+                throw refuse(403, "forbidden", "viewers may read but not change app data or send")
+            }
+            let key = APIKeyRecord(
+                id: "operator:\(account.name)", appID: appID, kind: .server, hash: [], hint: "console session",
+                createdAt: session.createdAt)
+            return APICaller(appID: appID, key: key)
+        }
+    }
+
+    /// `route` with its writes made through a session recorded in the audit log, with how they ended.
+    func audited(_ route: HTTPRoute) -> HTTPRoute {
+        let unaudited = Self.readOnlyPosts.union(["/v1/session"])
+        guard route.method != "GET", !unaudited.contains(route.pattern) else { return route }
+        let action = "\(route.method) \(route.pattern)"
+        if let immediate = route.immediate {
+            return HTTPRoute.immediate(route.method, route.pattern) { request in
+                do {
+                    let response = try immediate(request)
+                    self.audit(request, action: action, status: response.status)
+                    return response
+                } catch {
+                    self.audit(request, action: action, status: (error as? HTTPError)?.status ?? 500)
+                    throw error
+                }
+            }
+        }
+        let handler = route.handler
+        return HTTPRoute(route.method, route.pattern) { request in
+            do {
+                let response = try await handler(request)
+                self.audit(request, action: action, status: response.status)
+                return response
+            } catch {
+                self.audit(request, action: action, status: (error as? HTTPError)?.status ?? 500)
+                throw error
+            }
+        }
+    }
+
+    /// Appends an audit entry when `request` was made with a live session (not a key).
+    func audit(_ request: HTTPRequest, action: String, status: Int, operatorName: String? = nil) {
+        do {
+            var name = operatorName
+            if name == nil, request.headers["Authorization"] == nil, ConsoleSessions.sessionID(request) != nil {
+                name = try? sessions.resolve(request, touch: false)?.1.name
+            }
+            guard let name else { return }
+            try store.appendAudit(
+                AuditEntry(
+                    at: now, operatorName: name, action: action, target: request.path,
+                    appID: request.headers[ConsoleSessions.appHeader], status: status))
+        } catch {
+            // The write itself has happened; losing its record must at least be seen.
+            logger.error("could not append to the audit log", metadata: ["action": action, "error": "\(error)"])
+        }
+    }
+
+    func sessionRoutes() -> [HTTPRoute] {
+        [
+            HTTPRoute("POST", "/v1/session") { try await self.signIn($0) },
+            HTTPRoute("GET", "/v1/session") { try await self.currentSession($0) },
+            HTTPRoute("DELETE", "/v1/session") { try await self.signOut($0) },
+            HTTPRoute("GET", "/v1/audit") { try await self.auditLog($0) },
+        ]
+    }
+
+    /// `POST /v1/session`: `{"name", "password"}`; sets the session cookie and answers the CSRF token.
+    func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try sessions.checkOrigin(request)
+        let body = try jsonObject(request, maximumBytes: 8 * 1024)
+        try Self.allowOnly(body, ["name", "password"])
+        let name = try Self.requiredString(body, "name")
+        let password = try Self.requiredString(body, "password")
+        let address = request.remoteAddress ?? "unknown"
+        do {
+            let (id, session, account) = try sessions.signIn(name: name, password: password, address: address)
+            audit(request, action: "POST /v1/session", status: 201, operatorName: account.name)
+            logger.info("operator signed in", metadata: ["operator": account.name])
+            var response = json(try sessionJSON(session, account), status: 201)
+            response.headers["Set-Cookie"] = sessions.cookie(id)
+            response.headers["Cache-Control"] = "no-store"
+            return response
+        } catch let error as HTTPError where error.status == 401 {
+            if OperatorRecord.isValidName(name) {
+                audit(request, action: "POST /v1/session", status: 401, operatorName: name)
+            }
+            throw error
+        }
+    }
+
+    /// `GET /v1/session`: who is signed in, their CSRF token, and the apps they may choose.
+    func currentSession(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let (session, account) = try sessions.resolve(request) else {
+            throw refuse(401, "unauthorized", "no console session; sign in with POST /v1/session")
+        }
+        var response = json(try sessionJSON(session, account))
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    /// `DELETE /v1/session`: ends the session (with its CSRF token) and clears the cookie.
+    func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var response = HTTPResponse(status: 204)
+        response.headers["Set-Cookie"] = sessions.cookie(nil)
+        guard let id = ConsoleSessions.sessionID(request) else { return response }
+        let resolved: (OperatorSession, OperatorRecord)?
+        do {
+            resolved = try sessions.resolve(request, touch: false)
+        } catch let error as HTTPError where error.status == 401 {
+            return response
+        }
+        guard let (session, account) = resolved else { return response }
+        try sessions.checkWrite(request, session: session)
+        try store.removeSession(idDigest: SHA256Digest.hash(id))
+        audit(request, action: "DELETE /v1/session", status: 204, operatorName: account.name)
+        return response
+    }
+
+    private func sessionJSON(_ session: OperatorSession, _ account: OperatorRecord) throws -> JSONValue {
+        let settings = sessions.settings
+        let expires = min(
+            session.createdAt + Int64(settings.absoluteTimeout * 1000),
+            max(session.lastSeenAt, now) + Int64(settings.idleTimeout * 1000))
+        return .object([
+            "operator": .object(["name": .string(account.name), "role": .string(account.role.rawValue)]),
+            "csrf_token": .string(session.csrfToken),
+            "expires_at": .integer(expires),
+            "idle_timeout_seconds": .integer(Int64(settings.idleTimeout)),
+            "apps": .array(
+                try store.apps().map { .object(["id": .string($0.id), "name": .string($0.name)]) }),
+        ])
+    }
+
+    /// `GET /v1/audit`: the audit log newest first, for admins; `cursor` pages back.
+    func auditLog(_ request: HTTPRequest) async throws -> HTTPResponse {
+        _ = try authenticate(request, .adminKey)
+        let limit = try pageLimit(request)
+        let before = try position(request, kind: "a").map { text -> Int64 in
+            guard let value = Int64(text) else {
+                throw HTTPError(
+                    status: 400, code: "invalid_cursor", message: "cursor is not one this endpoint gave out")
+            }
+            return value
+        }
+        let entries = try store.auditEntries(beforeSequence: before, limit: limit)
+        let next: JSONValue =
+            entries.count == limit ? .string(cursor(kind: "a", position: String(entries.last!.sequence))) : .null
+        return json([
+            "entries": .array(
+                entries.map { entry in
+                    .object([
+                        "at": .integer(entry.at), "operator": .string(entry.operatorName),
+                        "action": .string(entry.action), "target": .string(entry.target),
+                        "app_id": entry.appID.map(JSONValue.string) ?? .null, "status": .integer(Int64(entry.status)),
+                    ])
+                }),
+            "next_cursor": next,
+        ])
+    }
+}

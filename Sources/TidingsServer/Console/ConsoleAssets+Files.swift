@@ -1,0 +1,1112 @@
+// Written by scripts/console-assets from console/; edit those files and run the script.
+
+extension ConsoleAssets {
+    /// Each file of console/ by name.
+    static let files: [String: String] = [
+        "api.js": #"""
+        // The console calls the public API with its session cookie; every write echoes the session's CSRF token
+        // and every app-scoped call names the chosen app.
+        export const session = { csrf: null, operator: null, apps: [], app: null };
+
+        export class APIError extends Error {
+          constructor(status, code, message) {
+            super(message);
+            this.status = status;
+            this.code = code;
+          }
+        }
+
+        export async function api(method, path, body, { app = true, raw = false } = {}) {
+          const headers = { Accept: "application/json" };
+          if (body !== undefined) headers["Content-Type"] = "application/json";
+          if (method !== "GET" && session.csrf) headers["X-CSRF-Token"] = session.csrf;
+          if (app && session.app) headers["X-Tidings-App"] = session.app;
+          const response = await fetch(path, {
+            method, headers, credentials: "same-origin",
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          if (response.status === 401 && path !== "/v1/session") {
+            window.dispatchEvent(new CustomEvent("tidings:signed-out"));
+          }
+          if (!response.ok) {
+            let code = "error";
+            let message = `${response.status} ${response.statusText}`;
+            try {
+              const error = (await response.json()).error;
+              code = error.code;
+              message = error.message;
+            } catch {
+              // Not JSON: keep the status line.
+            }
+            throw new APIError(response.status, code, message);
+          }
+          if (raw) return response;
+          if (response.status === 204) return null;
+          return response.json();
+        }
+
+        export function can(role) {
+          const ranks = { viewer: 0, editor: 1, admin: 2 };
+          return session.operator && ranks[session.operator.role] >= ranks[role];
+        }
+        """#,
+        "app.js": #"""
+        // The console's shell: sign-in, the app picker, and a hash router over the pages.
+        import { api, session } from "/console/api.js";
+        import { overviewPage } from "/console/page-overview.js";
+        import { devicesPage, devicePage } from "/console/page-devices.js";
+        import { eventsPage } from "/console/page-events.js";
+        import { messagesPage, messagePage } from "/console/page-messages.js";
+        import { composePage } from "/console/page-compose.js";
+        import { settingsPage } from "/console/page-settings.js";
+        import { h, show } from "/console/dom.js";
+
+        const routes = [
+          [/^#\/overview$/, overviewPage],
+          [/^#\/devices$/, devicesPage],
+          [/^#\/devices\/(.+)$/, devicePage],
+          [/^#\/events$/, eventsPage],
+          [/^#\/messages$/, messagesPage],
+          [/^#\/messages\/(.+)$/, messagePage],
+          [/^#\/compose(?:\?from=(.+))?$/, composePage],
+          [/^#\/settings$/, settingsPage],
+        ];
+
+        const view = () => document.getElementById("view");
+        let pageTimer = null;
+
+        // Pages may poll; the router stops a page's timer when another page opens.
+        export function setPageTimer(timer) {
+          if (pageTimer) clearInterval(pageTimer);
+          pageTimer = timer;
+        }
+
+        function showSignIn() {
+          session.csrf = null;
+          session.operator = null;
+          setPageTimer(null);
+          document.getElementById("top").hidden = true;
+          document.getElementById("view").replaceChildren();
+          document.getElementById("sign-in").hidden = false;
+          document.getElementById("sign-in-name").focus();
+        }
+
+        async function loadSession() {
+          const me = await api("GET", "/v1/session", undefined, { app: false });
+          session.csrf = me.csrf_token;
+          session.operator = me.operator;
+          session.apps = me.apps;
+          const remembered = localStorage.getItem("tidings.app");
+          session.app = me.apps.some((app) => app.id === remembered) ? remembered : me.apps[0]?.id ?? null;
+          if (session.app) localStorage.setItem("tidings.app", session.app);
+          const picker = document.getElementById("app-picker");
+          picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
+            `${app.name} (${app.id})`)));
+          document.getElementById("who").textContent = `${me.operator.name} · ${me.operator.role}`;
+          document.getElementById("sign-in").hidden = true;
+          document.getElementById("top").hidden = false;
+        }
+
+        async function route() {
+          if (!session.csrf) return;
+          const hash = location.hash || "#/overview";
+          for (const link of document.querySelectorAll("#nav a")) {
+            if (hash.startsWith(link.getAttribute("href"))) link.setAttribute("aria-current", "page");
+            else link.removeAttribute("aria-current");
+          }
+          setPageTimer(null);
+          const target = view();
+          if (!session.app && !hash.startsWith("#/settings")) {
+            show(target, h("h1", {}, "No apps yet"),
+              h("p", {}, "Create an app in ", h("a", { href: "#/settings" }, "Settings"), " (admins) or with tidingsd apps."));
+            return;
+          }
+          for (const [pattern, page] of routes) {
+            const match = hash.match(pattern);
+            if (!match) continue;
+            try {
+              await page(target, ...match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part))));
+            } catch (error) {
+              show(target, h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, error.message));
+            }
+            document.getElementById("main").focus({ preventScroll: true });
+            return;
+          }
+          location.hash = "#/overview";
+        }
+
+        document.getElementById("sign-in-form").addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const form = event.target;
+          const error = document.getElementById("sign-in-error");
+          error.textContent = "";
+          try {
+            await api("POST", "/v1/session", { name: form.name.value, password: form.password.value }, { app: false });
+            form.password.value = "";
+            await loadSession();
+            await route();
+          } catch (failure) {
+            error.textContent = failure.status === 429 ? `Too many attempts: ${failure.message}` : failure.message;
+          }
+        });
+
+        document.getElementById("sign-out").addEventListener("click", async () => {
+          try {
+            await api("DELETE", "/v1/session", undefined, { app: false });
+          } finally {
+            showSignIn();
+          }
+        });
+
+        document.getElementById("app-picker").addEventListener("change", (event) => {
+          session.app = event.target.value;
+          localStorage.setItem("tidings.app", session.app);
+          route();
+        });
+
+        window.addEventListener("hashchange", route);
+        window.addEventListener("tidings:signed-out", showSignIn);
+
+        (async () => {
+          try {
+            await loadSession();
+            await route();
+          } catch {
+            showSignIn();
+          }
+        })();
+        """#,
+        "charts.js": #"""
+        // Plain SVG line charts drawn here: days along the bottom, one line per series.
+        const NS = "http://www.w3.org/2000/svg";
+
+        function svg(tag, attributes = {}) {
+          const element = document.createElementNS(NS, tag);
+          for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+          return element;
+        }
+
+        export function lineChart({ title, days, series, format = (value) => String(value), maximum }) {
+          const width = 640;
+          const height = 220;
+          const left = 44;
+          const bottom = 24;
+          const top = 10;
+          const plotWidth = width - left - 10;
+          const plotHeight = height - top - bottom;
+          const values = series.flatMap((line) => line.values);
+          const peak = maximum ?? Math.max(1, ...values);
+          const x = (index) => left + (days.length <= 1 ? 0 : (index * plotWidth) / (days.length - 1));
+          const y = (value) => top + plotHeight - (value / peak) * plotHeight;
+          const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title });
+          const description = svg("title");
+          description.textContent = `${title}: ` + series.map((line) =>
+            `${line.name} ${line.values.map(format).join(", ")}`).join("; ");
+          chart.append(description);
+          chart.append(svg("line", { class: "axis", x1: left, y1: top + plotHeight, x2: width - 10, y2: top + plotHeight }));
+          chart.append(svg("line", { class: "axis", x1: left, y1: top, x2: left, y2: top + plotHeight }));
+          for (const fraction of [0, 0.5, 1]) {
+            const label = svg("text", { x: left - 6, y: y(peak * fraction) + 4, "text-anchor": "end" });
+            label.textContent = format(Math.round(peak * fraction * 100) / 100);
+            chart.append(label);
+          }
+          days.forEach((day, index) => {
+            if (days.length > 8 && index % Math.ceil(days.length / 7) !== 0) return;
+            const label = svg("text", { x: x(index), y: height - 6, "text-anchor": "middle" });
+            const date = new Date(day);
+            label.textContent = `${date.getUTCMonth() + 1}/${date.getUTCDate()}`;
+            chart.append(label);
+          });
+          series.forEach((line, number) => {
+            const color = `var(--chart-${number + 1})`;
+            const points = line.values.map((value, index) => `${x(index)},${y(value)}`).join(" ");
+            chart.append(svg("polyline", { points, fill: "none", stroke: color, "stroke-width": 2 }));
+            line.values.forEach((value, index) => {
+              chart.append(svg("circle", { cx: x(index), cy: y(value), r: 2.5, fill: color }));
+            });
+          });
+          const legend = document.createElement("div");
+          legend.className = "legend";
+          series.forEach((line, number) => {
+            const item = document.createElement("span");
+            const swatch = document.createElement("span");
+            swatch.className = "swatch";
+            swatch.style.background = `var(--chart-${number + 1})`;
+            item.append(swatch, line.name);
+            legend.append(item);
+          });
+          const figure = document.createElement("figure");
+          figure.className = "chart";
+          const caption = document.createElement("figcaption");
+          caption.textContent = title;
+          figure.append(caption, chart, legend);
+          return figure;
+        }
+        """#,
+        "console.css": #"""
+        :root {
+          --bg: #ffffff;
+          --fg: #1b1f24;
+          --muted: #57606a;
+          --line: #d0d7de;
+          --panel: #f6f8fa;
+          --accent: #0a58ca;
+          --accent-fg: #ffffff;
+          --bad: #b42318;
+          --good: #1a7f37;
+          --chart-1: #0a58ca;
+          --chart-2: #1a7f37;
+          --chart-3: #9a6700;
+          --chart-4: #b42318;
+          font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+          color: var(--fg);
+          background: var(--bg);
+        }
+        @media (prefers-color-scheme: dark) {
+          :root {
+            --bg: #0d1117;
+            --fg: #e6edf3;
+            --muted: #9da7b3;
+            --line: #30363d;
+            --panel: #161b22;
+            --accent: #4493f8;
+            --accent-fg: #0d1117;
+            --bad: #ff7b72;
+            --good: #3fb950;
+            --chart-1: #4493f8;
+            --chart-2: #3fb950;
+            --chart-3: #d29922;
+            --chart-4: #ff7b72;
+          }
+        }
+        * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
+        body { margin: 0; line-height: 1.45; background: var(--bg); color: var(--fg); }
+        a { color: var(--accent); }
+        :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .skip { position: absolute; left: -999px; }
+        .skip:focus { left: 8px; top: 8px; background: var(--panel); padding: 8px; z-index: 2; }
+        header {
+          display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center;
+          padding: 8px 16px; border-bottom: 1px solid var(--line); background: var(--panel);
+        }
+        header nav ul { display: flex; flex-wrap: wrap; gap: 4px 12px; list-style: none; margin: 0; padding: 0; }
+        header nav a { text-decoration: none; padding: 4px 6px; border-radius: 6px; }
+        header nav a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
+        .brand { font-size: 1.1rem; }
+        .who { margin-left: auto; color: var(--muted); }
+        main { padding: 16px; max-width: 1200px; margin: 0 auto; }
+        h1 { font-size: 1.5rem; margin: 8px 0 16px; }
+        h2 { font-size: 1.15rem; margin: 24px 0 8px; }
+        label { display: block; font-weight: 600; margin: 12px 0 4px; }
+        label.inline { display: inline-flex; gap: 6px; align-items: center; font-weight: normal; margin: 4px 12px 4px 0; }
+        input, select, textarea, button {
+          font: inherit; color: inherit; background: var(--bg);
+          border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px;
+        }
+        input, select, textarea { width: 100%; max-width: 36rem; }
+        label.inline input { width: auto; }
+        textarea { min-height: 4rem; }
+        button { cursor: pointer; background: var(--panel); }
+        button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
+        button.danger { color: var(--bad); }
+        button:disabled { opacity: 0.5; cursor: not-allowed; }
+        .error { color: var(--bad); }
+        .ok { color: var(--good); }
+        .muted { color: var(--muted); }
+        .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px; }
+        .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px; background: var(--panel); }
+        .card .value { font-size: 1.6rem; font-weight: 700; }
+        table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
+        th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+        th { background: var(--panel); }
+        .table-wrap { overflow-x: auto; }
+        .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; }
+        .row > * { flex: 0 1 auto; }
+        .split { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 24px; }
+        fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 12px 0; }
+        legend { font-weight: 700; padding: 0 4px; }
+        .chart svg { width: 100%; height: auto; max-width: 640px; }
+        .chart .axis { stroke: var(--line); }
+        .chart text { fill: var(--muted); font-size: 11px; }
+        .legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 0.9rem; }
+        .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 4px; }
+        .funnel .bar { height: 22px; background: var(--chart-1); border-radius: 4px; min-width: 2px; }
+        .funnel td:nth-child(2) { width: 50%; }
+        .lock-screen {
+          border-radius: 28px; padding: 36px 14px; max-width: 360px;
+          background: linear-gradient(160deg, #3a4a6b, #1c2233); color: #fff;
+        }
+        .lock-screen .clock { text-align: center; font-size: 3rem; font-weight: 300; margin-bottom: 24px; }
+        .notification { background: rgba(245, 245, 245, 0.85); color: #111; border-radius: 18px; padding: 10px 12px; }
+        .notification .head { display: flex; justify-content: space-between; font-size: 0.8rem; color: #555; }
+        .notification .title { font-weight: 700; }
+        .notification img { max-width: 100%; border-radius: 10px; margin-top: 6px; }
+        .notification .buttons { display: grid; gap: 4px; margin-top: 8px; }
+        .notification .buttons span { background: rgba(255, 255, 255, 0.7); border-radius: 10px; padding: 6px; text-align: center; }
+        .lint li.error { color: var(--bad); }
+        .lint li.warning { color: var(--chart-3); }
+        .secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--panel); padding: 8px; }
+        code { font-family: ui-monospace, monospace; }
+        @media (max-width: 760px) {
+          .split { grid-template-columns: 1fr; }
+          header { padding: 8px; }
+          main { padding: 8px; }
+          .who { margin-left: 0; }
+        }
+        header select { width: auto; max-width: 16rem; }
+        .split aside { position: sticky; top: 8px; align-self: start; }
+        """#,
+        "dom.js": #"""
+        // Builds elements without innerHTML, so text from the server is never parsed as markup.
+        export function h(tag, attributes = {}, ...children) {
+          const element = document.createElement(tag);
+          for (const [name, value] of Object.entries(attributes)) {
+            if (value === false || value === null || value === undefined) continue;
+            if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+            else if (name === "text") element.textContent = value;
+            else element.setAttribute(name, value === true ? "" : value);
+          }
+          for (const child of children.flat()) {
+            if (child === null || child === undefined || child === false) continue;
+            element.append(child instanceof Node ? child : String(child));
+          }
+          return element;
+        }
+
+        let fieldCounter = 0;
+
+        // A labelled control: the label's `for` names the control's id.
+        export function field(labelText, control) {
+          if (!control.id) control.id = `field-${++fieldCounter}`;
+          return [h("label", { for: control.id }, labelText), control];
+        }
+
+        export function table(headers, rows, caption) {
+          return h("div", { class: "table-wrap" },
+            h("table", {},
+              caption ? h("caption", { class: "muted" }, caption) : null,
+              h("thead", {}, h("tr", {}, headers.map((name) => h("th", { scope: "col" }, name)))),
+              h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))))));
+        }
+
+        export function time(milliseconds) {
+          if (!milliseconds) return "";
+          return new Date(milliseconds).toLocaleString();
+        }
+
+        export function percent(part, whole) {
+          if (!whole) return "–";
+          return `${((100 * part) / whole).toFixed(1)}%`;
+        }
+
+        export function show(view, ...children) {
+          view.replaceChildren(...children.flat());
+        }
+        """#,
+        "index.html": #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>Tidings console</title>
+        <link rel="stylesheet" href="/console/console.css">
+        <script type="module" src="/console/app.js"></script>
+        </head>
+        <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header id="top" hidden>
+          <strong class="brand">Tidings</strong>
+          <label class="app-picker">App
+            <select id="app-picker" aria-label="App"></select>
+          </label>
+          <nav aria-label="Pages">
+            <ul id="nav">
+              <li><a href="#/overview">Overview</a></li>
+              <li><a href="#/compose">Compose</a></li>
+              <li><a href="#/messages">Messages</a></li>
+              <li><a href="#/devices">Devices</a></li>
+              <li><a href="#/events">Events</a></li>
+              <li><a href="#/settings">Settings</a></li>
+            </ul>
+          </nav>
+          <span id="who" class="who"></span>
+          <button id="sign-out" type="button">Sign out</button>
+        </header>
+        <main id="main" tabindex="-1">
+          <section id="sign-in" hidden>
+            <h1>Sign in to Tidings</h1>
+            <form id="sign-in-form">
+              <label for="sign-in-name">Name</label>
+              <input id="sign-in-name" name="name" autocomplete="username" required>
+              <label for="sign-in-password">Password</label>
+              <input id="sign-in-password" name="password" type="password" autocomplete="current-password" required>
+              <button type="submit">Sign in</button>
+              <p id="sign-in-error" class="error" role="alert"></p>
+            </form>
+          </section>
+          <div id="view" aria-live="polite"></div>
+        </main>
+        </body>
+        </html>
+        """#,
+        "page-compose.js": #"""
+        import { api, can } from "/console/api.js";
+        import { field, h, show } from "/console/dom.js";
+
+        // NHN Cloud's limit, which keeps buttons readable on Android too; iOS itself would show four.
+        const maximumButtons = 3;
+
+        // The form is built from sections, each contributing to the request: adding "when", languages or variants
+        // later means adding a section, not rewriting the page.
+        function contentSection() {
+          const inputs = {
+            title: h("input", { name: "title", maxlength: "200" }),
+            subtitle: h("input", { name: "subtitle", maxlength: "200" }),
+            body: h("textarea", { name: "body", maxlength: "2000" }),
+            media: h("input", { name: "media", type: "url", placeholder: "https://…/picture.jpg or .mp4" }),
+            link: h("input", { name: "link", placeholder: "myapp://offer/42 or https://example.com" }),
+            sound: h("input", { name: "sound", placeholder: "default" }),
+            badge: h("input", { name: "badge", type: "number", min: "0" }),
+            category: h("input", { name: "category" }),
+            silent: h("input", { name: "silent", type: "checkbox" }),
+          };
+          const buttons = [];
+          const buttonList = h("div");
+          const addButton = h("button", { type: "button" }, "Add a button");
+          function addButtonRow(title = "", url = "") {
+            if (buttons.length >= maximumButtons) return;
+            const row = { title: h("input", { value: title, maxlength: "40" }), url: h("input", { value: url }) };
+            const index = buttons.length + 1;
+            buttons.push(row);
+            buttonList.append(h("fieldset", {}, h("legend", {}, `Button ${index}`),
+              field("Button title", row.title), field("Button link (optional)", row.url)));
+            addButton.disabled = buttons.length >= maximumButtons;
+          }
+          addButton.addEventListener("click", () => addButtonRow());
+          const element = h("fieldset", {}, h("legend", {}, "Content"),
+            field("Title", inputs.title), field("Subtitle", inputs.subtitle), field("Body", inputs.body),
+            field("Image or video URL", inputs.media), field("Deep link or web link when tapped", inputs.link),
+            field("Sound", inputs.sound), field("Badge", inputs.badge), field("Category", inputs.category),
+            h("label", { class: "inline" }, inputs.silent, "Silent (background) push: no alert, wakes the app"),
+            h("h3", {}, `Buttons (up to ${maximumButtons})`), buttonList, addButton);
+          const action = (url) => ({ type: /^https?:/i.test(url) ? "web" : "deeplink", url });
+          return {
+            element, inputs,
+            apply(request) {
+              const content = {};
+              for (const name of ["title", "subtitle", "body", "sound", "category"]) {
+                if (inputs[name].value.trim()) content[name] = inputs[name].value.trim();
+              }
+              if (inputs.badge.value !== "") content.badge = Number(inputs.badge.value);
+              if (inputs.media.value.trim()) content.media = { url: inputs.media.value.trim() };
+              if (inputs.link.value.trim()) content.default_action = action(inputs.link.value.trim());
+              const filled = buttons.filter((row) => row.title.value.trim());
+              if (filled.length) {
+                content.buttons = filled.map((row, index) => ({
+                  id: `button_${index + 1}`, title: row.title.value.trim(),
+                  action: row.url.value.trim() ? action(row.url.value.trim()) : { type: "open_app" },
+                }));
+              }
+              request.content = content;
+              request.kind = inputs.silent.checked ? "background" : "alert";
+              if (inputs.silent.checked) request.priority = 5;
+            },
+            load(payload) {
+              const alert = payload?.aps?.alert ?? {};
+              inputs.title.value = alert.title ?? "";
+              inputs.subtitle.value = alert.subtitle ?? "";
+              inputs.body.value = alert.body ?? (typeof alert === "string" ? alert : "");
+              inputs.sound.value = typeof payload?.aps?.sound === "string" ? payload.aps.sound : "";
+              inputs.badge.value = payload?.aps?.badge ?? "";
+              inputs.category.value = payload?.aps?.category ?? "";
+            },
+          };
+        }
+
+        function audienceSection(onChange) {
+          const kinds = [["all", "Everyone"], ["tags", "Tag expression"], ["user_ids", "Users"],
+            ["installation_ids", "Installations"]];
+          const radios = kinds.map(([value, label], index) =>
+            h("label", { class: "inline" }, h("input", { type: "radio", name: "audience", value, checked: index === 0 }), label));
+          const detail = h("input", { name: "audience_detail", placeholder: "vip AND (ios OR lang_ja), or ids separated by commas" });
+          const count = h("p", { class: "muted", "aria-live": "polite", id: "audience-count" });
+          const element = h("fieldset", {}, h("legend", {}, "Audience"), radios, field("Tags or ids", detail), count);
+          const kind = () => element.querySelector("input[name=audience]:checked").value;
+          element.addEventListener("input", onChange);
+          element.addEventListener("change", onChange);
+          return {
+            element, count,
+            target() {
+              const value = detail.value.trim();
+              switch (kind()) {
+                case "tags": return { tags: value };
+                case "user_ids": return { user_ids: value.split(/[\s,]+/).filter(Boolean) };
+                case "installation_ids": return { installation_ids: value.split(/[\s,]+/).filter(Boolean) };
+                default: return { all: true };
+              }
+            },
+            apply(request) { request.target = this.target(); },
+          };
+        }
+
+        function lockScreen(report) {
+          const alert = report.alert ?? {};
+          const now = new Date();
+          const notification = h("div", { class: "notification" },
+            h("div", { class: "head" }, h("span", {}, "YOUR APP"), h("span", {}, "now")),
+            alert.title ? h("div", { class: "title" }, alert.title) : null,
+            alert.subtitle ? h("div", { class: "title" }, alert.subtitle) : null,
+            alert.body ? h("div", {}, alert.body) : null,
+            report.media?.url && report.media.type === "image" ? h("img", { src: report.media.url, alt: "" }) : null,
+            report.media?.url && report.media.type !== "image" ? h("div", { class: "muted" }, `▶ ${report.media.type}`) : null,
+            report.buttons?.length ? h("div", { class: "buttons" }, report.buttons.map((button) => h("span", {}, button.title))) : null);
+          return h("div", { class: "lock-screen", role: "img", "aria-label": "Lock screen preview" },
+            h("div", { class: "clock" }, `${now.getHours()}:${String(now.getMinutes()).padStart(2, "0")}`),
+            report.content_available && !alert.title && !alert.body ?
+              h("p", {}, "Silent push: nothing is shown") : notification);
+        }
+
+        export async function composePage(view, duplicateOf) {
+          const preview = h("div", { id: "preview" });
+          const lint = h("div", { class: "lint", "aria-live": "polite", id: "lint" });
+          const result = h("p", { "aria-live": "polite", id: "send-result" });
+          let timer = null;
+          const content = contentSection();
+          const audience = audienceSection(() => schedule());
+          // Future sections (when, languages, variants) go here, in the order they appear on the page.
+          const sections = [content, audience];
+          const request = () => {
+            const body = {};
+            for (const section of sections) section.apply(body);
+            return body;
+          };
+
+          async function check() {
+            const body = request();
+            try {
+              const checked = await api("POST", "/v1/lint", { ...body, target: undefined });
+              const warnings = checked.report.warnings;
+              show(preview, lockScreen(checked.report));
+              show(lint, h("h2", {}, "Checks"), warnings.length === 0 ? h("p", { class: "ok" }, "No findings.") :
+                h("ul", {}, warnings.map((warning) => h("li", { class: warning.severity }, `${warning.severity}: ${warning.message}`))),
+                h("p", { class: "muted" }, `${checked.report.size_bytes} of ${checked.report.size_limit} bytes`));
+            } catch (error) {
+              show(lint, h("h2", {}, "Checks"), h("p", { class: "error" }, error.message));
+            }
+            try {
+              const size = await api("POST", "/v1/audience", { target: body.target });
+              audience.count.textContent = `Reaches ${size.installations} installation(s) now.`;
+            } catch (error) {
+              audience.count.textContent = error.message;
+            }
+          }
+          function schedule() {
+            clearTimeout(timer);
+            timer = setTimeout(check, 300);
+          }
+
+          const testTarget = h("input", { name: "test_installation" });
+          async function send(target, label) {
+            result.className = "";
+            result.textContent = `${label}…`;
+            try {
+              const body = request();
+              if (target) body.target = target;
+              const accepted = await api("POST", "/v1/messages", body);
+              if (target) {
+                result.className = "ok";
+                result.textContent = `Test sent: ${accepted.message_id} (${accepted.queued} queued).`;
+              } else {
+                location.hash = `#/messages/${encodeURIComponent(accepted.message_id)}`;
+              }
+            } catch (error) {
+              result.className = "error";
+              result.textContent = error.message;
+            }
+          }
+          const editor = can("editor");
+          const form = h("form", { id: "compose-form" }, sections.map((section) => section.element),
+            h("fieldset", {}, h("legend", {}, "Send"),
+              field("Send a test to one installation", testTarget),
+              h("div", { class: "row" },
+                h("button", { type: "button", id: "send-test", disabled: !editor,
+                  onclick: () => testTarget.value.trim() && send({ installation_ids: [testTarget.value.trim()] }, "Sending test") },
+                  "Send test"),
+                h("button", { type: "submit", class: "primary", id: "send-now", disabled: !editor }, "Send now")),
+              editor ? null : h("p", { class: "muted" }, "Viewers may preview but not send."),
+              result));
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            if (confirm(`Send to ${audience.count.textContent.replace("Reaches ", "") || "the audience"}?`)) send(null, "Sending");
+          });
+          form.addEventListener("input", schedule);
+          show(view, h("h1", {}, "Compose"), h("div", { class: "split" }, form,
+            h("aside", { "aria-label": "Preview" }, h("h2", {}, "Preview"), preview, lint)));
+          if (duplicateOf) {
+            const page = await api("GET", "/v1/stats/messages?limit=100");
+            const original = page.messages.find((message) => message.message_id === duplicateOf);
+            if (original) content.load(original.payload);
+          }
+          await check();
+          content.inputs.title.focus();
+        }
+        """#,
+        "page-devices.js": #"""
+        import { api } from "/console/api.js";
+        import { field, h, show, table, time } from "/console/dom.js";
+
+        export async function devicesPage(view) {
+          const input = h("input", { type: "search", name: "q", placeholder: "installation id, user id, token prefix or tag" });
+          const results = h("div", { "aria-live": "polite" });
+          const form = h("form", { role: "search" },
+            field("Find a device", input),
+            h("button", { type: "submit", class: "primary" }, "Search"));
+          form.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            const query = input.value.trim();
+            if (!query) return;
+            try {
+              const found = await api("GET", `/v1/devices/search?q=${encodeURIComponent(query)}`);
+              show(results, found.installations.length === 0 ? h("p", {}, "No device matches.") :
+                table(["Installation", "Platform", "User", "Matched on", "Updated"],
+                  found.installations.map((device) => [
+                    h("a", { href: `#/devices/${encodeURIComponent(device.installation_id)}` }, device.installation_id),
+                    device.platform, device.user_id ?? "", device.matched, time(device.updated_at),
+                  ])));
+            } catch (error) {
+              show(results, h("p", { class: "error", role: "alert" }, error.message));
+            }
+          });
+          show(view, h("h1", {}, "Devices"), form, results);
+          input.focus();
+        }
+
+        export async function devicePage(view, installationID) {
+          const data = await api("GET", `/v1/installations/${encodeURIComponent(installationID)}/timeline?limit=100`);
+          const device = data.installation;
+          const yesNo = (value) => (value === null ? "unknown" : value ? "yes" : "no");
+          const timeline = [
+            ...data.events.map((event) => ({
+              at: event.occurred_at, what: `event: ${event.type}`, message: event.message_id ?? "",
+              detail: [event.action_id, event.value].filter(Boolean).join(" "),
+            })),
+            ...data.deliveries.map((delivery) => ({
+              at: delivery.updated_at, what: `delivery: ${delivery.state}`, message: delivery.message_id,
+              detail: [delivery.reason, `${delivery.attempts} attempt(s) via ${delivery.token_type}`].filter(Boolean).join(" · "),
+            })),
+          ].sort((a, b) => b.at - a.at);
+          show(view,
+            h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
+            h("h1", {}, `Device ${device.installation_id}`),
+            h("div", { class: "split" },
+              h("section", { "aria-labelledby": "tokens-heading" },
+                h("h2", { id: "tokens-heading" }, "Tokens"),
+                table(["Kind", "Token (masked)"], [
+                  ["APNs", device.apns_token ?? "—"], ["VoIP", device.voip_token ?? "—"], ["FCM", device.fcm_token ?? "—"],
+                ]),
+                h("h2", {}, "Consents"),
+                table(["Consent", "Given"], [
+                  ["Notifications", yesNo(device.consents.notifications)], ["Ads", yesNo(device.consents.ads)],
+                  ["Night-time ads", yesNo(device.consents.night_ads)], ["Permission", device.permission ?? "unknown"],
+                ])),
+              h("section", {},
+                h("h2", {}, "Context"),
+                table(["Field", "Value"], [
+                  ["Platform", device.platform], ["User", device.user_id ?? "—"], ["Time zone", device.timezone ?? "—"],
+                  ["Language", device.language ?? "—"], ["Locale", device.locale ?? "—"],
+                  ["App version", device.app_version ?? "—"], ["OS", `${device.os_name ?? ""} ${device.os_version ?? ""}`],
+                  ["Model", device.device_model ?? "—"], ["Environment", device.environment ?? "—"],
+                  ["Registered", time(device.created_at)],
+                ]),
+                h("h2", {}, "Tags"),
+                h("p", {}, data.tags.length ? data.tags.join(", ") : "No tags."))),
+            h("h2", {}, "Timeline"),
+            timeline.length === 0 ? h("p", {}, "Nothing yet.") :
+              table(["When", "What", "Message", "Detail"], timeline.map((entry) => [
+                time(entry.at), entry.what,
+                entry.message ? h("a", { href: `#/messages/${encodeURIComponent(entry.message)}` }, entry.message) : "",
+                entry.detail,
+              ]), "Events and deliveries, newest first"));
+        }
+        """#,
+        "page-events.js": #"""
+        import { api, session } from "/console/api.js";
+        import { field, h, show, table, time } from "/console/dom.js";
+
+        const types = ["", "delivery", "open", "dismiss", "action", "reply", "link_open", "deeplink_open", "token_register",
+          "token_unregister", "permission_change", "silent_received", "media_failed", "uninstall"];
+
+        export async function eventsPage(view) {
+          const type = h("select", { name: "type" }, types.map((name) => h("option", { value: name }, name || "any")));
+          const message = h("input", { name: "message_id" });
+          const campaign = h("input", { name: "campaign_id" });
+          const since = h("input", { type: "datetime-local", name: "since" });
+          const until = h("input", { type: "datetime-local", name: "until" });
+          const results = h("div", { "aria-live": "polite" });
+          const cursors = [];
+          let next = null;
+
+          const query = (cursor) => {
+            const parameters = new URLSearchParams({ limit: "50" });
+            if (type.value) parameters.set("type", type.value);
+            if (message.value) parameters.set("message_id", message.value.trim());
+            if (campaign.value) parameters.set("campaign_id", campaign.value.trim());
+            if (since.value) parameters.set("since", String(new Date(since.value).getTime()));
+            if (until.value) parameters.set("until", String(new Date(until.value).getTime()));
+            if (cursor) parameters.set("cursor", cursor);
+            return parameters;
+          };
+
+          async function load(cursor) {
+            try {
+              const page = await api("GET", `/v1/events?${query(cursor)}`);
+              next = page.next_cursor;
+              show(results,
+                table(["When", "Type", "Installation", "Message", "Campaign", "Detail"], page.events.map((event) => [
+                  time(event.occurred_at), event.type,
+                  h("a", { href: `#/devices/${encodeURIComponent(event.installation_id)}` }, event.installation_id),
+                  event.message_id ?? "", event.campaign_id ?? "", [event.action_id, event.value].filter(Boolean).join(" "),
+                ]), `${page.events.length} events, page ${cursors.length + 1}`),
+                h("div", { class: "row" },
+                  h("button", { type: "button", disabled: cursors.length === 0, onclick: () => load(cursors.pop() || null) },
+                    "Previous page"),
+                  h("button", { type: "button", disabled: !next, onclick: () => { cursors.push(cursor); load(next); } },
+                    "Next page")));
+            } catch (error) {
+              show(results, h("p", { class: "error", role: "alert" }, error.message));
+            }
+          }
+
+          async function download(accept, extension) {
+            const parameters = query(null);
+            parameters.set("limit", "100000");
+            const response = await fetch(`/v1/events?${parameters}`, {
+              headers: { Accept: accept, "X-Tidings-App": session.app }, credentials: "same-origin",
+            });
+            if (!response.ok) {
+              show(results, h("p", { class: "error", role: "alert" }, `Export failed: ${response.status}`));
+              return;
+            }
+            const link = h("a", { href: URL.createObjectURL(await response.blob()), download: `events.${extension}` });
+            document.body.append(link);
+            link.click();
+            link.remove();
+          }
+
+          const form = h("form", {},
+            h("div", { class: "row" },
+              h("div", {}, field("Type", type)), h("div", {}, field("Message id", message)),
+              h("div", {}, field("Campaign id", campaign)), h("div", {}, field("From", since)),
+              h("div", {}, field("Until", until))),
+            h("div", { class: "row" },
+              h("button", { type: "submit", class: "primary" }, "Filter"),
+              h("button", { type: "button", onclick: () => download("text/csv", "csv") }, "Download CSV"),
+              h("button", { type: "button", onclick: () => download("application/x-ndjson", "ndjson") }, "Download NDJSON")));
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            cursors.length = 0;
+            load(null);
+          });
+          show(view, h("h1", {}, "Events"), form, results);
+          await load(null);
+        }
+        """#,
+        "page-messages.js": #"""
+        import { api, can } from "/console/api.js";
+        import { setPageTimer } from "/console/app.js";
+        import { h, percent, show, table, time } from "/console/dom.js";
+
+        export async function messagesPage(view) {
+          const stateFilter = h("select", { id: "message-state" },
+            ["", "queued", "sending", "done", "cancelled"].map((state) => h("option", { value: state }, state || "any")));
+          const list = h("div", { "aria-live": "polite" });
+          let cursor = null;
+          const shown = [];
+
+          function render() {
+            const rows = shown.filter((message) => !stateFilter.value || message.state === stateFilter.value);
+            show(list, table(["Created", "Message", "State", "Targets", "Sent", "Failed", "Skipped"], rows.map((message) => [
+              time(message.created_at),
+              h("a", { href: `#/messages/${encodeURIComponent(message.message_id)}` },
+                typeof message.title === "string" ? message.title : message.message_id),
+              message.state, message.counts.targets, message.counts.sent, message.counts.failed, message.counts.skipped,
+            ])), cursor ? h("button", { type: "button", onclick: more }, "Older messages") : null);
+          }
+
+          async function more() {
+            const page = await api("GET", `/v1/stats/messages?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+            shown.push(...page.messages);
+            cursor = page.next_cursor;
+            render();
+          }
+
+          stateFilter.addEventListener("change", render);
+          show(view, h("h1", {}, "Messages"),
+            h("label", { for: "message-state" }, "State"), stateFilter,
+            can("editor") ? h("p", {}, h("a", { href: "#/compose" }, "Compose a new message")) : null, list);
+          await more();
+        }
+
+        export async function messagePage(view, messageID) {
+          const status = h("p", { class: "muted", "aria-live": "polite" });
+          const body = h("div");
+
+          async function refresh() {
+            const message = await api("GET", `/v1/messages/${encodeURIComponent(messageID)}`);
+            const counts = message.counts;
+            const funnel = message.funnel;
+            // Distinct installations per stage, so that two opens on one phone count once.
+            const stage = (name) => funnel?.unique?.[name] ?? 0;
+            const delivered = stage("delivered");
+            const opened = stage("opened");
+            const actions = stage("actions");
+            const stages = [
+              ["Targets", counts.targets, counts.targets],
+              ["Sent", counts.sent, counts.targets],
+              ["Delivered", delivered, counts.sent],
+              ["Opened", opened, delivered],
+              ["Actions", actions, opened],
+            ];
+            const peak = Math.max(1, counts.targets);
+            const bars = stages.map(([name, value, of]) => {
+              const bar = h("div", { class: "bar" });
+              bar.style.width = `${(100 * value) / peak}%`;
+              return [name, bar, String(value), percent(value, of)];
+            });
+            const reasons = (byReason) => Object.entries(byReason ?? {}).sort((a, b) => b[1] - a[1]);
+            const failed = reasons(counts.failed_by_reason);
+            const skipped = reasons(counts.skipped_by_reason);
+            show(body,
+              h("section", { class: "funnel", "aria-labelledby": "funnel-heading" },
+                h("h2", { id: "funnel-heading" }, "Funnel"),
+                table(["Stage", "", "Count", "Rate from the stage before"], bars)),
+              h("h2", {}, "Failures by reason"),
+              failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
+              h("h2", {}, "Skipped by reason"),
+              skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."));
+            status.textContent = `State: ${message.state} · created ${time(message.created_at)}` +
+              (message.state === "done" ? ` · finished ${time(message.finished_at)}` : " · updating every 2 s");
+            status.dataset.state = message.state;
+            cancel.hidden = !can("editor") || message.state === "done" || message.state === "cancelled";
+            return message;
+          }
+
+          const cancel = h("button", { type: "button", class: "danger", hidden: true, onclick: async () => {
+            if (!confirm("Cancel what is not sent yet?")) return;
+            try {
+              await api("DELETE", `/v1/messages/${encodeURIComponent(messageID)}`);
+              await refresh();
+            } catch (error) {
+              status.textContent = error.message;
+            }
+          } }, "Cancel sending");
+          const duplicate = can("editor") ? h("a", { href: `#/compose?from=${encodeURIComponent(messageID)}` },
+            "Duplicate as new") : null;
+          show(view, h("p", {}, h("a", { href: "#/messages" }, "← Messages")), h("h1", {}, `Message ${messageID}`),
+            status, h("div", { class: "row" }, cancel, duplicate), body);
+          await refresh();
+          // Counts move while the fan-out sends and devices report back: poll until the page is left.
+          setPageTimer(setInterval(() => refresh().catch(() => {}), 2000));
+        }
+        """#,
+        "page-overview.js": #"""
+        import { api } from "/console/api.js";
+        import { lineChart } from "/console/charts.js";
+        import { h, percent, show, table } from "/console/dom.js";
+
+        export async function overviewPage(view) {
+          const data = await api("GET", "/v1/stats/overview?days=14");
+          const installs = data.installations;
+          const days = data.days.map((entry) => entry.day);
+          const card = (label, value, note) =>
+            h("div", { class: "card" }, h("div", { class: "muted" }, label), h("div", { class: "value" }, value),
+              note ? h("div", { class: "muted" }, note) : null);
+          const sent = data.days.reduce((sum, entry) => sum + entry.sent, 0);
+          const opened = data.days.reduce((sum, entry) => sum + entry.opened, 0);
+          const delivered = data.days.reduce((sum, entry) => sum + entry.delivered, 0);
+          const failures = Object.entries(data.failures_by_reason).sort((a, b) => b[1] - a[1]);
+          show(view,
+            h("h1", {}, "Overview"),
+            h("div", { class: "cards" },
+              card("Installations", installs.total, `${installs.with_token} with a push token`),
+              card("Notification consent", percent(installs.notification_consent, installs.total),
+                `${installs.notification_consent} installations`),
+              card("Sent, 14 days", sent, `${delivered} delivered`),
+              card("Open rate, 14 days", percent(opened, delivered || sent), `${opened} opens`)),
+            h("h2", {}, "Installations by platform"),
+            table(["Platform", "Installations", "Share"],
+              Object.entries(installs.by_platform).map(([name, count]) => [name, count, percent(count, installs.total)])),
+            h("h2", {}, "Notification permission"),
+            table(["Permission", "Installations", "Share"],
+              Object.entries(installs.by_permission).map(([name, count]) => [name, count, percent(count, installs.total)])),
+            h("h2", {}, "Sending"),
+            lineChart({
+              title: "Messages sent and delivered per day", days,
+              series: [
+                { name: "Sent", values: data.days.map((entry) => entry.sent) },
+                { name: "Delivered", values: data.days.map((entry) => entry.delivered) },
+                { name: "Failed", values: data.days.map((entry) => entry.failed) },
+              ],
+            }),
+            lineChart({
+              title: "Open rate per day (%)", days, maximum: 100, format: (value) => `${value}`,
+              series: [{
+                name: "Opened / delivered",
+                values: data.days.map((entry) => (entry.delivered ? Math.round((1000 * entry.opened) / entry.delivered) / 10 : 0)),
+              }],
+            }),
+            h("h2", {}, "Recent failures by reason"),
+            failures.length ? table(["Reason", "Failures"], failures) : h("p", { class: "muted" }, "No failures in 14 days."));
+        }
+        """#,
+        "page-settings.js": #"""
+        import { api, can, session } from "/console/api.js";
+        import { field, h, show, table, time } from "/console/dom.js";
+
+        const admin = (path) => `/v1/admin/apps/${encodeURIComponent(session.app)}${path}`;
+
+        function notice(element, text, isError = false) {
+          element.className = isError ? "error" : "ok";
+          element.textContent = text;
+        }
+
+        async function appsSection() {
+          const apps = (await api("GET", "/v1/admin/apps")).apps;
+          const name = h("input", { name: "app_name", required: true });
+          const bundle = h("input", { name: "bundle_id", required: true, placeholder: "com.example.app" });
+          const status = h("p", { role: "status" });
+          const form = h("form", {}, field("New app name", name), field("Bundle id", bundle),
+            h("button", { type: "submit" }, "Create app"), status);
+          form.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              const app = await api("POST", "/v1/admin/apps", { name: name.value.trim(), bundle_id: bundle.value.trim() });
+              notice(status, `Created ${app.app_id}. Reload to pick it.`);
+            } catch (error) {
+              notice(status, error.message, true);
+            }
+          });
+          return h("section", {}, h("h2", {}, "Apps"),
+            table(["App", "Name", "Bundle id", "APNs", "FCM"], apps.map((app) => [
+              app.app_id, app.name, app.bundle_id, app.apns.configured ? `key ${app.apns.key_id}` : "not set",
+              app.fcm.configured ? app.fcm.project_id : "not set",
+            ])), form);
+        }
+
+        async function keysSection(refresh) {
+          const keys = (await api("GET", admin("/keys"))).keys;
+          const status = h("div", { role: "status" });
+          const kind = h("select", {}, h("option", { value: "server" }, "server"), h("option", { value: "app" }, "app"));
+          const create = h("button", { type: "button", onclick: async () => {
+            try {
+              const issued = await api("POST", admin("/keys"), { kind: kind.value });
+              // The secret exists only in this answer: shown once, never stored by the console.
+              show(status, h("p", {}, `New ${issued.key.kind} key ${issued.key.key_id}. Copy it now; it is not shown again:`),
+                h("p", { class: "secret", id: "new-key-secret" }, issued.secret));
+            } catch (error) {
+              notice(status, error.message, true);
+            }
+          } }, "Create key");
+          const rows = keys.map((key) => [key.key_id, key.kind, key.hint, time(key.created_at),
+            key.revoked_at ? `revoked ${time(key.revoked_at)}` :
+              h("button", { type: "button", class: "danger", onclick: async () => {
+                if (!confirm(`Revoke ${key.key_id}? Clients using it stop working.`)) return;
+                await api("DELETE", `/v1/admin/keys/${encodeURIComponent(key.key_id)}`);
+                refresh();
+              } }, "Revoke")]);
+          return h("section", {}, h("h2", {}, "API keys"), table(["Key", "Kind", "Hint", "Created", ""], rows),
+            h("div", { class: "row" }, h("div", {}, field("Kind", kind)), create), status);
+        }
+
+        function credentialsSection() {
+          const status = h("p", { role: "status" });
+          const apnsKey = h("input", { type: "file", accept: ".p8" });
+          const keyID = h("input", { name: "apns_key_id" });
+          const teamID = h("input", { name: "apns_team_id" });
+          const fcmFile = h("input", { type: "file", accept: ".json,application/json" });
+          const read = (input) => (input.files[0] ? input.files[0].text() : Promise.reject(new Error("choose a file")));
+          const apnsForm = h("form", {}, h("h3", {}, "APNs"), field("Key file (.p8)", apnsKey), field("Key id", keyID),
+            field("Team id", teamID), h("button", { type: "submit" }, "Upload APNs key"));
+          apnsForm.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              await api("PUT", admin("/apns"), { key: await read(apnsKey), key_id: keyID.value.trim(), team_id: teamID.value.trim() });
+              apnsForm.reset();
+              notice(status, "APNs key stored. It is never shown back.");
+            } catch (error) {
+              notice(status, error.message, true);
+            }
+          });
+          const fcmForm = h("form", {}, h("h3", {}, "FCM"), field("Service account (.json)", fcmFile),
+            h("button", { type: "submit" }, "Upload service account"));
+          fcmForm.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              await api("PUT", admin("/fcm"), { service_account: JSON.parse(await read(fcmFile)) });
+              fcmForm.reset();
+              notice(status, "Service account stored. It is never shown back.");
+            } catch (error) {
+              notice(status, error.message, true);
+            }
+          });
+          return h("section", {}, h("h2", {}, "Push credentials"), apnsForm, fcmForm, status);
+        }
+
+        async function identitySection(refresh) {
+          const keys = (await api("GET", admin("/identity-keys"))).identity_keys;
+          const keyID = h("input", { name: "identity_key_id" });
+          const pem = h("textarea", { name: "identity_public_key", placeholder: "-----BEGIN PUBLIC KEY-----" });
+          const status = h("p", { role: "status" });
+          const form = h("form", {}, field("Key id", keyID), field("Public key (PEM)", pem),
+            h("button", { type: "submit" }, "Add identity key"), status);
+          form.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              await api("POST", admin("/identity-keys"), { key_id: keyID.value.trim(), public_key: pem.value.trim() });
+              refresh();
+            } catch (error) {
+              notice(status, error.message, true);
+            }
+          });
+          return h("section", {}, h("h2", {}, "Identity-verification keys"),
+            table(["Key id", "Algorithm", "Added", ""], keys.map((key) => [key.key_id, key.algorithm, time(key.created_at),
+              h("button", { type: "button", class: "danger", onclick: async () => {
+                await api("DELETE", admin(`/identity-keys/${encodeURIComponent(key.key_id)}`));
+                refresh();
+              } }, "Remove")])), form);
+        }
+
+        async function auditSection() {
+          const log = await api("GET", "/v1/audit?limit=50", undefined, { app: false });
+          return h("section", {}, h("h2", {}, "Audit log"),
+            table(["When", "Operator", "Action", "Target", "App", "Status"], log.entries.map((entry) => [
+              time(entry.at), entry.operator, entry.action, h("code", {}, entry.target), entry.app_id ?? "", entry.status,
+            ]), "Every write made in the console, newest first"));
+        }
+
+        export async function settingsPage(view) {
+          if (!can("admin")) {
+            show(view, h("h1", {}, "Settings"),
+              h("p", {}, "Apps, keys, credentials and operators are managed by admin operators."),
+              h("p", { class: "muted" }, `You are signed in as ${session.operator.name} (${session.operator.role}).`));
+            return;
+          }
+          const refresh = () => settingsPage(view);
+          const sections = [await appsSection()];
+          if (session.app) {
+            sections.push(await keysSection(refresh), credentialsSection(), await identitySection(refresh));
+          }
+          sections.push(h("section", {}, h("h2", {}, "Operators"),
+            h("p", {}, "Operators are managed on the server: ",
+              h("code", {}, "tidingsd users create NAME --role admin|editor|viewer"), ", ", h("code", {}, "users list"), ", ",
+              h("code", {}, "users set-role"), ", ", h("code", {}, "users reset-password"), ", ", h("code", {}, "users remove"),
+              ".")));
+          sections.push(await auditSection());
+          show(view, h("h1", {}, "Settings"), sections);
+        }
+        """#,
+    ]
+}

@@ -1,0 +1,135 @@
+import Foundation
+import TidingsCrypto
+import TidingsHTTP
+import TidingsModel
+import TidingsStore
+
+/// Signs operators in and out and resolves a request's session cookie; owns the sign-in rate limits.
+final class ConsoleSessions: Sendable {
+    /// The cookie that carries the session id.
+    static let cookieName = "tidings_session"
+    /// The header every write made with a session must carry, holding the session's CSRF token.
+    static let csrfHeader = "X-CSRF-Token"
+    /// The header naming the app a session request acts on.
+    static let appHeader = "X-Tidings-App"
+
+    let store: any Store
+    let settings: ConsoleSessionSettings
+    let clock: any TidingsClock
+    let failedByAddress: RateLimiter
+    let failedByAccount: RateLimiter
+
+    init(store: any Store, settings: ConsoleSessionSettings, clock: any TidingsClock) {
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        failedByAddress = RateLimiter(limit: settings.failedSignInsPerAddress, clock: clock)
+        failedByAccount = RateLimiter(limit: settings.failedSignInsPerAccount, clock: clock)
+    }
+
+    var now: Int64 { clock.now.millisecondsSince1970 }
+
+    /// The session id the request's cookie carries, if any.
+    static func sessionID(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Cookie"] else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            guard pair.hasPrefix(cookieName + "=") else { continue }
+            let value = String(pair.dropFirst(cookieName.count + 1))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// The live session and operator behind the request's cookie; nil when it has no cookie.
+    /// - Throws: 401 `session_expired` for an unknown, ended or timed-out session, or a removed operator.
+    func resolve(_ request: HTTPRequest, touch: Bool = true) throws -> (OperatorSession, OperatorRecord)? {
+        guard let id = Self.sessionID(request) else { return nil }
+        let digest = SHA256Digest.hash(id)
+        let date = now
+        guard let session = try store.session(idDigest: digest),
+            SHA256Digest.constantTimeEquals(session.idDigest, digest)
+        else { throw Self.expired() }
+        if date - session.lastSeenAt > Int64(settings.idleTimeout * 1000)
+            || date - session.createdAt > Int64(settings.absoluteTimeout * 1000)
+        {
+            try store.removeSession(idDigest: digest)
+            throw Self.expired()
+        }
+        guard let account = try store.operatorAccount(named: session.operatorName) else {
+            throw Self.expired()
+        }
+        // Writing on every request would make each page view a write; a minute's precision is plenty.
+        if touch, date - session.lastSeenAt > 60_000 { try store.touchSession(idDigest: digest, at: date) }
+        return (session, account)
+    }
+
+    static func expired() -> HTTPError {
+        HTTPError(status: 401, code: "session_expired", message: "the console session ended; sign in again")
+    }
+
+    /// Refuses a write whose `Origin` is another site's, or whose CSRF header does not match the session's.
+    func checkWrite(_ request: HTTPRequest, session: OperatorSession?) throws {
+        try checkOrigin(request)
+        guard let session else { return }
+        guard let token = request.headers[Self.csrfHeader],
+            SHA256Digest.constantTimeEquals(Array(token.utf8), Array(session.csrfToken.utf8))
+        else {
+            throw HTTPError(
+                status: 403, code: "csrf_token_missing",
+                message: "a write made with a console session must carry the session's \(Self.csrfHeader) header")
+        }
+    }
+
+    /// An `Origin` header, when a browser sends one, must be this server's (its `Host`) or a configured one.
+    func checkOrigin(_ request: HTTPRequest) throws {
+        guard let origin = request.headers["Origin"] else { return }
+        if settings.allowedOrigins.contains(origin) { return }
+        if let host = request.headers["Host"], origin == "http://\(host)" || origin == "https://\(host)" { return }
+        throw HTTPError(
+            status: 403, code: "origin_refused", message: "requests from \(origin) may not use a console session")
+    }
+
+    /// Signs in: checks the password (a missing account costs the same hash), counts failures against
+    /// the address and the account, and stores a new session.
+    /// - Returns: the session id for the cookie, the stored session, and the operator.
+    func signIn(name: String, password: String, address: String) throws -> (
+        id: String, session: OperatorSession, account: OperatorRecord
+    ) {
+        let accountKey = name.lowercased()
+        for (limiter, key, limit) in [
+            (failedByAddress, address, settings.failedSignInsPerAddress),
+            (failedByAccount, accountKey, settings.failedSignInsPerAccount),
+        ] {
+            if case .denied(let wait) = limiter.status(of: key) {
+                throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
+            }
+        }
+        let account = try store.operatorAccount(named: name)
+        guard PasswordHash.verify(password, against: account?.passwordHash ?? PasswordHash.decoy), let account else {
+            _ = failedByAddress.acquire(address)
+            _ = failedByAccount.acquire(accountKey)
+            throw HTTPError(status: 401, code: "invalid_credentials", message: "the name or password is wrong")
+        }
+        failedByAccount.reset(accountKey)
+        let id = Base64URL.encode(SecureRandom.bytes(32))
+        let date = now
+        let session = OperatorSession(
+            idDigest: SHA256Digest.hash(id), operatorName: account.name,
+            csrfToken: Base64URL.encode(SecureRandom.bytes(24)), createdAt: date, lastSeenAt: date)
+        try store.createSession(session)
+        // Sign-ins are rare: a good moment to drop what timed out.
+        try store.removeExpiredSessions(
+            idleBefore: date - Int64(settings.idleTimeout * 1000),
+            createdBefore: date - Int64(settings.absoluteTimeout * 1000))
+        return (id, session, account)
+    }
+
+    /// The `Set-Cookie` value for a new session, or one that clears it when `id` is nil.
+    func cookie(_ id: String?) -> String {
+        var parts = ["\(Self.cookieName)=\(id ?? "")", "Path=/", "HttpOnly", "SameSite=Strict"]
+        parts.append(id == nil ? "Max-Age=0" : "Max-Age=\(Int(settings.absoluteTimeout))")
+        if settings.secureCookie { parts.append("Secure") }
+        return parts.joined(separator: "; ")
+    }
+}

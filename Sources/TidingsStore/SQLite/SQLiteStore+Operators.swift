@@ -1,0 +1,165 @@
+import TidingsModel
+import TidingsSQLite
+
+extension SQLiteStore {
+    public func createOperator(_ record: OperatorRecord) throws {
+        try database.write { db in
+            if try db.scalar("SELECT 1 FROM operators WHERE name = ?1", [.text(record.name)]) != nil {
+                throw StoreError(code: .conflict, message: "there is already an operator \(record.name)")
+            }
+            try db.run(
+                "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+                [
+                    .text(record.name), .text(record.role.rawValue), .text(record.passwordHash),
+                    .integer(record.createdAt),
+                ])
+        }
+    }
+
+    public func operatorAccount(named name: String) throws -> OperatorRecord? {
+        try reader.read { db in
+            try db.query(
+                "SELECT name, role, password_hash, created_at FROM operators WHERE name = ?1", [.text(name)],
+                row: Self.operatorRow
+            ).first
+        }
+    }
+
+    public func operatorAccounts() throws -> [OperatorRecord] {
+        try reader.read { db in
+            try db.query(
+                "SELECT name, role, password_hash, created_at FROM operators ORDER BY name", row: Self.operatorRow)
+        }
+    }
+
+    @discardableResult
+    public func updateOperator(name: String, role: OperatorRole?, passwordHash: String?) throws -> OperatorRecord {
+        try database.write { db in
+            if let role {
+                try db.run("UPDATE operators SET role = ?2 WHERE name = ?1", [.text(name), .text(role.rawValue)])
+            }
+            if let passwordHash {
+                try db.run(
+                    "UPDATE operators SET password_hash = ?2 WHERE name = ?1", [.text(name), .text(passwordHash)])
+            }
+            guard
+                let record = try db.query(
+                    "SELECT name, role, password_hash, created_at FROM operators WHERE name = ?1", [.text(name)],
+                    row: Self.operatorRow
+                ).first
+            else { throw StoreError(code: .notFound, message: "there is no operator \(name)") }
+            return record
+        }
+    }
+
+    @discardableResult
+    public func removeOperator(name: String) throws -> Bool {
+        try database.write { db in
+            try db.run("DELETE FROM operator_sessions WHERE operator_name = ?1", [.text(name)])
+            return try db.run("DELETE FROM operators WHERE name = ?1", [.text(name)]) > 0
+        }
+    }
+
+    public func createSession(_ session: OperatorSession) throws {
+        try database.write { db in
+            guard try db.scalar("SELECT 1 FROM operators WHERE name = ?1", [.text(session.operatorName)]) != nil else {
+                throw StoreError(code: .notFound, message: "there is no operator \(session.operatorName)")
+            }
+            try db.run(
+                """
+                INSERT INTO operator_sessions (id_digest, operator_name, csrf_token, created_at, last_seen_at)
+                VALUES (?1, ?2, ?3, ?4, ?5)
+                """,
+                [
+                    .blob(session.idDigest), .text(session.operatorName), .text(session.csrfToken),
+                    .integer(session.createdAt), .integer(session.lastSeenAt),
+                ])
+        }
+    }
+
+    public func session(idDigest: [UInt8]) throws -> OperatorSession? {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT id_digest, operator_name, csrf_token, created_at, last_seen_at FROM operator_sessions
+                WHERE id_digest = ?1
+                """, [.blob(idDigest)]
+            ) { row in
+                OperatorSession(
+                    idDigest: row.blob(at: 0), operatorName: row.text(at: 1), csrfToken: row.text(at: 2),
+                    createdAt: row.int64(at: 3), lastSeenAt: row.int64(at: 4))
+            }.first
+        }
+    }
+
+    public func touchSession(idDigest: [UInt8], at: Int64) throws {
+        try database.write { db in
+            try db.run(
+                "UPDATE operator_sessions SET last_seen_at = ?2 WHERE id_digest = ?1 AND last_seen_at < ?2",
+                [.blob(idDigest), .integer(at)])
+        }
+    }
+
+    @discardableResult
+    public func removeSession(idDigest: [UInt8]) throws -> Bool {
+        try database.write { db in
+            try db.run("DELETE FROM operator_sessions WHERE id_digest = ?1", [.blob(idDigest)]) > 0
+        }
+    }
+
+    @discardableResult
+    public func removeSessions(operatorName: String) throws -> Int {
+        try database.write { db in
+            try db.run("DELETE FROM operator_sessions WHERE operator_name = ?1", [.text(operatorName)])
+        }
+    }
+
+    @discardableResult
+    public func removeExpiredSessions(idleBefore: Int64, createdBefore: Int64) throws -> Int {
+        try database.write { db in
+            try db.run(
+                "DELETE FROM operator_sessions WHERE last_seen_at < ?1 OR created_at < ?2",
+                [.integer(idleBefore), .integer(createdBefore)])
+        }
+    }
+
+    @discardableResult
+    public func appendAudit(_ entry: AuditEntry) throws -> AuditEntry {
+        try database.write { db in
+            try db.run(
+                """
+                INSERT INTO audit_log (at, operator_name, action, target, app_id, status)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """,
+                [
+                    .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
+                    entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
+                ])
+            var stored = entry
+            stored.sequence = db.lastInsertRowID
+            return stored
+        }
+    }
+
+    public func auditEntries(beforeSequence: Int64?, limit: Int) throws -> [AuditEntry] {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT seq, at, operator_name, action, target, app_id, status FROM audit_log
+                WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2
+                """, [.integer(beforeSequence ?? Int64.max), .integer(Int64(max(0, limit)))]
+            ) { row in
+                AuditEntry(
+                    sequence: row.int64(at: 0), at: row.int64(at: 1), operatorName: row.text(at: 2),
+                    action: row.text(at: 3), target: row.text(at: 4), appID: row.optionalText(at: 5),
+                    status: row.int(at: 6))
+            }
+        }
+    }
+
+    private static func operatorRow(_ row: SQLiteStatement) -> OperatorRecord {
+        OperatorRecord(
+            name: row.text(at: 0), role: OperatorRole(rawValue: row.text(at: 1)) ?? .viewer,
+            passwordHash: row.text(at: 2), createdAt: row.int64(at: 3))
+    }
+}

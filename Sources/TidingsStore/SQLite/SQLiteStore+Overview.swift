@@ -1,0 +1,128 @@
+import TidingsModel
+import TidingsSQLite
+
+extension SQLiteStore {
+    public func installationBreakdown(appID: String) throws -> InstallationBreakdown {
+        try reader.read { db in
+            try db.transaction(immediate: false) {
+                var breakdown = InstallationBreakdown()
+                let rows = try db.query(
+                    """
+                    SELECT platform, COALESCE(permission, 'unknown'), COUNT(*),
+                        SUM(CASE WHEN apns_token IS NOT NULL OR voip_token IS NOT NULL OR fcm_token IS NOT NULL
+                            THEN 1 ELSE 0 END),
+                        SUM(CASE WHEN consent_notifications = 1 THEN 1 ELSE 0 END),
+                        SUM(CASE WHEN consent_ads = 1 THEN 1 ELSE 0 END)
+                    FROM installations WHERE app_id = ?1 GROUP BY platform, COALESCE(permission, 'unknown')
+                    """, [.text(appID)]
+                ) { row in
+                    (row.text(at: 0), row.text(at: 1), row.int(at: 2), row.int(at: 3), row.int(at: 4), row.int(at: 5))
+                }
+                for (platform, permission, count, withToken, notifications, ads) in rows {
+                    breakdown.total += count
+                    breakdown.withToken += withToken
+                    breakdown.byPlatform[platform, default: 0] += count
+                    breakdown.byPermission[permission, default: 0] += count
+                    breakdown.notificationConsent += notifications
+                    breakdown.adConsent += ads
+                }
+                return breakdown
+            }
+        }
+    }
+
+    public func dailyActivity(appID: String, since: Int64) throws -> [DailyActivity] {
+        let day = DailyActivity.dayMilliseconds
+        let start = since - since % day
+        return try reader.read { db in
+            try db.transaction(immediate: false) {
+                var days: [Int64: DailyActivity] = [:]
+                let sends = try db.query(
+                    """
+                    SELECT (updated_at / ?3) * ?3, state, COUNT(*) FROM message_deliveries
+                    WHERE app_id = ?1 AND updated_at >= ?2 AND state IN ('sent', 'failed')
+                    GROUP BY 1, 2
+                    """, [.text(appID), .integer(start), .integer(day)]
+                ) { row in (row.int64(at: 0), row.text(at: 1), row.int(at: 2)) }
+                for (date, state, count) in sends {
+                    if state == "sent" { days[date, default: DailyActivity(day: date)].sent += count }
+                    if state == "failed" { days[date, default: DailyActivity(day: date)].failed += count }
+                }
+                let events = try db.query(
+                    """
+                    SELECT (occurred_at / ?3) * ?3, type, COUNT(*) FROM events
+                    WHERE app_id = ?1 AND occurred_at >= ?2 AND type IN ('delivery', 'open')
+                    GROUP BY 1, 2
+                    """, [.text(appID), .integer(start), .integer(day)]
+                ) { row in (row.int64(at: 0), row.text(at: 1), row.int(at: 2)) }
+                for (date, type, count) in events {
+                    if type == "delivery" { days[date, default: DailyActivity(day: date)].delivered += count }
+                    if type == "open" { days[date, default: DailyActivity(day: date)].opened += count }
+                }
+                return days.values.sorted { $0.day < $1.day }
+            }
+        }
+    }
+
+    public func failuresByReason(appID: String, since: Int64) throws -> [String: Int] {
+        try reader.read { db in
+            let rows = try db.query(
+                """
+                SELECT COALESCE(reason, 'unknown'), COUNT(*) FROM message_deliveries
+                WHERE app_id = ?1 AND updated_at >= ?2 AND state = 'failed' GROUP BY COALESCE(reason, 'unknown')
+                """, [.text(appID), .integer(since)]
+            ) { row in (row.text(at: 0), row.int(at: 1)) }
+            return Dictionary(rows, uniquingKeysWith: +)
+        }
+    }
+
+    public func recentMessages(appID: String, createdBefore: Int64?, limit: Int) throws -> [MessageRecord] {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT \(Self.messageColumns) FROM messages WHERE app_id = ?1 AND created_at < ?2
+                ORDER BY created_at DESC, id DESC LIMIT ?3
+                """, [.text(appID), .integer(createdBefore ?? Int64.max), .integer(Int64(max(0, limit)))],
+                row: Self.messageRow)
+        }
+    }
+
+    public func deliveries(appID: String, installationID: String, limit: Int) throws -> [(
+        delivery: MessageDelivery, updatedAt: Int64
+    )] {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT \(Self.deliveryColumns), updated_at FROM message_deliveries
+                WHERE app_id = ?1 AND installation_id = ?2 ORDER BY updated_at DESC LIMIT ?3
+                """, [.text(appID), .text(installationID), .integer(Int64(max(0, limit)))]
+            ) { row in (delivery: Self.deliveryRow(row), updatedAt: row.int64(at: 11)) }
+        }
+    }
+
+    public func events(appID: String, installationID: String, limit: Int) throws -> [StoredEvent] {
+        try reader.read { db in
+            try db.query(
+                """
+                SELECT \(Self.eventColumns) FROM events WHERE app_id = ?1 AND installation_id = ?2
+                ORDER BY seq DESC LIMIT ?3
+                """, [.text(appID), .text(installationID), .integer(Int64(max(0, limit)))], row: Self.eventRow)
+        }
+    }
+
+    public func installations(appID: String, tokenPrefix: String, limit: Int) throws -> [Installation] {
+        // A range on each token's index: tokens are ASCII, so every token with the prefix sorts below
+        // the prefix followed by U+FFFF.
+        let upper = tokenPrefix + "\u{FFFF}"
+        return try reader.read { db in
+            try db.query(
+                """
+                SELECT \(Self.installationColumns) FROM installations WHERE app_id = ?1 AND (
+                    (apns_token >= ?2 AND apns_token < ?3) OR (voip_token >= ?2 AND voip_token < ?3)
+                    OR (fcm_token >= ?2 AND fcm_token < ?3))
+                ORDER BY installation_id LIMIT ?4
+                """, [.text(appID), .text(tokenPrefix), .text(upper), .integer(Int64(max(0, limit)))],
+                row: Self.installationRow)
+        }
+    }
+}

@@ -1,0 +1,265 @@
+"""The web console in a real browser: headless Chromium driven by Selenium against `tidings demo --keep`.
+
+Each check prints a line; the first failure stops the run with exit status 1. The demo (tidingsd, the APNs
+emulator, a media server and simulated devices that run the SDK) is started here and stopped at the end,
+whatever happened.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+VIEWER_PASSWORD = "viewer-password-for-tests"
+
+
+class Demo:
+    """`tidings demo --keep --json`: read its report, keep it running, stop it with SIGINT."""
+
+    def __init__(self, bin_dir):
+        self.bin_dir = bin_dir
+        self.process = subprocess.Popen(
+            [os.path.join(bin_dir, "tidings"), "demo", "--keep", "--json", "--devices", "12", "--seed", "7"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        text = ""
+        deadline = time.monotonic() + 150
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("tidings demo ended before printing its report")
+            text += line
+            if line.startswith("}"):
+                break
+        self.report = json.loads(text)
+        server = self.report["server"]
+        self.console = server["console"]
+        self.api = server["api"].rstrip("/")
+        self.server_key = server["server_key"]
+        self.password = server["console_password"]
+        self.data_directory = server["data_directory"]
+
+    def api_get(self, path):
+        request = urllib.request.Request(self.api + path, headers={"Authorization": f"Bearer {self.server_key}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(getattr(self, "data_directory", ""), ignore_errors=True)
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print(f"ok - {message}", flush=True)
+
+
+class Console:
+    def __init__(self, url, screenshots):
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium")
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                         "--disable-gpu"]:
+            options.add_argument(argument)
+        self.profile = tempfile.mkdtemp(prefix="tidings-chromium-")
+        options.add_argument(f"--user-data-dir={self.profile}")
+        self.driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
+        self.url = url
+        self.screenshots = screenshots
+        self.wait = WebDriverWait(self.driver, 30)
+
+    def visible(self, css):
+        return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def text_in(self, css, text, timeout=30):
+        WebDriverWait(self.driver, timeout).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text))
+
+    def sign_in(self, name, password):
+        self.driver.get(self.url)
+        self.visible("#sign-in-name").send_keys(name)
+        self.driver.find_element(By.ID, "sign-in-password").send_keys(password)
+        self.driver.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
+        self.visible("#top")
+        self.text_in("#who", name)
+
+    def go(self, hash_route, ready_css):
+        self.driver.execute_script("location.hash = arguments[0]", hash_route)
+        return self.visible(ready_css)
+
+    def fetch(self, method, path, body=None, csrf=False):
+        """A request from inside the page (same origin, with the session cookie); returns the status."""
+        return self.driver.execute_async_script(
+            """
+            const [method, path, body, csrf, done] = arguments;
+            (async () => {
+              const headers = { "Content-Type": "application/json",
+                                "X-Tidings-App": localStorage.getItem("tidings.app") || "" };
+              if (csrf) {
+                const me = await fetch("/v1/session");
+                if (me.ok) headers["X-CSRF-Token"] = (await me.json()).csrf_token;
+              }
+              const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+              done(response.status);
+            })().catch((error) => done(String(error)));
+            """, method, path, body, csrf)
+
+    def shot(self, name):
+        self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}.png"))
+
+    def close(self):
+        self.driver.quit()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def run(demo, console, bin_dir):
+    driver = console.driver
+    # Security headers on the console's own files.
+    with urllib.request.urlopen(demo.console, timeout=10) as response:
+        policy = response.headers["Content-Security-Policy"]
+        check("script-src 'self'" in policy and "frame-ancestors 'none'" in policy, "the console is served under a strict CSP")
+        check(response.headers["X-Content-Type-Options"] == "nosniff", "the console's files are nosniff")
+
+    console.sign_in("demo", demo.password)
+    check("demo · admin" in driver.find_element(By.ID, "who").text, "an admin signs in")
+    cookie = driver.get_cookie("tidings_session")
+    check(cookie and cookie["httpOnly"] and cookie["sameSite"] == "Strict", "the session cookie is HttpOnly, SameSite=Strict")
+    check(driver.execute_script("return document.cookie.includes('tidings_session')") is False,
+          "page scripts cannot read the session cookie")
+    console.text_in("#view h1", "Overview")
+    console.visible(".chart svg")
+    console.shot("overview")
+
+    # Compose a rich push and send it to every simulated device.
+    console.go("#/compose", "#compose-form")
+    form = driver.find_element(By.ID, "compose-form")
+    form.find_element(By.NAME, "title").send_keys("Weekend picks")
+    form.find_element(By.NAME, "subtitle").send_keys("Chosen for you")
+    form.find_element(By.NAME, "body").send_keys("Three new arrivals, 20% off until Sunday.")
+    form.find_element(By.NAME, "link").send_keys("tidingsdemo://picks/weekend")
+    form.find_element(By.NAME, "sound").send_keys("default")
+    for index, title in enumerate(["Show me", "Later"]):
+        form.find_element(By.XPATH, "//button[text()='Add a button']").click()
+        fields = form.find_elements(By.CSS_SELECTOR, "fieldset fieldset input")
+        fields[2 * index].send_keys(title)
+    console.text_in("#preview", "Weekend picks")
+    console.text_in("#preview", "Show me")
+    console.text_in("#audience-count", "Reaches 12 installation(s)")
+    driver.execute_script("window.scrollTo(0, 0)")
+    check(True, "the lock-screen preview and the live audience count follow the form")
+    console.shot("compose")
+    driver.find_element(By.ID, "send-now").click()
+    WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
+    WebDriverWait(driver, 15).until(lambda d: d.execute_script("return location.hash").startswith("#/messages/msg_"))
+    message_id = driver.execute_script("return location.hash").split("/")[-1]
+    check(True, f"the push was sent as {message_id}")
+    try:
+        WebDriverWait(driver, 90).until(lambda d: int(d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")[2]
+                                                      .find_elements(By.TAG_NAME, "td")[2].text or "0") > 0
+                                        and int(d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")[3]
+                                                .find_elements(By.TAG_NAME, "td")[2].text or "0") > 0)
+    except TimeoutException:
+        raise AssertionError("the funnel did not fill in: " + driver.find_element(By.CSS_SELECTOR, ".funnel").text)
+    rows = driver.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")
+    counts = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[2].text for row in rows}
+    check(counts["Targets"] == "12", f"the funnel fills in while devices report: {counts}")
+    console.shot("message")
+
+    # Find a device by its id and read its timeline.
+    installation = demo.api_get("/v1/installations?limit=1")["installations"][0]["installation_id"]
+    console.go("#/devices", "input[name=q]").send_keys(installation + "\n")
+    console.visible(f"a[href='#/devices/{installation}']").click()
+    console.text_in("#view", "Timeline")
+    console.text_in("#view table caption", "Events and deliveries")
+    console.text_in("#view", "delivery: sent")
+    check("…" in driver.find_element(By.ID, "view").text, "the device page masks its tokens")
+    check(True, f"device {installation} shows its timeline with the delivery")
+    console.shot("device")
+
+    console.go("#/events", "#view table")
+    console.shot("events")
+    console.go("#/settings", "#view section")
+    console.text_in("#view", "Audit log")
+    console.text_in("#view", "POST /v1/messages")
+    check(True, "the audit log shows the send")
+    console.shot("settings")
+
+    # A write without the CSRF token is refused, with it the same session may write.
+    status = console.fetch("POST", "/v1/messages", {"target": {"all": True}, "content": {"title": "no token"}})
+    check(status == 403, f"a CSRF-less write is refused ({status})")
+    status = console.fetch("POST", "/v1/lint", {"content": {"title": "with token"}}, csrf=True)
+    check(status == 200, f"the same write path with the token is accepted ({status})")
+
+    # Logout ends the session on the server, not only in the page.
+    driver.find_element(By.ID, "sign-out").click()
+    console.visible("#sign-in-name")
+    status = console.fetch("GET", "/v1/session")
+    check(status == 401, f"after sign-out the session is gone ({status})")
+
+    # A viewer reads but cannot send.
+    environment = dict(os.environ, TIDINGS_OPERATOR_PASSWORD=VIEWER_PASSWORD)
+    subprocess.run([os.path.join(bin_dir, "tidingsd"), "users", "create", "vera", "--role", "viewer",
+                    "--data-dir", demo.data_directory], env=environment, check=True, stdout=subprocess.DEVNULL)
+    console.sign_in("vera", VIEWER_PASSWORD)
+    console.go("#/compose", "#compose-form")
+    check(not driver.find_element(By.ID, "send-now").is_enabled(), "a viewer sees Send disabled")
+    status = console.fetch("POST", "/v1/messages", {"target": {"all": True}, "content": {"title": "viewer"}}, csrf=True)
+    check(status == 403, f"a viewer's send is refused by the server ({status})")
+    console.go(f"#/messages/{message_id}", ".funnel")
+    check(True, "a viewer reads the message's funnel")
+
+    # Phone-sized and dark: the overview still lays out.
+    driver.set_window_size(390, 844)
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    console.go("#/overview", ".chart svg")
+    console.shot("overview-phone-dark")
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    check(width <= 400, f"the overview fits a phone's width ({width}px)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--screenshots", default=".build/browser-test")
+    arguments = parser.parse_args()
+    os.makedirs(arguments.screenshots, exist_ok=True)
+    started = time.monotonic()
+    demo = Demo(arguments.bin)
+    console = None
+    try:
+        console = Console(demo.console, arguments.screenshots)
+        run(demo, console, arguments.bin)
+    except Exception as error:  # noqa: BLE001 - any failure fails the run, with a screenshot of where.
+        if console:
+            console.shot("failure")
+        print(f"not ok - {type(error).__name__}: {error}", flush=True)
+        return 1
+    finally:
+        if console:
+            console.close()
+        demo.stop()
+    print(f"browser test passed in {time.monotonic() - started:.0f} s; screenshots in {arguments.screenshots}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

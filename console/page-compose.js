@@ -1,0 +1,200 @@
+import { api, can } from "/console/api.js";
+import { field, h, show } from "/console/dom.js";
+
+// NHN Cloud's limit, which keeps buttons readable on Android too; iOS itself would show four.
+const maximumButtons = 3;
+
+// The form is built from sections, each contributing to the request: adding "when", languages or variants
+// later means adding a section, not rewriting the page.
+function contentSection() {
+  const inputs = {
+    title: h("input", { name: "title", maxlength: "200" }),
+    subtitle: h("input", { name: "subtitle", maxlength: "200" }),
+    body: h("textarea", { name: "body", maxlength: "2000" }),
+    media: h("input", { name: "media", type: "url", placeholder: "https://…/picture.jpg or .mp4" }),
+    link: h("input", { name: "link", placeholder: "myapp://offer/42 or https://example.com" }),
+    sound: h("input", { name: "sound", placeholder: "default" }),
+    badge: h("input", { name: "badge", type: "number", min: "0" }),
+    category: h("input", { name: "category" }),
+    silent: h("input", { name: "silent", type: "checkbox" }),
+  };
+  const buttons = [];
+  const buttonList = h("div");
+  const addButton = h("button", { type: "button" }, "Add a button");
+  function addButtonRow(title = "", url = "") {
+    if (buttons.length >= maximumButtons) return;
+    const row = { title: h("input", { value: title, maxlength: "40" }), url: h("input", { value: url }) };
+    const index = buttons.length + 1;
+    buttons.push(row);
+    buttonList.append(h("fieldset", {}, h("legend", {}, `Button ${index}`),
+      field("Button title", row.title), field("Button link (optional)", row.url)));
+    addButton.disabled = buttons.length >= maximumButtons;
+  }
+  addButton.addEventListener("click", () => addButtonRow());
+  const element = h("fieldset", {}, h("legend", {}, "Content"),
+    field("Title", inputs.title), field("Subtitle", inputs.subtitle), field("Body", inputs.body),
+    field("Image or video URL", inputs.media), field("Deep link or web link when tapped", inputs.link),
+    field("Sound", inputs.sound), field("Badge", inputs.badge), field("Category", inputs.category),
+    h("label", { class: "inline" }, inputs.silent, "Silent (background) push: no alert, wakes the app"),
+    h("h3", {}, `Buttons (up to ${maximumButtons})`), buttonList, addButton);
+  const action = (url) => ({ type: /^https?:/i.test(url) ? "web" : "deeplink", url });
+  return {
+    element, inputs,
+    apply(request) {
+      const content = {};
+      for (const name of ["title", "subtitle", "body", "sound", "category"]) {
+        if (inputs[name].value.trim()) content[name] = inputs[name].value.trim();
+      }
+      if (inputs.badge.value !== "") content.badge = Number(inputs.badge.value);
+      if (inputs.media.value.trim()) content.media = { url: inputs.media.value.trim() };
+      if (inputs.link.value.trim()) content.default_action = action(inputs.link.value.trim());
+      const filled = buttons.filter((row) => row.title.value.trim());
+      if (filled.length) {
+        content.buttons = filled.map((row, index) => ({
+          id: `button_${index + 1}`, title: row.title.value.trim(),
+          action: row.url.value.trim() ? action(row.url.value.trim()) : { type: "open_app" },
+        }));
+      }
+      request.content = content;
+      request.kind = inputs.silent.checked ? "background" : "alert";
+      if (inputs.silent.checked) request.priority = 5;
+    },
+    load(payload) {
+      const alert = payload?.aps?.alert ?? {};
+      inputs.title.value = alert.title ?? "";
+      inputs.subtitle.value = alert.subtitle ?? "";
+      inputs.body.value = alert.body ?? (typeof alert === "string" ? alert : "");
+      inputs.sound.value = typeof payload?.aps?.sound === "string" ? payload.aps.sound : "";
+      inputs.badge.value = payload?.aps?.badge ?? "";
+      inputs.category.value = payload?.aps?.category ?? "";
+    },
+  };
+}
+
+function audienceSection(onChange) {
+  const kinds = [["all", "Everyone"], ["tags", "Tag expression"], ["user_ids", "Users"],
+    ["installation_ids", "Installations"]];
+  const radios = kinds.map(([value, label], index) =>
+    h("label", { class: "inline" }, h("input", { type: "radio", name: "audience", value, checked: index === 0 }), label));
+  const detail = h("input", { name: "audience_detail", placeholder: "vip AND (ios OR lang_ja), or ids separated by commas" });
+  const count = h("p", { class: "muted", "aria-live": "polite", id: "audience-count" });
+  const element = h("fieldset", {}, h("legend", {}, "Audience"), radios, field("Tags or ids", detail), count);
+  const kind = () => element.querySelector("input[name=audience]:checked").value;
+  element.addEventListener("input", onChange);
+  element.addEventListener("change", onChange);
+  return {
+    element, count,
+    target() {
+      const value = detail.value.trim();
+      switch (kind()) {
+        case "tags": return { tags: value };
+        case "user_ids": return { user_ids: value.split(/[\s,]+/).filter(Boolean) };
+        case "installation_ids": return { installation_ids: value.split(/[\s,]+/).filter(Boolean) };
+        default: return { all: true };
+      }
+    },
+    apply(request) { request.target = this.target(); },
+  };
+}
+
+function lockScreen(report) {
+  const alert = report.alert ?? {};
+  const now = new Date();
+  const notification = h("div", { class: "notification" },
+    h("div", { class: "head" }, h("span", {}, "YOUR APP"), h("span", {}, "now")),
+    alert.title ? h("div", { class: "title" }, alert.title) : null,
+    alert.subtitle ? h("div", { class: "title" }, alert.subtitle) : null,
+    alert.body ? h("div", {}, alert.body) : null,
+    report.media?.url && report.media.type === "image" ? h("img", { src: report.media.url, alt: "" }) : null,
+    report.media?.url && report.media.type !== "image" ? h("div", { class: "muted" }, `▶ ${report.media.type}`) : null,
+    report.buttons?.length ? h("div", { class: "buttons" }, report.buttons.map((button) => h("span", {}, button.title))) : null);
+  return h("div", { class: "lock-screen", role: "img", "aria-label": "Lock screen preview" },
+    h("div", { class: "clock" }, `${now.getHours()}:${String(now.getMinutes()).padStart(2, "0")}`),
+    report.content_available && !alert.title && !alert.body ?
+      h("p", {}, "Silent push: nothing is shown") : notification);
+}
+
+export async function composePage(view, duplicateOf) {
+  const preview = h("div", { id: "preview" });
+  const lint = h("div", { class: "lint", "aria-live": "polite", id: "lint" });
+  const result = h("p", { "aria-live": "polite", id: "send-result" });
+  let timer = null;
+  const content = contentSection();
+  const audience = audienceSection(() => schedule());
+  // Future sections (when, languages, variants) go here, in the order they appear on the page.
+  const sections = [content, audience];
+  const request = () => {
+    const body = {};
+    for (const section of sections) section.apply(body);
+    return body;
+  };
+
+  async function check() {
+    const body = request();
+    try {
+      const checked = await api("POST", "/v1/lint", { ...body, target: undefined });
+      const warnings = checked.report.warnings;
+      show(preview, lockScreen(checked.report));
+      show(lint, h("h2", {}, "Checks"), warnings.length === 0 ? h("p", { class: "ok" }, "No findings.") :
+        h("ul", {}, warnings.map((warning) => h("li", { class: warning.severity }, `${warning.severity}: ${warning.message}`))),
+        h("p", { class: "muted" }, `${checked.report.size_bytes} of ${checked.report.size_limit} bytes`));
+    } catch (error) {
+      show(lint, h("h2", {}, "Checks"), h("p", { class: "error" }, error.message));
+    }
+    try {
+      const size = await api("POST", "/v1/audience", { target: body.target });
+      audience.count.textContent = `Reaches ${size.installations} installation(s) now.`;
+    } catch (error) {
+      audience.count.textContent = error.message;
+    }
+  }
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(check, 300);
+  }
+
+  const testTarget = h("input", { name: "test_installation" });
+  async function send(target, label) {
+    result.className = "";
+    result.textContent = `${label}…`;
+    try {
+      const body = request();
+      if (target) body.target = target;
+      const accepted = await api("POST", "/v1/messages", body);
+      if (target) {
+        result.className = "ok";
+        result.textContent = `Test sent: ${accepted.message_id} (${accepted.queued} queued).`;
+      } else {
+        location.hash = `#/messages/${encodeURIComponent(accepted.message_id)}`;
+      }
+    } catch (error) {
+      result.className = "error";
+      result.textContent = error.message;
+    }
+  }
+  const editor = can("editor");
+  const form = h("form", { id: "compose-form" }, sections.map((section) => section.element),
+    h("fieldset", {}, h("legend", {}, "Send"),
+      field("Send a test to one installation", testTarget),
+      h("div", { class: "row" },
+        h("button", { type: "button", id: "send-test", disabled: !editor,
+          onclick: () => testTarget.value.trim() && send({ installation_ids: [testTarget.value.trim()] }, "Sending test") },
+          "Send test"),
+        h("button", { type: "submit", class: "primary", id: "send-now", disabled: !editor }, "Send now")),
+      editor ? null : h("p", { class: "muted" }, "Viewers may preview but not send."),
+      result));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (confirm(`Send to ${audience.count.textContent.replace("Reaches ", "") || "the audience"}?`)) send(null, "Sending");
+  });
+  form.addEventListener("input", schedule);
+  show(view, h("h1", {}, "Compose"), h("div", { class: "split" }, form,
+    h("aside", { "aria-label": "Preview" }, h("h2", {}, "Preview"), preview, lint)));
+  if (duplicateOf) {
+    const page = await api("GET", "/v1/stats/messages?limit=100");
+    const original = page.messages.find((message) => message.message_id === duplicateOf);
+    if (original) content.load(original.payload);
+  }
+  await check();
+  content.inputs.title.focus();
+}

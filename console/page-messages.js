@@ -1,0 +1,96 @@
+import { api, can } from "/console/api.js";
+import { setPageTimer } from "/console/app.js";
+import { h, percent, show, table, time } from "/console/dom.js";
+
+export async function messagesPage(view) {
+  const stateFilter = h("select", { id: "message-state" },
+    ["", "queued", "sending", "done", "cancelled"].map((state) => h("option", { value: state }, state || "any")));
+  const list = h("div", { "aria-live": "polite" });
+  let cursor = null;
+  const shown = [];
+
+  function render() {
+    const rows = shown.filter((message) => !stateFilter.value || message.state === stateFilter.value);
+    show(list, table(["Created", "Message", "State", "Targets", "Sent", "Failed", "Skipped"], rows.map((message) => [
+      time(message.created_at),
+      h("a", { href: `#/messages/${encodeURIComponent(message.message_id)}` },
+        typeof message.title === "string" ? message.title : message.message_id),
+      message.state, message.counts.targets, message.counts.sent, message.counts.failed, message.counts.skipped,
+    ])), cursor ? h("button", { type: "button", onclick: more }, "Older messages") : null);
+  }
+
+  async function more() {
+    const page = await api("GET", `/v1/stats/messages?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    shown.push(...page.messages);
+    cursor = page.next_cursor;
+    render();
+  }
+
+  stateFilter.addEventListener("change", render);
+  show(view, h("h1", {}, "Messages"),
+    h("label", { for: "message-state" }, "State"), stateFilter,
+    can("editor") ? h("p", {}, h("a", { href: "#/compose" }, "Compose a new message")) : null, list);
+  await more();
+}
+
+export async function messagePage(view, messageID) {
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const body = h("div");
+
+  async function refresh() {
+    const message = await api("GET", `/v1/messages/${encodeURIComponent(messageID)}`);
+    const counts = message.counts;
+    const funnel = message.funnel;
+    // Distinct installations per stage, so that two opens on one phone count once.
+    const stage = (name) => funnel?.unique?.[name] ?? 0;
+    const delivered = stage("delivered");
+    const opened = stage("opened");
+    const actions = stage("actions");
+    const stages = [
+      ["Targets", counts.targets, counts.targets],
+      ["Sent", counts.sent, counts.targets],
+      ["Delivered", delivered, counts.sent],
+      ["Opened", opened, delivered],
+      ["Actions", actions, opened],
+    ];
+    const peak = Math.max(1, counts.targets);
+    const bars = stages.map(([name, value, of]) => {
+      const bar = h("div", { class: "bar" });
+      bar.style.width = `${(100 * value) / peak}%`;
+      return [name, bar, String(value), percent(value, of)];
+    });
+    const reasons = (byReason) => Object.entries(byReason ?? {}).sort((a, b) => b[1] - a[1]);
+    const failed = reasons(counts.failed_by_reason);
+    const skipped = reasons(counts.skipped_by_reason);
+    show(body,
+      h("section", { class: "funnel", "aria-labelledby": "funnel-heading" },
+        h("h2", { id: "funnel-heading" }, "Funnel"),
+        table(["Stage", "", "Count", "Rate from the stage before"], bars)),
+      h("h2", {}, "Failures by reason"),
+      failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
+      h("h2", {}, "Skipped by reason"),
+      skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."));
+    status.textContent = `State: ${message.state} · created ${time(message.created_at)}` +
+      (message.state === "done" ? ` · finished ${time(message.finished_at)}` : " · updating every 2 s");
+    status.dataset.state = message.state;
+    cancel.hidden = !can("editor") || message.state === "done" || message.state === "cancelled";
+    return message;
+  }
+
+  const cancel = h("button", { type: "button", class: "danger", hidden: true, onclick: async () => {
+    if (!confirm("Cancel what is not sent yet?")) return;
+    try {
+      await api("DELETE", `/v1/messages/${encodeURIComponent(messageID)}`);
+      await refresh();
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  } }, "Cancel sending");
+  const duplicate = can("editor") ? h("a", { href: `#/compose?from=${encodeURIComponent(messageID)}` },
+    "Duplicate as new") : null;
+  show(view, h("p", {}, h("a", { href: "#/messages" }, "← Messages")), h("h1", {}, `Message ${messageID}`),
+    status, h("div", { class: "row" }, cancel, duplicate), body);
+  await refresh();
+  // Counts move while the fan-out sends and devices report back: poll until the page is left.
+  setPageTimer(setInterval(() => refresh().catch(() => {}), 2000));
+}

@@ -1,0 +1,144 @@
+import { api, can, session } from "/console/api.js";
+import { field, h, show, table, time } from "/console/dom.js";
+
+const admin = (path) => `/v1/admin/apps/${encodeURIComponent(session.app)}${path}`;
+
+function notice(element, text, isError = false) {
+  element.className = isError ? "error" : "ok";
+  element.textContent = text;
+}
+
+async function appsSection() {
+  const apps = (await api("GET", "/v1/admin/apps")).apps;
+  const name = h("input", { name: "app_name", required: true });
+  const bundle = h("input", { name: "bundle_id", required: true, placeholder: "com.example.app" });
+  const status = h("p", { role: "status" });
+  const form = h("form", {}, field("New app name", name), field("Bundle id", bundle),
+    h("button", { type: "submit" }, "Create app"), status);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const app = await api("POST", "/v1/admin/apps", { name: name.value.trim(), bundle_id: bundle.value.trim() });
+      notice(status, `Created ${app.app_id}. Reload to pick it.`);
+    } catch (error) {
+      notice(status, error.message, true);
+    }
+  });
+  return h("section", {}, h("h2", {}, "Apps"),
+    table(["App", "Name", "Bundle id", "APNs", "FCM"], apps.map((app) => [
+      app.app_id, app.name, app.bundle_id, app.apns.configured ? `key ${app.apns.key_id}` : "not set",
+      app.fcm.configured ? app.fcm.project_id : "not set",
+    ])), form);
+}
+
+async function keysSection(refresh) {
+  const keys = (await api("GET", admin("/keys"))).keys;
+  const status = h("div", { role: "status" });
+  const kind = h("select", {}, h("option", { value: "server" }, "server"), h("option", { value: "app" }, "app"));
+  const create = h("button", { type: "button", onclick: async () => {
+    try {
+      const issued = await api("POST", admin("/keys"), { kind: kind.value });
+      // The secret exists only in this answer: shown once, never stored by the console.
+      show(status, h("p", {}, `New ${issued.key.kind} key ${issued.key.key_id}. Copy it now; it is not shown again:`),
+        h("p", { class: "secret", id: "new-key-secret" }, issued.secret));
+    } catch (error) {
+      notice(status, error.message, true);
+    }
+  } }, "Create key");
+  const rows = keys.map((key) => [key.key_id, key.kind, key.hint, time(key.created_at),
+    key.revoked_at ? `revoked ${time(key.revoked_at)}` :
+      h("button", { type: "button", class: "danger", onclick: async () => {
+        if (!confirm(`Revoke ${key.key_id}? Clients using it stop working.`)) return;
+        await api("DELETE", `/v1/admin/keys/${encodeURIComponent(key.key_id)}`);
+        refresh();
+      } }, "Revoke")]);
+  return h("section", {}, h("h2", {}, "API keys"), table(["Key", "Kind", "Hint", "Created", ""], rows),
+    h("div", { class: "row" }, h("div", {}, field("Kind", kind)), create), status);
+}
+
+function credentialsSection() {
+  const status = h("p", { role: "status" });
+  const apnsKey = h("input", { type: "file", accept: ".p8" });
+  const keyID = h("input", { name: "apns_key_id" });
+  const teamID = h("input", { name: "apns_team_id" });
+  const fcmFile = h("input", { type: "file", accept: ".json,application/json" });
+  const read = (input) => (input.files[0] ? input.files[0].text() : Promise.reject(new Error("choose a file")));
+  const apnsForm = h("form", {}, h("h3", {}, "APNs"), field("Key file (.p8)", apnsKey), field("Key id", keyID),
+    field("Team id", teamID), h("button", { type: "submit" }, "Upload APNs key"));
+  apnsForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await api("PUT", admin("/apns"), { key: await read(apnsKey), key_id: keyID.value.trim(), team_id: teamID.value.trim() });
+      apnsForm.reset();
+      notice(status, "APNs key stored. It is never shown back.");
+    } catch (error) {
+      notice(status, error.message, true);
+    }
+  });
+  const fcmForm = h("form", {}, h("h3", {}, "FCM"), field("Service account (.json)", fcmFile),
+    h("button", { type: "submit" }, "Upload service account"));
+  fcmForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await api("PUT", admin("/fcm"), { service_account: JSON.parse(await read(fcmFile)) });
+      fcmForm.reset();
+      notice(status, "Service account stored. It is never shown back.");
+    } catch (error) {
+      notice(status, error.message, true);
+    }
+  });
+  return h("section", {}, h("h2", {}, "Push credentials"), apnsForm, fcmForm, status);
+}
+
+async function identitySection(refresh) {
+  const keys = (await api("GET", admin("/identity-keys"))).identity_keys;
+  const keyID = h("input", { name: "identity_key_id" });
+  const pem = h("textarea", { name: "identity_public_key", placeholder: "-----BEGIN PUBLIC KEY-----" });
+  const status = h("p", { role: "status" });
+  const form = h("form", {}, field("Key id", keyID), field("Public key (PEM)", pem),
+    h("button", { type: "submit" }, "Add identity key"), status);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await api("POST", admin("/identity-keys"), { key_id: keyID.value.trim(), public_key: pem.value.trim() });
+      refresh();
+    } catch (error) {
+      notice(status, error.message, true);
+    }
+  });
+  return h("section", {}, h("h2", {}, "Identity-verification keys"),
+    table(["Key id", "Algorithm", "Added", ""], keys.map((key) => [key.key_id, key.algorithm, time(key.created_at),
+      h("button", { type: "button", class: "danger", onclick: async () => {
+        await api("DELETE", admin(`/identity-keys/${encodeURIComponent(key.key_id)}`));
+        refresh();
+      } }, "Remove")])), form);
+}
+
+async function auditSection() {
+  const log = await api("GET", "/v1/audit?limit=50", undefined, { app: false });
+  return h("section", {}, h("h2", {}, "Audit log"),
+    table(["When", "Operator", "Action", "Target", "App", "Status"], log.entries.map((entry) => [
+      time(entry.at), entry.operator, entry.action, h("code", {}, entry.target), entry.app_id ?? "", entry.status,
+    ]), "Every write made in the console, newest first"));
+}
+
+export async function settingsPage(view) {
+  if (!can("admin")) {
+    show(view, h("h1", {}, "Settings"),
+      h("p", {}, "Apps, keys, credentials and operators are managed by admin operators."),
+      h("p", { class: "muted" }, `You are signed in as ${session.operator.name} (${session.operator.role}).`));
+    return;
+  }
+  const refresh = () => settingsPage(view);
+  const sections = [await appsSection()];
+  if (session.app) {
+    sections.push(await keysSection(refresh), credentialsSection(), await identitySection(refresh));
+  }
+  sections.push(h("section", {}, h("h2", {}, "Operators"),
+    h("p", {}, "Operators are managed on the server: ",
+      h("code", {}, "tidingsd users create NAME --role admin|editor|viewer"), ", ", h("code", {}, "users list"), ", ",
+      h("code", {}, "users set-role"), ", ", h("code", {}, "users reset-password"), ", ", h("code", {}, "users remove"),
+      ".")));
+  sections.push(await auditSection());
+  show(view, h("h1", {}, "Settings"), sections);
+}
