@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsSQLite
+
 @testable import TidingsStore
 
 /// What only the SQLite backend has: its file, its schema version.
