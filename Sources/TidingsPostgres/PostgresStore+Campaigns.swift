@@ -8,7 +8,7 @@ extension PostgresStore {
                 try db.run(
                     """
                     INSERT INTO messages (\(Self.messageColumns), resolver, resolver_expires_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
                     """, Self.messageValues(message) + [PostgresValue(resolver), PostgresValue(leaseUntil)])
             }
         } catch let error as PostgresError where error.isUniqueViolation {
@@ -33,7 +33,8 @@ extension PostgresStore {
                 FROM due WHERE m.id = due.id
                 RETURNING \(columns.joined(separator: ", ")), m.resolve_cursor
                 """, [.integer(now), .text(resolver), .integer(leaseUntil)]
-            ) { row in ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(17)) }.first
+            ) { row in ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(Self.messageColumnCount))
+            }.first
         }
     }
 

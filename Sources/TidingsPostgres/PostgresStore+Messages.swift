@@ -10,6 +10,10 @@ extension PostgresStore {
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
         target_user_id, variant, language
         """
+    /// How many columns ``messageColumns`` names: the index of a column selected after them.
+    static let messageColumnCount = Int32(messageColumns.split(separator: ",").count)
+    /// How many columns ``deliveryColumns`` names: the index of a column selected after them.
+    static let deliveryColumnCount = Int32(deliveryColumns.split(separator: ",").count)
     private static let insertDeliverySQL = """
         INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)

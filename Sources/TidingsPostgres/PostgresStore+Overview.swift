@@ -96,7 +96,7 @@ extension PostgresStore {
                 SELECT \(Self.deliveryColumns), updated_at FROM message_deliveries
                 WHERE app_id = $1 AND installation_id = $2 ORDER BY updated_at DESC LIMIT $3
                 """, [.text(appID), .text(installationID), .integer(Int64(max(0, limit)))]
-            ) { row in (delivery: Self.deliveryRow(row), updatedAt: row.int64(11)) }
+            ) { row in (delivery: Self.deliveryRow(row), updatedAt: row.int64(Self.deliveryColumnCount)) }
         }
     }
 

@@ -160,20 +160,33 @@ public final class FanoutWorker: Sendable {
                 if continuous && queue.count < configuration.chunkSize / 2
                     && (!exhausted || ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval)
                 {
-                    try claim(
-                        DeliveryClaim(
-                            limit: configuration.chunkSize - queue.count, excludedMessageIDs: queue.saturatedMessages))
-                    // Finishing looks at every active message's rows: once a second is soon enough mid-campaign.
-                    if ContinuousClock.now - lastFinish >= .seconds(1) {
-                        lastFinish = .now
-                        try finishMessages()
+                    // With pushes in flight a store error must not end the pump: their outcomes would be lost and
+                    // the pushes sent again when the lease ends. Claim again after a poll interval instead.
+                    do {
+                        try claim(
+                            DeliveryClaim(
+                                limit: configuration.chunkSize - queue.count,
+                                excludedMessageIDs: queue.saturatedMessages))
+                        // Finishing looks at every active message's rows: once a second is soon enough mid-campaign.
+                        if ContinuousClock.now - lastFinish >= .seconds(1) {
+                            lastFinish = .now
+                            try finishMessages()
+                        }
+                    } catch {
+                        exhausted = true
+                        lastEmptyClaim = .now
+                        logger.warning("claiming more deliveries failed: \(error)", metadata: ["worker": id])
                     }
                 }
                 if continuous && !queue.isEmpty
                     && ContinuousClock.now - lastPriorityClaim >= configuration.priorityPollInterval
                 {
                     lastPriorityClaim = .now
-                    try claim(DeliveryClaim(limit: configuration.chunkSize, onlyTransactional: true))
+                    do {
+                        try claim(DeliveryClaim(limit: configuration.chunkSize, onlyTransactional: true))
+                    } catch {
+                        logger.warning("claiming transactional deliveries failed: \(error)", metadata: ["worker": id])
+                    }
                 }
                 var wait: Duration?
                 while inFlight < window {
@@ -200,7 +213,7 @@ public final class FanoutWorker: Sendable {
                 if completions.count >= configuration.completionBatchSize
                     || (inFlight == 0 && !completions.isEmpty)
                 {
-                    try flush(&completions)
+                    try await flush(&completions)
                 } else if !completions.isEmpty && !flushScheduled {
                     flushScheduled = true
                     let delay = configuration.completionDelay
@@ -222,7 +235,7 @@ public final class FanoutWorker: Sendable {
                     wakeScheduled = false
                 case .flush:
                     flushScheduled = false
-                    try flush(&completions)
+                    try await flush(&completions)
                 }
             }
             // Only timers can be left: the sends have all returned.
@@ -300,11 +313,10 @@ public final class FanoutWorker: Sendable {
     }
 
     /// Writes the waiting outcomes in one transaction and counts them.
-    private func flush(_ completions: inout CompletionBuffer) throws {
+    private func flush(_ completions: inout CompletionBuffer) async throws {
         guard !completions.isEmpty else { return }
         let batch = completions.take()
-        let recorded = try store.completeDeliveries(
-            batch.map(\.completion), worker: id, now: clock.now.millisecondsSince1970)
+        let recorded = try await recordOutcomes(batch.map(\.completion))
         for (index, entry) in batch.enumerated() {
             guard index < recorded.count, recorded[index] else {
                 logger.warning(
@@ -321,6 +333,27 @@ public final class FanoutWorker: Sendable {
             }
         }
     }
+
+    /// Writes outcomes, retrying while the store cannot take them (a database restarting): an outcome given up
+    /// here leaves its delivery claimed until the lease ends, and then the push goes out a second time.
+    private func recordOutcomes(_ completions: [DeliveryCompletion]) async throws -> [Bool] {
+        var attempt = 0
+        while true {
+            do {
+                return try store.completeDeliveries(completions, worker: id, now: clock.now.millisecondsSince1970)
+            } catch {
+                attempt += 1
+                guard attempt < Self.outcomeWriteAttempts, !Task.isCancelled else { throw error }
+                logger.warning(
+                    "recording \(completions.count) outcomes failed; retrying: \(error)",
+                    metadata: ["worker": id, "attempt": "\(attempt)"])
+                try await Task.sleep(for: .milliseconds(min(2_000, 50 << min(attempt, 6))))
+            }
+        }
+    }
+
+    /// How many times a batch of outcomes is tried: about 30 s of retries, longer than a database restart.
+    static let outcomeWriteAttempts = 20
 
     /// What the worker's task group hands back.
     enum Event: Sendable {

@@ -10,7 +10,7 @@ extension SQLiteStore {
             try db.run(
                 """
                 INSERT INTO messages (\(Self.messageColumns), resolver, resolver_expires_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
                 """, Self.messageValues(message) + [SQLiteValue(resolver), SQLiteValue(leaseUntil)])
         }
     }
@@ -24,7 +24,9 @@ extension SQLiteStore {
                     AND (resolver IS NULL OR resolver_expires_at <= ?1)
                 ORDER BY resolve_at, id LIMIT 1
                 """, [.integer(now)]
-            ) { row in ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(at: 17)) }.first
+            ) { row in
+                ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(at: Self.messageColumnCount))
+            }.first
             guard var claim = found else { return nil }
             try db.run(
                 """

@@ -25,7 +25,7 @@ extension SQLiteStore {
                         SELECT 1 FROM message_deliveries d
                         WHERE d.message_id = m.id AND d.state = 'pending' AND d.not_before <= ?1 LIMIT ?2))
                 FROM messages m LEFT JOIN app_send_settings s ON s.app_id = m.app_id
-                WHERE m.state IN ('queued', 'sending') AND (?3 = 0 OR m.message_type = 'transactional')
+                WHERE m.state IN ('queued', 'resolving', 'sending') AND (?3 = 0 OR m.message_type = 'transactional')
                 ORDER BY m.created_at, m.id
                 """, [.integer(now), .integer(limit), .integer(claim.onlyTransactional ? 1 : 0)]
             ) { row in
