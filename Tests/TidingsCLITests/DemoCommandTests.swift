@@ -23,7 +23,12 @@ import TidingsModel
         #expect(report["funnel"]?["opened"] == report["devices_did"]?["opened"])
         #expect(report["failures"] == [])
         // Progress goes to standard error, so standard output stays one JSON document.
-        #expect(result.standardError.contains("[4/4]"))
+        #expect(result.standardError.contains("[5/5]"))
+        // The Live Activity went start → update → end on every device, and the SDKs removed its tokens.
+        let steps = report["live_activity"]?["steps"]?.arrayValue ?? []
+        #expect(steps.compactMap { $0["event"]?.stringValue } == ["start", "update", "end"])
+        #expect(steps.allSatisfy { $0["devices"] == 4 && $0["sent"] == 4 })
+        #expect(report["live_activity"]?["tokens_left"] == 0)
     }
 
     @Test func theDemoExplainsItsFunnelToPeople() throws {
@@ -33,6 +38,7 @@ import TidingsModel
         #expect(result.standardOutput.contains("delivered"))
         #expect(result.standardOutput.contains("Try next:"))
         #expect(result.standardOutput.contains("By variant and language"))
+        #expect(result.standardOutput.contains("end     2 pushes → 2 devices show \"delivered\""))
     }
 
     @Test(arguments: [

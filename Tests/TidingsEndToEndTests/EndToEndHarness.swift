@@ -11,7 +11,9 @@ struct EndToEndHarness {
     let fleet: DeviceFleet
     let driver: CampaignDriver
 
-    init(devices: Int, seed: UInt64 = 7, behaviour: DeviceBehaviour = DeviceBehaviour()) async throws {
+    init(
+        devices: Int, seed: UInt64 = 7, behaviour: DeviceBehaviour = DeviceBehaviour(), liveActivityTypes: [String] = []
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-e2e-\(UUID())")
         var configuration = LocalDeployment.Configuration(directory: directory)
         // Retries come quickly, so a fault run finishes within the test.
@@ -25,6 +27,7 @@ struct EndToEndHarness {
         fleetConfiguration.seed = seed
         fleetConfiguration.behaviour = behaviour
         fleetConfiguration.userTokens = deployment.userTokens
+        fleetConfiguration.liveActivityTypes = liveActivityTypes
         fleet = try DeviceFleet(configuration: fleetConfiguration)
         driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         try await fleet.registerAll()

@@ -84,7 +84,7 @@ public struct CampaignDriver: Sendable {
         }
     }
 
-    private func call(_ method: String, _ path: String, body: JSONValue?) async throws(DeviceFleetError) -> JSONValue {
+    func call(_ method: String, _ path: String, body: JSONValue?) async throws(DeviceFleetError) -> JSONValue {
         guard let url = URL(string: apiURL.absoluteString + path) else { throw .serverFailed("bad path \(path)") }
         var request = TransportRequest(
             method: method, url: url, headers: ["Authorization": "Bearer \(serverKey)", "Accept": "application/json"])

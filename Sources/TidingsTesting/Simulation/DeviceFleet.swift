@@ -35,6 +35,9 @@ public final class DeviceFleet: Sendable {
         public var userIDPrefix = "user-"
         /// Fetches a user token for a user id from the app's backend, when the app verifies identities.
         public var userTokens: UserTokenProvider?
+        /// The Live Activity attributes types the app offers push-to-start for; every device reports a
+        /// push-to-start token for each when it registers.
+        public var liveActivityTypes: [String] = []
 
         public init(count: Int, serverURL: URL, appKey: String, directory: URL) {
             self.count = count
@@ -61,6 +64,7 @@ public final class DeviceFleet: Sendable {
     public let configuration: Configuration
     public let devices: [SimulatedDevice]
     private let devicesByToken: [String: SimulatedDevice]
+    private let liveActivityTokens = LiveActivityTokenDirectory()
     private let limiter: AsyncLimiter
     private let state = LockedBox(State())
 
@@ -72,7 +76,7 @@ public final class DeviceFleet: Sendable {
         }
         try configuration.behaviour.validate()
         self.configuration = configuration
-        devices = (0..<configuration.count).map { index in
+        devices = (0..<configuration.count).map { [liveActivityTokens] index in
             var client = TidingsClient.Configuration(
                 appKey: configuration.appKey, serverURL: configuration.serverURL,
                 containerDirectory: configuration.directory.appendingPathComponent("device-\(index)"))
@@ -88,7 +92,8 @@ public final class DeviceFleet: Sendable {
             client.upload.flushThreshold = .max
             return SimulatedDevice(
                 index: index, seed: configuration.seed, userID: "\(configuration.userIDPrefix)\(index)",
-                configuration: client, behaviour: configuration.behaviour, userTokens: configuration.userTokens)
+                configuration: client, behaviour: configuration.behaviour, userTokens: configuration.userTokens,
+                liveActivityTypes: configuration.liveActivityTypes, liveActivityTokens: liveActivityTokens)
         }
         devicesByToken = Dictionary(devices.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first })
         limiter = AsyncLimiter(limit: configuration.concurrency)
@@ -186,6 +191,15 @@ public final class DeviceFleet: Sendable {
         }
     }
 
+    /// Activity `id` as each device shows it, for the devices that have it.
+    public func liveActivity(id: String) async -> [SimulatedLiveActivity] {
+        var found: [SimulatedLiveActivity] = []
+        for device in devices {
+            if let activity = await device.liveActivities[id] { found.append(activity) }
+        }
+        return found
+    }
+
     /// The last error reading the feed, if it is failing.
     public var feedError: DeviceFleetError? { state.withLock { $0.feedError } }
 
@@ -193,7 +207,8 @@ public final class DeviceFleet: Sendable {
         var perDevice: [String: [APNsEmulatorNotification]] = [:]
         for notification in batch { perDevice[notification.deviceToken.lowercased(), default: []].append(notification) }
         for (token, notifications) in perDevice {
-            guard let device = devicesByToken[token] else { continue }
+            guard let device = devicesByToken[token] ?? liveActivityTokens.device(for: token).map({ devices[$0] })
+            else { continue }
             state.withLock { state in
                 let previous = state.tails[device.index]
                 // One handling at a time per device, in arrival order; at most `concurrency` devices at once.

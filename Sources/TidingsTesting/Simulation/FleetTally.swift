@@ -25,6 +25,18 @@ public struct FleetTally: Sendable, Hashable {
     public var deeplinkOpens = 0
     /// Web pages opened by a tap.
     public var linkOpens = 0
+    /// Live Activities started by push-to-start pushes.
+    public var liveActivityStarts = 0
+    /// Live Activity updates applied.
+    public var liveActivityUpdates = 0
+    /// Live Activities ended by an end push.
+    public var liveActivityEnds = 0
+    /// Live Activity pushes dropped for a `timestamp` older than the state shown.
+    public var liveActivityOutdated = 0
+    /// Push-to-start pushes for an activity already running on the device.
+    public var liveActivityRepeats = 0
+    /// Live Activity pushes no activity or push-to-start token of the device could take.
+    public var liveActivityRefused = 0
 
     public init() {}
 
@@ -41,6 +53,12 @@ public struct FleetTally: Sendable, Hashable {
         dismissed += other.dismissed
         deeplinkOpens += other.deeplinkOpens
         linkOpens += other.linkOpens
+        liveActivityStarts += other.liveActivityStarts
+        liveActivityUpdates += other.liveActivityUpdates
+        liveActivityEnds += other.liveActivityEnds
+        liveActivityOutdated += other.liveActivityOutdated
+        liveActivityRepeats += other.liveActivityRepeats
+        liveActivityRefused += other.liveActivityRefused
     }
 
     /// The events these actions must produce on the server, by funnel stage name.
@@ -57,6 +75,9 @@ public struct FleetTally: Sendable, Hashable {
             "received": received, "delivered": delivered, "background": background, "repeats": repeats,
             "foreground": foreground, "media_attached": mediaAttached, "opened": opened, "actions": actions,
             "dismissed": dismissed, "deeplink_open": deeplinkOpens, "link_open": linkOpens,
+            "live_activity_starts": liveActivityStarts, "live_activity_updates": liveActivityUpdates,
+            "live_activity_ends": liveActivityEnds, "live_activity_outdated": liveActivityOutdated,
+            "live_activity_repeats": liveActivityRepeats, "live_activity_refused": liveActivityRefused,
         ]
         return .object(counts.mapValues { .integer(Int64($0)) })
     }

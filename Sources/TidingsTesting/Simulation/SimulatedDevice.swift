@@ -26,6 +26,13 @@ public actor SimulatedDevice {
     private var categories: [CategoryDefinition] = []
     /// Message ids already shown, to count each (message, device) once as iOS's delivery de-dup does.
     private var seenMessages: Set<String> = []
+    /// The Live Activity attributes types the app offers push-to-start for, with this device's token for each.
+    let pushToStartTokens: [String: [UInt8]]
+    let liveActivityTokens: LiveActivityTokenDirectory
+    /// Makes update tokens apart from `random`, so activities do not change what the person does.
+    var liveActivityRandom: SeededRandomNumberGenerator
+    /// The activities on this device by id, ended ones kept so a test can read how they ended.
+    var activities: [String: SimulatedLiveActivity] = [:]
     /// Whether the last upload left events behind.
     public private(set) var hasPendingEvents = false
     public private(set) var installationID: String?
@@ -33,7 +40,9 @@ public actor SimulatedDevice {
     init(
         index: Int, seed: UInt64, userID: String, configuration: TidingsClient.Configuration,
         behaviour: DeviceBehaviour,
-        userTokens: UserTokenProvider? = nil
+        userTokens: UserTokenProvider? = nil,
+        liveActivityTypes: [String] = [],
+        liveActivityTokens: LiveActivityTokenDirectory = LiveActivityTokenDirectory()
     ) {
         self.index = index
         self.userTokens = userTokens
@@ -43,8 +52,18 @@ public actor SimulatedDevice {
         // Mixing the index into the seed gives every device its own, reproducible person and token.
         var random = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
         tokenBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
-        token = tokenBytes.map { String(format: "%02x", $0) }.joined()
+        token = tokenBytes.hexString
         self.random = random
+        var liveActivityRandom = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0xC2B2_AE3D_27D4_EB4F))
+        var pushToStartTokens: [String: [UInt8]] = [:]
+        for type in liveActivityTypes {
+            let token = (0..<32).map { _ in UInt8.random(in: 0...255, using: &liveActivityRandom) }
+            pushToStartTokens[type] = token
+            liveActivityTokens.assign(token.hexString, toDevice: index)
+        }
+        self.pushToStartTokens = pushToStartTokens
+        self.liveActivityTokens = liveActivityTokens
+        self.liveActivityRandom = liveActivityRandom
     }
 
     /// Installs the app: permission granted, consents chosen, user logged in, token registered with
@@ -78,6 +97,7 @@ public actor SimulatedDevice {
             throw .deviceFailed(index: index, reason: "registration: \(error)")
         }
         installationID = client.installationID
+        try await reportPushToStartTokens(client)
         hasPendingEvents = true
     }
 
@@ -90,6 +110,10 @@ public actor SimulatedDevice {
         var tally = FleetTally()
         for notification in notifications {
             tally.received += 1
+            if notification.pushType == "liveactivity" {
+                try await applyLiveActivityPush(notification, client: client, tally: &tally)
+                continue
+            }
             let foreground = draw() < behaviour.foregroundProbability
             await center.setAppState(foreground ? .foreground : .background)
             let shown: SimulatedNotificationCenter.Delivered?
@@ -164,7 +188,7 @@ public actor SimulatedDevice {
         Double.random(in: 0..<1, using: &random)
     }
 
-    private func openClient() throws(DeviceFleetError) -> TidingsClient {
+    func openClient() throws(DeviceFleetError) -> TidingsClient {
         do {
             return try TidingsClient(configuration: configuration)
         } catch {

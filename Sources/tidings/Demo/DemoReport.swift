@@ -11,6 +11,7 @@ struct DemoReport {
     var message: JSONValue
     var funnel: JSONValue
     var tally: FleetTally
+    var liveActivity: DemoLiveActivity
     var failures: [DeviceFleet.Failure]
     var matches: Bool
     var mismatch: String?
@@ -65,6 +66,8 @@ struct DemoReport {
             lines += breakdown.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
         }
         lines.append("")
+        lines += liveActivity.text()
+        lines.append("")
         if matches {
             lines.append(
                 "The server's funnel equals what the \(options.devices) devices did. "
@@ -80,6 +83,7 @@ struct DemoReport {
             "  tidings demo --devices 1000     more devices",
             "  tidings demo --seed 7           other people, other taps",
             "  tidings demo --keep             keep it running and send your own pushes",
+            "  tidings live-activity --help    start, update and end Live Activities yourself",
             "  tidings payload inspect Examples/payloads/braze.json",
             "",
         ]
@@ -91,7 +95,8 @@ struct DemoReport {
             "message_id": .string(messageID), "campaign_id": .string(SampleCampaign.campaignID),
             "devices": .integer(Int64(options.devices)), "seed": .integer(Int64(bitPattern: options.seed)),
             "targets": .integer(Int64(targets)), "counts": message["counts"] ?? .null, "funnel": funnel,
-            "devices_did": tally.json, "matches": .bool(matches), "seconds": .double((seconds * 1000).rounded() / 1000),
+            "devices_did": tally.json, "live_activity": liveActivity.json, "matches": .bool(matches),
+            "seconds": .double((seconds * 1000).rounded() / 1000),
             "failures": .array(
                 failures.map { ["device": .integer(Int64($0.deviceIndex)), "message": .string($0.message)] }),
         ]

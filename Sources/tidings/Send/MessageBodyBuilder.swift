@@ -85,7 +85,8 @@ enum MessageBodyBuilder {
     }
 
     /// Exactly one of `--installation` (repeatable), `--user` (repeatable), `--tag-expression`, `--all`.
-    static func target(_ arguments: ArgumentList) throws -> JSONValue {
+    /// - Parameter command: the command named in usage errors.
+    static func target(_ arguments: ArgumentList, command: String = "send") throws -> JSONValue {
         var targets: [(name: String, value: JSONValue)] = []
         let installations = arguments.values("installation")
         if !installations.isEmpty {
@@ -95,7 +96,8 @@ enum MessageBodyBuilder {
         if !users.isEmpty { targets.append(("--user", ["user_ids": .array(users.map(JSONValue.string))])) }
         let expressions = arguments.values("tag-expression")
         if expressions.count > 1 {
-            throw CommandLineError.usage("send: give one --tag-expression; combine tags with AND, OR, NOT inside it")
+            throw CommandLineError.usage(
+                "\(command): give one --tag-expression; combine tags with AND, OR, NOT inside it")
         }
         if let expression = expressions.first { targets.append(("--tag-expression", ["tags": .string(expression)])) }
         if arguments.flag("all") { targets.append(("--all", ["all": true])) }
@@ -103,7 +105,8 @@ enum MessageBodyBuilder {
             let given =
                 targets.isEmpty ? "none was given" : targets.map(\.name).joined(separator: " and ") + " were given"
             throw CommandLineError.usage(
-                "send: give exactly one target: --installation ID, --user ID, --tag-expression EXPR or --all; \(given)")
+                "\(command): give exactly one target: --installation ID, --user ID, --tag-expression EXPR or --all; "
+                    + given)
         }
         return targets[0].value
     }
