@@ -97,6 +97,119 @@ function audienceSection(onChange) {
   };
 }
 
+// Content per language: each row is a language tag and the text that replaces the default's, so a device gets
+// the best match for its language (exact tag, then the language alone, then the default).
+function languagesSection(content) {
+  const rows = [];
+  const list = h("div");
+  const add = h("button", { type: "button", id: "add-language" }, "Add a language");
+  add.addEventListener("click", () => {
+    const row = {
+      tag: h("input", { name: `language_${rows.length}`, placeholder: "ja, en-GB", maxlength: "35" }),
+      title: h("input", { name: `language_${rows.length}_title`, maxlength: "200" }),
+      body: h("textarea", { name: `language_${rows.length}_body`, maxlength: "2000" }),
+    };
+    rows.push(row);
+    list.append(h("fieldset", {}, h("legend", {}, `Language ${rows.length}`),
+      field("Language tag", row.tag), field("Title in this language", row.title),
+      field("Body in this language", row.body)));
+    row.tag.focus();
+  });
+  const element = h("fieldset", {}, h("legend", {}, "Languages"),
+    h("p", { class: "muted" }, "Devices whose language matches none of these get the content above."), list, add);
+  return {
+    element,
+    apply(request) {
+      const filled = rows.filter((row) => row.tag.value.trim());
+      if (!filled.length) return;
+      const localized = { default: request.content };
+      for (const row of filled) {
+        const text = { ...request.content };
+        if (row.title.value.trim()) text.title = row.title.value.trim();
+        if (row.body.value.trim()) text.body = row.body.value.trim();
+        localized[row.tag.value.trim()] = text;
+      }
+      request.content = localized;
+    },
+  };
+}
+
+// A split test: variant A is the content above, variant B replaces its title and body; a control share gets
+// nothing and is counted, so lift can be measured.
+function variantsSection() {
+  const enabled = h("input", { type: "checkbox", name: "split_test", id: "split-test" });
+  const inputs = {
+    title: h("input", { name: "variant_b_title", maxlength: "200" }),
+    body: h("textarea", { name: "variant_b_body", maxlength: "2000" }),
+    weightA: h("input", { name: "variant_a_weight", type: "number", min: "1", max: "1000", value: "1" }),
+    weightB: h("input", { name: "variant_b_weight", type: "number", min: "1", max: "1000", value: "1" }),
+    control: h("input", { name: "control_percent", type: "number", min: "0", max: "50", value: "0" }),
+  };
+  const details = h("div", { hidden: true },
+    field("Variant B title", inputs.title), field("Variant B body", inputs.body),
+    field("Weight of variant A", inputs.weightA), field("Weight of variant B", inputs.weightB),
+    field("Control group (% that gets nothing)", inputs.control));
+  enabled.addEventListener("change", () => { details.hidden = !enabled.checked; });
+  const element = h("fieldset", {}, h("legend", {}, "Split test"),
+    h("label", { class: "inline" }, enabled, "Send two variants and compare their open rates"), details);
+  // Replaces title and body in one content, or in each language of a localized one.
+  const variantB = (content) => {
+    const replace = (text) => ({ ...text,
+      ...(inputs.title.value.trim() ? { title: inputs.title.value.trim() } : {}),
+      ...(inputs.body.value.trim() ? { body: inputs.body.value.trim() } : {}) });
+    if (!("default" in content)) return replace(content);
+    return Object.fromEntries(Object.entries(content).map(([key, text]) => [key, replace(text)]));
+  };
+  return {
+    element,
+    apply(request) {
+      if (!enabled.checked) return;
+      request.variants = [
+        { id: "a", weight: Number(inputs.weightA.value) || 1, content: request.content },
+        { id: "b", weight: Number(inputs.weightB.value) || 1, content: variantB(request.content) },
+      ];
+      delete request.content;
+      const control = Number(inputs.control.value);
+      if (control > 0) request.control = control / 100;
+    },
+  };
+}
+
+// When: now, at a moment, or at a wall-clock time in each device's own time zone.
+function whenSection() {
+  const kinds = [["now", "Now"], ["at", "At a time"], ["local", "At this time in each device's time zone"]];
+  const radios = kinds.map(([value, label], index) =>
+    h("label", { class: "inline" }, h("input", { type: "radio", name: "when", value, checked: index === 0 }), label));
+  const moment = h("input", { name: "send_time", type: "datetime-local" });
+  const fallback = h("input", { name: "fallback_time_zone",
+    value: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", placeholder: "Europe/Berlin" });
+  const ifPast = h("input", { type: "checkbox", name: "if_past" });
+  const details = h("div", { hidden: true }, field("Date and time", moment),
+    h("div", { class: "local-only" }, field("Time zone of devices whose zone is unknown", fallback)),
+    h("label", { class: "inline" }, ifPast, "Where that time has passed, send at once (else refused or skipped)"));
+  const element = h("fieldset", {}, h("legend", {}, "When"), radios, details);
+  const kind = () => element.querySelector("input[name=when]:checked").value;
+  element.addEventListener("change", () => {
+    details.hidden = kind() === "now";
+    details.querySelector(".local-only").hidden = kind() !== "local";
+  });
+  return {
+    element,
+    get scheduled() { return kind() !== "now"; },
+    apply(request) {
+      if (kind() === "now" || !moment.value) return;
+      // The browser's zone turns the picked wall-clock time into one instant; a local-time send keeps it as
+      // written, for the server to place in each device's zone.
+      if (kind() === "at") request.send_at = new Date(moment.value).toISOString().replace(/\.\d{3}Z$/, "Z");
+      else {
+        request.local_time = moment.value.slice(0, 16);
+        if (fallback.value.trim()) request.fallback_time_zone = fallback.value.trim();
+      }
+      if (ifPast.checked) request.if_past = "send_now";
+    },
+  };
+}
+
 function lockScreen(report) {
   const alert = report.alert ?? {};
   const now = new Date();
@@ -121,8 +234,9 @@ export async function composePage(view, duplicateOf) {
   let timer = null;
   const content = contentSection();
   const audience = audienceSection(() => schedule());
-  // Future sections (when, languages, variants) go here, in the order they appear on the page.
-  const sections = [content, audience];
+  const when = whenSection();
+  // In page order; each adds its part to the request, languages and the split test wrapping the content.
+  const sections = [content, languagesSection(content), variantsSection(), audience, when];
   const request = () => {
     const body = {};
     for (const section of sections) section.apply(body);
@@ -131,8 +245,11 @@ export async function composePage(view, duplicateOf) {
 
   async function check() {
     const body = request();
+    // The linter judges one payload: the default content, as most devices will get it.
+    const single = {};
+    content.apply(single);
     try {
-      const checked = await api("POST", "/v1/lint", { ...body, target: undefined });
+      const checked = await api("POST", "/v1/lint", single);
       const warnings = checked.report.warnings;
       show(preview, lockScreen(checked.report));
       show(lint, h("h2", {}, "Checks"), warnings.length === 0 ? h("p", { class: "ok" }, "No findings.") :
@@ -159,7 +276,11 @@ export async function composePage(view, duplicateOf) {
     result.textContent = `${label}…`;
     try {
       const body = request();
-      if (target) body.target = target;
+      if (target) {
+        // A test goes out now, whatever the message's schedule.
+        body.target = target;
+        for (const name of ["send_at", "local_time", "fallback_time_zone", "if_past"]) delete body[name];
+      }
       const accepted = await api("POST", "/v1/messages", body);
       if (target) {
         result.className = "ok";
@@ -185,9 +306,13 @@ export async function composePage(view, duplicateOf) {
       result));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (confirm(`Send to ${audience.count.textContent.replace("Reaches ", "") || "the audience"}?`)) send(null, "Sending");
+    const who = audience.count.textContent.replace("Reaches ", "") || "the audience";
+    if (confirm(when.scheduled ? `Schedule for ${who}?` : `Send to ${who}?`)) send(null, when.scheduled ? "Scheduling" : "Sending");
   });
   form.addEventListener("input", schedule);
+  form.addEventListener("change", () => {
+    form.querySelector("#send-now").textContent = when.scheduled ? "Schedule" : "Send now";
+  });
   show(view, h("h1", {}, "Compose"), h("div", { class: "split" }, form,
     h("aside", { "aria-label": "Preview" }, h("h2", {}, "Preview"), preview, lint)));
   if (duplicateOf) {

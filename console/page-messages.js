@@ -4,18 +4,18 @@ import { h, percent, show, table, time } from "/console/dom.js";
 
 export async function messagesPage(view) {
   const stateFilter = h("select", { id: "message-state" },
-    ["", "queued", "sending", "done", "cancelled"].map((state) => h("option", { value: state }, state || "any")));
+    ["", "scheduled", "resolving", "sending", "done", "cancelled"].map((state) => h("option", { value: state }, state || "any")));
   const list = h("div", { "aria-live": "polite" });
   let cursor = null;
   const shown = [];
 
   function render() {
     const rows = shown.filter((message) => !stateFilter.value || message.state === stateFilter.value);
-    show(list, table(["Created", "Message", "State", "Targets", "Sent", "Failed", "Skipped"], rows.map((message) => [
+    show(list, table(["Created", "Message", "State", "Sends at", "Targets", "Sent", "Failed", "Skipped"], rows.map((message) => [
       time(message.created_at),
       h("a", { href: `#/messages/${encodeURIComponent(message.message_id)}` },
         typeof message.title === "string" ? message.title : message.message_id),
-      message.state, message.counts.targets, message.counts.sent, message.counts.failed, message.counts.skipped,
+      message.state, message.state === "scheduled" ? time(message.resolve_at) : "", message.counts.targets, message.counts.sent, message.counts.failed, message.counts.skipped,
     ])), cursor ? h("button", { type: "button", onclick: more }, "Older messages") : null);
   }
 
@@ -62,15 +62,33 @@ export async function messagePage(view, messageID) {
     const reasons = (byReason) => Object.entries(byReason ?? {}).sort((a, b) => b[1] - a[1]);
     const failed = reasons(counts.failed_by_reason);
     const skipped = reasons(counts.skipped_by_reason);
+    // Per variant (with the open-rate difference from the first and its 95% interval) and per language.
+    const groupRows = (groups, key) => (groups ?? []).map((group) => {
+      const unique = group.unique ?? {};
+      const difference = group.open_rate_difference;
+      return [group[key], group.targets, group.sent ?? 0, unique.delivered ?? 0, unique.opened ?? 0,
+        percent(unique.opened ?? 0, unique.delivered ?? 0),
+        ...(key === "variant" ? [difference ? `${(100 * difference.difference).toFixed(1)} pts ` +
+          `(${(100 * difference.ci95_low).toFixed(1)} to ${(100 * difference.ci95_high).toFixed(1)})` +
+          (difference.significant ? ", significant" : ", not significant") : ""] : [])];
+    });
+    const breakdown = (groups, key, heading, id) => groups?.length ? h("section", { id },
+      h("h2", {}, heading),
+      table([key === "variant" ? "Variant" : "Language", "Targets", "Sent", "Delivered", "Opened", "Open rate",
+        ...(key === "variant" ? ["Versus the first (95% CI)"] : [])], groupRows(groups, key))) : null;
     show(body,
       h("section", { class: "funnel", "aria-labelledby": "funnel-heading" },
         h("h2", { id: "funnel-heading" }, "Funnel"),
         table(["Stage", "", "Count", "Rate from the stage before"], bars)),
+      breakdown(funnel?.variants, "variant", "By variant", "variant-funnels"),
+      breakdown(funnel?.languages, "language", "By language", "language-funnels"),
       h("h2", {}, "Failures by reason"),
       failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
       h("h2", {}, "Skipped by reason"),
       skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."));
-    status.textContent = `State: ${message.state} · created ${time(message.created_at)}` +
+    const schedule = message.state === "scheduled" && message.resolve_at ?
+      ` · sends from ${time(message.resolve_at)}` : "";
+    status.textContent = `State: ${message.state} · created ${time(message.created_at)}${schedule}` +
       (message.state === "done" ? ` · finished ${time(message.finished_at)}` : " · updating every 2 s");
     status.dataset.state = message.state;
     cancel.hidden = !can("editor") || message.state === "done" || message.state === "cancelled";

@@ -21,7 +21,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 VIEWER_PASSWORD = "viewer-password-for-tests"
 
@@ -182,6 +182,51 @@ def run(demo, console, bin_dir):
     counts = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[2].text for row in rows}
     check(counts["Targets"] == "12", f"the funnel fills in while devices report: {counts}")
     console.shot("message")
+
+    # Schedule a localized split test for tomorrow, see it scheduled in the list, then cancel it.
+    console.go("#/compose", "#compose-form")
+    form = driver.find_element(By.ID, "compose-form")
+    form.find_element(By.NAME, "title").send_keys("Tomorrow's picks")
+    form.find_element(By.NAME, "body").send_keys("New arrivals at nine.")
+    driver.find_element(By.ID, "add-language").click()
+    form.find_element(By.NAME, "language_0").send_keys("ja")
+    form.find_element(By.NAME, "language_0_title").send_keys("明日のおすすめ")
+    driver.find_element(By.ID, "split-test").click()
+    form.find_element(By.NAME, "variant_b_title").send_keys("Picks for tomorrow")
+    control = form.find_element(By.NAME, "control_percent")
+    control.clear()
+    control.send_keys("10")
+    form.find_element(By.CSS_SELECTOR, "input[name=when][value=at]").click()
+    driver.execute_script(
+        """const input = arguments[0];
+           const tomorrow = new Date(Date.now() + 86400000);
+           const pad = (n) => String(n).padStart(2, "0");
+           input.value = `${tomorrow.getFullYear()}-${pad(tomorrow.getMonth() + 1)}-${pad(tomorrow.getDate())}T09:00`;
+           input.dispatchEvent(new Event("input", { bubbles: true }));
+           input.dispatchEvent(new Event("change", { bubbles: true }));""",
+        form.find_element(By.NAME, "send_time"))
+    console.text_in("#send-now", "Schedule")
+    console.shot("compose-scheduled")
+    driver.find_element(By.ID, "send-now").click()
+    WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
+    WebDriverWait(driver, 15).until(
+        lambda d: d.execute_script("return location.hash").startswith("#/messages/msg_")
+        and d.execute_script("return location.hash").split("/")[-1] != message_id)
+    scheduled_id = driver.execute_script("return location.hash").split("/")[-1]
+    console.text_in("#view", "State: scheduled")
+    console.text_in("#view", "sends from")
+    stored = demo.api_get(f"/v1/messages/{scheduled_id}")
+    check(stored["state"] == "scheduled" and stored["variants"] == ["a", "b"] and "resolve_at" in stored,
+          f"the console scheduled a split test: {stored.get('state')}, variants {stored.get('variants')}")
+    console.go("#/messages", "#message-state")
+    Select(driver.find_element(By.ID, "message-state")).select_by_value("scheduled")
+    console.text_in("#view table", "Tomorrow's picks")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#view tbody tr")) == 1, "the state filter shows the scheduled message only")
+    console.go(f"#/messages/{scheduled_id}", ".funnel")
+    driver.find_element(By.XPATH, "//button[text()='Cancel sending']").click()
+    WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
+    console.text_in("#view", "State: cancelled")
+    check(demo.api_get(f"/v1/messages/{scheduled_id}")["state"] == "cancelled", "cancelling a scheduled message stops it")
 
     # Find a device by its id and read its timeline.
     installation = demo.api_get("/v1/installations?limit=1")["installations"][0]["installation_id"]

@@ -158,6 +158,9 @@ extension APIService {
                 ]),
             ]
             if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }
+            if message.state == .scheduled, let resolveAt = message.resolveAt {
+                object["resolve_at"] = .integer(resolveAt)
+            }
             items.append(.object(object))
         }
         let next: JSONValue =

@@ -140,6 +140,7 @@ extension APIService {
         if let campaignID = message.campaignID { object["campaign_id"] = .string(campaignID) }
         if let rate = message.ratePerSecond { object["rate_per_second"] = .integer(Int64(rate)) }
         if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }
+        if message.state == .scheduled, let resolveAt = message.resolveAt { object["resolve_at"] = .integer(resolveAt) }
         if let plan = CampaignPlan.decode(message.plan) {
             object["schedule"] = plan.scheduleJSON
             if plan.hasVariants { object["variants"] = .array(plan.arms.compactMap { $0.id.map(JSONValue.string) }) }
