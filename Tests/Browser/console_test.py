@@ -23,8 +23,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-VIEWER_PASSWORD = "viewer-password-for-tests"
-
 
 class Demo:
     """`tidings demo --keep --json`: read its report, keep it running, stop it with SIGINT."""
@@ -259,11 +257,20 @@ def run(demo, console, bin_dir):
     status = console.fetch("GET", "/v1/session")
     check(status == 401, f"after sign-out the session is gone ({status})")
 
-    # A viewer reads but cannot send.
-    environment = dict(os.environ, TIDINGS_OPERATOR_PASSWORD=VIEWER_PASSWORD)
-    subprocess.run([os.path.join(bin_dir, "tidingsd"), "users", "create", "vera", "--role", "viewer",
-                    "--data-dir", demo.data_directory], env=environment, check=True, stdout=subprocess.DEVNULL)
-    console.sign_in("vera", VIEWER_PASSWORD)
+    # A viewer reads but cannot send: made by the admin in Settings, with a password shown once.
+    console.sign_in("demo", demo.password)
+    console.go("#/settings", "#operator-form")
+    form = driver.find_element(By.ID, "operator-form")
+    form.find_element(By.NAME, "operator_name").send_keys("vera")
+    Select(form.find_element(By.NAME, "operator_role")).select_by_value("viewer")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    viewer_password = console.visible("#new-operator-password").text
+    check(len(viewer_password) == 20, "an admin adds a viewer in Settings and sees the password once")
+    console.text_in("#operators table", "vera")
+    console.shot("settings-operators")
+    driver.find_element(By.ID, "sign-out").click()
+    console.visible("#sign-in-name")
+    console.sign_in("vera", viewer_password)
     console.go("#/compose", "#compose-form")
     check(not driver.find_element(By.ID, "send-now").is_enabled(), "a viewer sees Send disabled")
     status = console.fetch("POST", "/v1/messages", {"target": {"all": True}, "content": {"title": "viewer"}}, csrf=True)

@@ -228,7 +228,7 @@ extension APIService {
     }
 
     /// Runs an administrative call, turning its refusals into HTTP errors.
-    private func admin<Result>(_ body: () throws -> Result) throws -> Result {
+    func admin<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try storeCall(body)
         } catch let error as AdministrationError {

@@ -1222,6 +1222,71 @@ extension ConsoleAssets {
               } }, "Remove")])), form);
         }
 
+        async function operatorsSection(refresh) {
+          const operators = (await api("GET", "/v1/admin/operators", undefined, { app: false })).operators;
+          const status = h("div", { role: "status", id: "operator-status" });
+          const roles = ["viewer", "editor", "admin"];
+          // A password the server generated exists only in its answer: shown once, never kept by the console.
+          // Looked up when shown: adding an operator renders the page anew.
+          const showPassword = (name, password) => show(document.getElementById("operator-status") ?? status,
+            h("p", {}, `Password for ${name}. Give it to them now; it is not shown again:`),
+            h("p", { class: "secret", id: "new-operator-password" }, password));
+          const failed = (error) => notice(status, error.message, true);
+          const rows = operators.map((account) => {
+            const role = h("select", { "aria-label": `Role of ${account.name}` },
+              roles.map((name) => h("option", { value: name, selected: name === account.role }, name)));
+            role.addEventListener("change", async () => {
+              try {
+                await api("PATCH", `/v1/admin/operators/${encodeURIComponent(account.name)}`, { role: role.value },
+                  { app: false });
+                notice(status, `${account.name} is now ${role.value}; their sessions ended.`);
+              } catch (error) {
+                role.value = account.role;
+                failed(error);
+              }
+            });
+            const self = account.name === session.operator.name;
+            return [account.name, role, time(account.created_at), h("div", { class: "row" },
+              h("button", { type: "button", onclick: async () => {
+                if (!confirm(`Give ${account.name} a new password? Their sessions end.`)) return;
+                try {
+                  const reset = await api("POST", `/v1/admin/operators/${encodeURIComponent(account.name)}/password`,
+                    undefined, { app: false });
+                  showPassword(account.name, reset.password);
+                } catch (error) {
+                  failed(error);
+                }
+              } }, "New password"),
+              self ? null : h("button", { type: "button", class: "danger", onclick: async () => {
+                if (!confirm(`Remove ${account.name}?`)) return;
+                try {
+                  await api("DELETE", `/v1/admin/operators/${encodeURIComponent(account.name)}`, undefined, { app: false });
+                  refresh();
+                } catch (error) {
+                  failed(error);
+                }
+              } }, "Remove"))];
+          });
+          const name = h("input", { name: "operator_name", required: true, maxlength: "64" });
+          const role = h("select", { name: "operator_role" }, roles.map((value) => h("option", { value }, value)));
+          const form = h("form", { id: "operator-form" }, field("New operator's name", name), field("Role", role),
+            h("button", { type: "submit" }, "Add operator"));
+          form.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              const created = await api("POST", "/v1/admin/operators", { name: name.value.trim(), role: role.value },
+                { app: false });
+              await refresh();
+              showPassword(created.name, created.password);
+            } catch (error) {
+              failed(error);
+            }
+          });
+          return h("section", { id: "operators" }, h("h2", {}, "Operators"),
+            table(["Name", "Role", "Added", ""], rows), form, status,
+            h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|remove"), "."));
+        }
+
         async function auditSection() {
           const log = await api("GET", "/v1/audit?limit=50", undefined, { app: false });
           return h("section", {}, h("h2", {}, "Audit log"),
@@ -1242,11 +1307,7 @@ extension ConsoleAssets {
           if (session.app) {
             sections.push(await keysSection(refresh), credentialsSection(), await identitySection(refresh));
           }
-          sections.push(h("section", {}, h("h2", {}, "Operators"),
-            h("p", {}, "Operators are managed on the server: ",
-              h("code", {}, "tidingsd users create NAME --role admin|editor|viewer"), ", ", h("code", {}, "users list"), ", ",
-              h("code", {}, "users set-role"), ", ", h("code", {}, "users reset-password"), ", ", h("code", {}, "users remove"),
-              ".")));
+          sections.push(await operatorsSection(refresh));
           sections.push(await auditSection());
           show(view, h("h1", {}, "Settings"), sections);
         }
