@@ -31,28 +31,11 @@ enum APNsBench {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        try shell(
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE")
-
-        let port = try freePort()
-        let configuration = directory.appendingPathComponent("h2o.conf")
-        try Data(h2oConfiguration(port: port, certificate: certificate, key: key).utf8).write(to: configuration)
-        let sink = Process()
-        sink.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sink.arguments = ["h2o", "-c", configuration.path]
-        sink.standardOutput = FileHandle.nullDevice
-        sink.standardError = FileHandle.nullDevice
-        try sink.run()
-        defer {
-            sink.terminate()
-            sink.waitUntilExit()
-        }
-        let endpoint = "https://127.0.0.1:\(port)"
-        try blocking { try await waitUntilListening(endpoint: endpoint, certificate: certificate) }
+        let sink = try H2OSink(directory: directory)
+        defer { sink.stop() }
+        let endpoint = sink.endpoint
+        let certificate = sink.certificate
+        let port = sink.port
         print(
             "apns: \(pushes) pushes of \(payload.count) B, sink h2o + mruby (TLS, 1 thread, 100 streams per connection)"
         )

@@ -71,7 +71,7 @@ enum EndToEndBench {
         _ = try await driver.waitForFunnel(
             messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(300))
         let allIngested = ContinuousClock.now - sendStart
-        let peakKiB = peakMemoryKiB(pid: tidingsd.process.processIdentifier)
+        let peakKiB = Measure.processMemoryKiB(pid: tidingsd.process.processIdentifier, field: "VmHWM")
 
         print(
             "e2e: \(devices) simulated devices (real TidingsClient each), tidingsd as its own process, one rich campaign"
@@ -115,14 +115,5 @@ enum EndToEndBench {
                 return (process, url)
             }
         }
-    }
-
-    /// `VmHWM` (peak resident set) of `pid`, in KiB.
-    static func peakMemoryKiB(pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        return 0
     }
 }

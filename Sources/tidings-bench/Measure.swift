@@ -27,4 +27,14 @@ enum Measure {
         let padded = name.padding(toLength: max(name.count, 52), withPad: " ", startingAt: 0)
         print("\(padded) \(String(format: "%10.1f", value)) \(unit)")
     }
+
+    /// A memory figure of process `pid` from `/proc/PID/status` (`VmRSS` now, `VmHWM` its peak), in KiB; 0 when
+    /// it cannot be read.
+    static func processMemoryKiB(pid: Int32, field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
 }

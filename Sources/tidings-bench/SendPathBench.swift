@@ -22,37 +22,9 @@ enum SendPathBench {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-sendpath-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        try APNsBench.shell(
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE")
-        let port = try APNsBench.freePort()
-        let configurationFile = directory.appendingPathComponent("h2o.conf")
-        try Data(APNsBench.h2oConfiguration(port: port, certificate: certificate, key: key).utf8)
-            .write(to: configurationFile)
-        let sink = Process()
-        sink.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sink.arguments = ["h2o", "-c", configurationFile.path]
-        sink.standardOutput = FileHandle.nullDevice
-        sink.standardError = FileHandle.nullDevice
-        try sink.run()
-        defer {
-            sink.terminate()
-            sink.waitUntilExit()
-        }
-        let endpoint = "https://127.0.0.1:\(port)"
-        try APNsBench.blocking { try await APNsBench.waitUntilListening(endpoint: endpoint, certificate: certificate) }
-
-        let clientConfiguration = {
-            var configuration = APNsClient.Configuration()
-            configuration.productionEndpoint = endpoint
-            configuration.sandboxEndpoint = endpoint
-            configuration.maxConcurrentStreams = 100  // what h2o announces
-            configuration.caBundlePath = certificate
-            return configuration
-        }()
+        let sink = try H2OSink(directory: directory)
+        defer { sink.stop() }
+        let clientConfiguration = sink.clientConfiguration
         let current = FanoutWorker.Configuration()
         let before = {
             var configuration = FanoutWorker.Configuration()

@@ -72,7 +72,7 @@ final class APIService: Sendable {
             HTTPRoute("DELETE", "/v1/messages/{message_id}") { try await self.cancelMessage($0) },
             HTTPRoute("GET", "/v1/users/{user_id}/export") { try await self.exportUser($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
-        ] + adminRoutes() + operatorRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes() + sessionRoutes()
-            + consoleRoutes()
+        ] + adminRoutes() + operatorRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
+            + sessionRoutes() + consoleRoutes()
     }
 }
