@@ -1,0 +1,126 @@
+import Foundation
+import Tidings
+import TidingsModel
+import TidingsServer
+import TidingsStore
+import TidingsTesting
+
+/// A campaign to a large audience through a release `tidingsd` (its own process, SQLite on disk) to the h2o
+/// sink of ``APNsBench``: for each size (`TIDINGS_BENCH_CAMPAIGN_SIZES`, default `100000,1000000`) the time
+/// from `POST /v1/messages` to its answer, from the answer to the first and to the last push accepted, the
+/// send rate, and tidingsd's resident memory (before the send, sampled during it, and its peak `VmHWM`);
+/// then the raw ``APNsClient`` alone against the same sink in the same run, as the rate to compare with.
+enum CampaignBench {
+    static let bundleID = "com.example.campaign-bench"
+
+    static func run() throws {
+        let sizes = (ProcessInfo.processInfo.environment["TIDINGS_BENCH_CAMPAIGN_SIZES"] ?? "100000,1000000")
+            .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-campaign-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sink = try H2OSink(directory: directory)
+        defer { sink.stop() }
+        print("campaign: tidingsd (release, own process, SQLite on disk) → h2o sink (TLS, 1 thread, 100 streams)")
+        var largest = 0
+        for size in sizes {
+            try APNsBench.blocking { try await measure(installations: size, sink: sink, root: directory) }
+            largest = max(largest, size)
+        }
+        // The raw client's rate does not depend on the audience; 100,000 pushes measure it well.
+        let pushes = min(largest, 100_000)
+        let raw = try APNsBench.blocking {
+            try await SendPathBench.rawRate(
+                sink.clientConfiguration, pushes: pushes, inFlight: FanoutWorker.Configuration().maximumInFlight)
+        }
+        Measure.report("campaign.raw_client_\(pushes)_pushes", raw, "/s")
+    }
+
+    static func measure(installations: Int, sink: H2OSink, root: URL) async throws {
+        let directory = root.appendingPathComponent("size-\(installations)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seedStart = ContinuousClock.now
+        let serverKey = try seed(directory: directory, installations: installations)
+        print("campaign: \(installations) installations seeded in \(Int((ContinuousClock.now - seedStart).seconds)) s")
+
+        let tidingsd = try EndToEndBench.startTidingsd(
+            dataDirectory: directory, apnsEndpoint: URL(string: sink.endpoint)!,
+            extraArguments: ["--apns-ca-file", sink.certificate])
+        defer {
+            tidingsd.process.terminate()
+            tidingsd.process.waitUntilExit()
+        }
+        let pid = tidingsd.process.processIdentifier
+        let transport = URLSessionTransport()
+        func call(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
+            var request = TransportRequest(
+                method: method, url: URL(string: tidingsd.url.absoluteString + path)!,
+                headers: ["Authorization": "Bearer \(serverKey)"], timeout: .seconds(30))
+            if let body {
+                request.headers["Content-Type"] = "application/json"
+                request.body = try body.serialized()
+            }
+            let response = try await transport.send(request)
+            return (response.status, (try? JSONValue.parse(response.body)) ?? .null)
+        }
+        let idleKiB = Measure.processMemoryKiB(pid: pid, field: "VmRSS")
+
+        let sendStart = ContinuousClock.now
+        let (status, answer) = try await call(
+            "POST", "/v1/messages",
+            ["target": ["all": true], "content": ["title": "Campaign bench", "body": "One push to everyone"]])
+        let answered = ContinuousClock.now
+        guard status == 202, let messageID = answer["message_id"]?.stringValue else {
+            throw APNsBench.Failure(description: "POST /v1/messages answered \(status): \(answer)")
+        }
+        var firstPush: Duration?
+        var resolved: Duration?
+        var largestRSS = 0
+        while true {
+            let (_, message) = try await call("GET", "/v1/messages/\(messageID)")
+            let sent = Int(message["counts"]?["sent"]?.integerValue ?? 0)
+            let state = message["state"]?.stringValue ?? "?"
+            largestRSS = max(largestRSS, Measure.processMemoryKiB(pid: pid, field: "VmRSS"))
+            if firstPush == nil, sent > 0 { firstPush = ContinuousClock.now - answered }
+            if resolved == nil, state != "resolving", state != "scheduled" { resolved = ContinuousClock.now - answered }
+            if sent >= installations { break }
+            if state == "done" || state == "cancelled" {
+                throw APNsBench.Failure(description: "message ended \(state) with \(sent) of \(installations) sent")
+            }
+            if ContinuousClock.now - answered > .seconds(3600) { throw APNsBench.Failure(description: "timed out") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let lastPush = ContinuousClock.now - answered
+        let peakKiB = Measure.processMemoryKiB(pid: pid, field: "VmHWM")
+
+        let name = "campaign.\(installations)"
+        Measure.report("\(name).post_to_answer", (answered - sendStart).seconds * 1000, "ms")
+        Measure.report("\(name).answer_to_first_push", (firstPush ?? lastPush).seconds, "s")
+        Measure.report("\(name).answer_to_audience_resolved", (resolved ?? lastPush).seconds, "s")
+        Measure.report("\(name).answer_to_last_push", lastPush.seconds, "s")
+        Measure.report("\(name).pushes_per_second", Double(installations) / lastPush.seconds, "/s")
+        Measure.report("\(name).tidingsd_rss_before_send", Double(idleKiB) / 1024, "MiB")
+        Measure.report("\(name).tidingsd_rss_largest_sample", Double(largestRSS) / 1024, "MiB")
+        Measure.report("\(name).tidingsd_peak_rss", Double(peakKiB) / 1024, "MiB")
+    }
+
+    /// An app with `installations` installations in a SQLite store in `directory` (tidingsd's data directory),
+    /// each with its own token; answers the server key. The store is closed before tidingsd opens it.
+    static func seed(directory: URL, installations: Int) throws -> String {
+        let store = try SQLiteStore(directory: directory)
+        let app = try ProvisionedApp.create(
+            store: store, dataDirectory: directory, name: "campaign-bench", bundleID: bundleID,
+            identityVerification: .optional)
+        let now = Date().millisecondsSince1970
+        for index in 0..<installations {
+            var update = InstallationUpdate()
+            update.platform = .set("ios")
+            update.apnsToken = .set(String(format: "%064x", index))
+            update.environment = .set("production")
+            _ = try store.upsertInstallation(
+                appID: app.app.id, installationID: String(format: "inst-%07d", index), update: update, now: now)
+        }
+        return app.serverKey
+    }
+}
