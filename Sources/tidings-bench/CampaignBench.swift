@@ -41,7 +41,8 @@ enum CampaignBench {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let seedStart = ContinuousClock.now
-        let serverKey = try seed(directory: directory, installations: installations)
+        let serverKey = try SeededApp.create(directory: directory, bundleID: bundleID, installations: installations)
+            .app.serverKey
         print("campaign: \(installations) installations seeded in \(Int((ContinuousClock.now - seedStart).seconds)) s")
 
         let tidingsd = try EndToEndBench.startTidingsd(
@@ -103,24 +104,5 @@ enum CampaignBench {
         Measure.report("\(name).tidingsd_rss_before_send", Double(idleKiB) / 1024, "MiB")
         Measure.report("\(name).tidingsd_rss_largest_sample", Double(largestRSS) / 1024, "MiB")
         Measure.report("\(name).tidingsd_peak_rss", Double(peakKiB) / 1024, "MiB")
-    }
-
-    /// An app with `installations` installations in a SQLite store in `directory` (tidingsd's data directory),
-    /// each with its own token; answers the server key. The store is closed before tidingsd opens it.
-    static func seed(directory: URL, installations: Int) throws -> String {
-        let store = try SQLiteStore(directory: directory)
-        let app = try ProvisionedApp.create(
-            store: store, dataDirectory: directory, name: "campaign-bench", bundleID: bundleID,
-            identityVerification: .optional)
-        let now = Date().millisecondsSince1970
-        for index in 0..<installations {
-            var update = InstallationUpdate()
-            update.platform = .set("ios")
-            update.apnsToken = .set(String(format: "%064x", index))
-            update.environment = .set("production")
-            _ = try store.upsertInstallation(
-                appID: app.app.id, installationID: String(format: "inst-%07d", index), update: update, now: now)
-        }
-        return app.serverKey
     }
 }
