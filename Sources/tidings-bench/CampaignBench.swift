@@ -21,7 +21,8 @@ enum CampaignBench {
         defer { try? FileManager.default.removeItem(at: directory) }
         let sink = try H2OSink(directory: directory)
         defer { sink.stop() }
-        print("campaign: tidingsd (release, own process, SQLite on disk) → h2o sink (TLS, 1 thread, 100 streams)")
+        Measure.line(
+            "campaign: tidingsd (release, own process, SQLite on disk) → h2o sink (TLS, 1 thread, 100 streams)")
         var largest = 0
         for size in sizes {
             try APNsBench.blocking { try await measure(installations: size, sink: sink, root: directory) }
@@ -43,7 +44,8 @@ enum CampaignBench {
         let seedStart = ContinuousClock.now
         let serverKey = try SeededApp.create(directory: directory, bundleID: bundleID, installations: installations)
             .app.serverKey
-        print("campaign: \(installations) installations seeded in \(Int((ContinuousClock.now - seedStart).seconds)) s")
+        Measure.line(
+            "campaign: \(installations) installations seeded in \(Int((ContinuousClock.now - seedStart).seconds)) s")
 
         let tidingsd = try EndToEndBench.startTidingsd(
             dataDirectory: directory, apnsEndpoint: URL(string: sink.endpoint)!,

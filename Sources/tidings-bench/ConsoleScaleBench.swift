@@ -23,7 +23,7 @@ enum ConsoleScaleBench {
 
         let seedStart = ContinuousClock.now
         let serverKey = try seed(directory: directory, installations: installations, messages: messages)
-        print(
+        Measure.line(
             "console-scale: \(installations) installations, \(messages) messages written in "
                 + "\(Int((ContinuousClock.now - seedStart).seconds)) s; tidingsd (release, own process, SQLite on disk)"
         )
@@ -105,7 +105,7 @@ enum ConsoleScaleBench {
             if ContinuousClock.now - start > .seconds(600) { throw APNsBench.Failure(description: "messages not sent") }
             try await Task.sleep(for: .seconds(1))
         }
-        print("console-scale: the messages were sent in \(Int((ContinuousClock.now - start).seconds)) s")
+        Measure.line("console-scale: the messages were sent in \(Int((ContinuousClock.now - start).seconds)) s")
     }
 
     /// The cursor of the message list's 200th page, from walking the pages.

@@ -25,7 +25,12 @@ enum Measure {
     /// A figure line: `name  value unit`, aligned.
     static func report(_ name: String, _ value: Double, _ unit: String) {
         let padded = name.padding(toLength: max(name.count, 52), withPad: " ", startingAt: 0)
-        print("\(padded) \(String(format: "%10.1f", value)) \(unit)")
+        line("\(padded) \(String(format: "%10.1f", value)) \(unit)")
+    }
+
+    /// Writes `text` and a newline at once, unbuffered, so a long run written to a file shows where it is.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     /// A memory figure of process `pid` from `/proc/PID/status` (`VmRSS` now, `VmHWM` its peak), in KiB; 0 when

@@ -23,7 +23,7 @@ enum SeededApp {
             configure(index, &update)
             _ = try store.upsertInstallation(
                 appID: app.app.id, installationID: installationID(index), update: update, now: now)
-            if index > 0, index % 100_000 == 0 { print("  \(index) installations written") }
+            if index > 0, index % 100_000 == 0 { Measure.line("  \(index) installations written") }
         }
         return (app, store)
     }

@@ -9,8 +9,13 @@ import TidingsStoreTesting
 import TidingsTesting
 
 @Suite struct ClusterFanoutTests {
-    static let deviceCount = 300
-    static let pushesInFlight = 2
+    /// 300 devices in `make test`; `TIDINGS_CLUSTER_DEVICES=50000` (with `TIDINGS_CLUSTER_IN_FLIGHT=16` and
+    /// `TIDINGS_CLUSTER_APNS_DELAY_MS=5`) is the full-size run docs/postgres.md records.
+    static let environment = ProcessInfo.processInfo.environment
+    static let deviceCount = Int(environment["TIDINGS_CLUSTER_DEVICES"] ?? "") ?? 300
+    static let pushesInFlight = Int(environment["TIDINGS_CLUSTER_IN_FLIGHT"] ?? "") ?? 2
+    /// How long the emulator waits before answering each push: a slow Apple, so the kills land mid fan-out.
+    static let apnsDelay = Duration.milliseconds(Int(environment["TIDINGS_CLUSTER_APNS_DELAY_MS"] ?? "") ?? 40)
 
     /// Three tidingsd processes share one PostgreSQL database and send one campaign. One is SIGKILLed a tenth
     /// of the way through, another is stopped with SIGTERM a little later; the third finishes. Every device
@@ -34,7 +39,7 @@ import TidingsTesting
         let emulatorHandler = emulator.handler(logger: .disabled())
         let (emulatorServer, emulatorURL) = try LoopbackServers.serve(
             { request in
-                if request.path.hasPrefix("/3/") { try await Task.sleep(for: .milliseconds(40)) }
+                if request.path.hasPrefix("/3/") { try await Task.sleep(for: Self.apnsDelay) }
                 return try await emulatorHandler(request)
             }, logger: .disabled())
 
@@ -56,11 +61,15 @@ import TidingsTesting
         fleetConfiguration.behaviour.openProbability = 0
         fleetConfiguration.behaviour.dismissProbability = 0
         fleetConfiguration.userTokens = { userID in try provisioned.userToken(for: userID) }
+        fleetConfiguration.concurrency = Self.deviceCount > 1000 ? 64 : 16
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
+        let registrationStart = ContinuousClock.now
         try await fleet.registerAll()
+        let registration = ContinuousClock.now - registrationStart
         fleet.start(feed: InProcessPushFeed(emulator: emulator, topic: "com.example.cluster"))
 
         let driver = CampaignDriver(apiURL: try #require(stopped.url), serverKey: provisioned.serverKey)
+        let sendStart = ContinuousClock.now
         let (messageID, targets) = try await driver.send(["target": ["all": true], "content": ["title": "Cluster"]])
         #expect(targets == Self.deviceCount)
         while (emulator.counts["200"] ?? 0) < Self.deviceCount / 10 { try await Task.sleep(for: .milliseconds(5)) }
@@ -71,7 +80,7 @@ import TidingsTesting
 
         let survivorDriver = CampaignDriver(apiURL: survivorURL, serverKey: provisioned.serverKey)
         let message = try await survivorDriver.waitUntilHandled(
-            messageID: messageID, fleet: fleet, timeout: .seconds(90))
+            messageID: messageID, fleet: fleet, timeout: .seconds(90 + Self.deviceCount / 50))
         #expect(message["state"] == "done")
         #expect(message["counts"]?["sent"] == .integer(Int64(Self.deviceCount)))
         let tally = await fleet.stop()
@@ -82,6 +91,12 @@ import TidingsTesting
         let funnel = try await survivorDriver.waitForFunnel(
             messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(20))
         #expect(funnel["delivered"] == .integer(Int64(Self.deviceCount)))
+        if Self.deviceCount > 1000 {
+            print(
+                "cluster: \(Self.deviceCount) devices registered in \(Int(registration.seconds)) s; campaign handled "
+                    + "by every device in \(Int((ContinuousClock.now - sendStart).seconds)) s; \(tally.repeats) "
+                    + "pushes sent twice (the killed instance had \(Self.pushesInFlight) in flight)")
+        }
 
         // The stopped instance retired itself; the killed one was forgotten once seen silent.
         let store = try PostgresStore(connectionString: connection)

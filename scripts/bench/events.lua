@@ -13,7 +13,8 @@ function setup(thread)
 end
 
 function init(args)
-    math.randomseed(os.time() + (tag or 0))
+    -- BENCH_SEED tells apart several wrk processes started in the same second.
+    math.randomseed(os.time() + (tag or 0) + 1000 * tonumber(os.getenv("BENCH_SEED") or "0"))
     prefix = string.format("%08x", math.random(0, 0x7fffffff))
 end
 
