@@ -21,6 +21,10 @@ public final class ForwardingWorker: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Events read and sent at once (a destination may take fewer: Treasure Data takes 500).
         public var batchSize = 500
+        /// How many batches of one destination go out side by side when its backlog fills more than one
+        /// (``ForwardingLanes``): each installation's events stay in one batch, so their order holds.
+        /// Destinations that write in order (files) take one at a time whatever this says.
+        public var batchesInFlight = 4
         /// The pause when a destination has nothing left to send.
         public var idleInterval: Duration = .milliseconds(200)
         /// How often the set of destinations is compared with the store.
