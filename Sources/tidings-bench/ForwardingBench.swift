@@ -107,7 +107,7 @@ enum ForwardingBench {
         defer { client.shutdown() }
 
         // Ingest alone.
-        let ingestAlone = try await ingest(
+        let (_, ingestAlone) = try await ingest(
             total: total, offset: 0, client: client, url: tidingsd.url, key: provisioned.serverKey)
         Measure.report("forwarding.ingest_500_event_batches", Double(total) / ingestAlone.seconds, "events/s")
 
@@ -125,8 +125,8 @@ enum ForwardingBench {
         Measure.report("forwarding.start_delay_after_resume", (firstArrival - start).seconds * 1000, "ms")
 
         // Both at once: how far forwarding trails ingest when it ends.
-        let bothStart = ContinuousClock.now
-        let concurrentIngest = try await ingest(
+        // From the first ingest request (the request bodies are built before it, outside the figures).
+        let (bothStart, concurrentIngest) = try await ingest(
             total: total, offset: total, client: client, url: tidingsd.url, key: provisioned.serverKey)
         let trailing = 2 * total - received.withLock { $0.unique }
         try await waitFor { received.withLock { $0.unique } >= 2 * total }
@@ -141,9 +141,11 @@ enum ForwardingBench {
             "forwarding.concurrent_forwarding_to_ingest_ratio", concurrentIngest.seconds / both.seconds, "x")
     }
 
-    /// Posts `total` events in 500-event batches, 4 requests in flight; the time it took.
-    static func ingest(total: Int, offset: Int, client: CurlMultiClient, url: URL, key: String) async throws -> Duration
-    {
+    /// Posts `total` events in 500-event batches, 4 requests in flight; when the first request went and the
+    /// time they took.
+    static func ingest(total: Int, offset: Int, client: CurlMultiClient, url: URL, key: String) async throws -> (
+        start: ContinuousClock.Instant, duration: Duration
+    ) {
         let endpoint = url.appendingPathComponent("v1/events").absoluteString
         // Recent times: the API refuses events from the future or too far in the past.
         let base = Date().millisecondsSince1970 - 3_600_000
@@ -182,7 +184,7 @@ enum ForwardingBench {
                 next += 1
             }
         }
-        return ContinuousClock.now - start
+        return (start, ContinuousClock.now - start)
     }
 
     static func waitFor(_ condition: () -> Bool) async throws {

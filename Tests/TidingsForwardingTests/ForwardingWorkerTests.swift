@@ -308,21 +308,15 @@ import TidingsTestSupport
                 \.event.eventID.lowercasedString)
             #expect(arrivals[installation] == expected)
         }
-        // Pages were split: batches of one page name sequence ranges that overlap. Each holds whole
-        // installations of its page: no installation appears in two of them.
-        var sideBySide = 0
-        for (index, batch) in batches.enumerated() {
-            let range = Self.range(batch.batchID)
-            let mine = Set(batch.events.compactMap { $0.objectValue?["installation_id"]?.stringValue })
-            for other in batches[(index + 1)...] where other.batchID != batch.batchID {
-                let otherRange = Self.range(other.batchID)
-                guard range.overlaps(otherRange) else { continue }
-                sideBySide += 1
-                let theirs = other.events.compactMap { $0.objectValue?["installation_id"]?.stringValue }
-                #expect(mine.isDisjoint(with: theirs))
+        // Pages were split: batches sent side by side name sequence ranges that overlap. (Which installations
+        // each holds is ForwardingLanesTests' concern: a page resent after the restart may be split anew.)
+        let overlapping = batches.indices.contains { index in
+            batches[(index + 1)...].contains {
+                $0.batchID != batches[index].batchID
+                    && Self.range($0.batchID).overlaps(Self.range(batches[index].batchID))
             }
         }
-        #expect(sideBySide > 0)
+        #expect(overlapping)
     }
 
     /// The sequence range in a batch id, `<forwarder>-<first>-<last>`.

@@ -89,6 +89,8 @@ final class DestinationRunner: Sendable {
             try? store.releaseForwarderLease(id: forwarderID, owner: worker.owner)
         }
         worker.logger.info("forwarding started", metadata: ["forwarder_id": forwarderID, "app_id": appID])
+        // When the live stream last sent something, unix milliseconds.
+        var lastSentAt = Int64.min / 2
         while !Task.isCancelled {
             do {
                 guard let forwarder = try currentForwarder() else { break }
@@ -101,11 +103,14 @@ final class DestinationRunner: Sendable {
                 var busy = try await replayDeadLetter(forwarder)
                 busy = try await stepBackfill(forwarder) || busy
                 let live = try await sendNextBatch(forwarder)
+                if live != .idle { lastSentAt = now }
                 if !busy && live != .more {
-                    // Events are arriving while the last page caught up with them: look again soon, so a
-                    // destination follows steady ingest closely; an idle one polls at the idle interval.
+                    // While events keep arriving (something went within the last few idle intervals), look
+                    // again soon, so a destination follows steady ingest closely instead of letting a batch
+                    // wait out a whole idle interval; a quiet one polls at the idle interval.
+                    let recent = now - lastSentAt < Int64(configuration.idleInterval.seconds * 5000)
                     try await worker.clock.sleep(
-                        for: live == .caughtUp ? configuration.idleInterval / 8 : configuration.idleInterval)
+                        for: recent ? configuration.idleInterval / 8 : configuration.idleInterval)
                 }
             } catch is CancellationError {
                 break
