@@ -4,12 +4,12 @@ import TidingsModel
 import TidingsStore
 
 /// One destination's loop: replays the dead letters asked for, steps a running backfill, then sends the
-/// next batch after the cursor, until the destination is paused or removed, its lease is lost, or the
-/// worker stops.
+/// next page after the cursor (one batch, or several side by side split by installation), until the
+/// destination is paused or removed, its lease is lost, or the worker stops.
 ///
 /// A batch that fails with a retryable error is sent again, the same events in the same order, after
-/// ``ForwardingBackoff``'s delay, for as long as it takes: nothing after it goes first, so order per
-/// installation holds. One the destination refuses for good is parked as a dead letter and the cursor
+/// ``ForwardingBackoff``'s delay, for as long as it takes: nothing after it goes first (the next page waits
+/// for every batch of this one), so order per installation holds. One the destination refuses for good is parked as a dead letter and the cursor
 /// moves past it.
 final class DestinationRunner: Sendable {
     /// What a live step found.
@@ -102,7 +102,7 @@ final class DestinationRunner: Sendable {
                 measure(forwarder)
                 var busy = try await replayDeadLetter(forwarder)
                 busy = try await stepBackfill(forwarder) || busy
-                let live = try await sendNextBatch(forwarder)
+                let live = try await sendNextPage(forwarder)
                 if live != .idle { lastSentAt = now }
                 if !busy && live != .more {
                     // While events keep arriving (something went within the last few idle intervals), look
@@ -161,26 +161,26 @@ final class DestinationRunner: Sendable {
         return page
     }
 
-    /// The page read ahead for `cursor` while the previous batch was in flight, or a fresh read.
+    /// The page read ahead for `cursor` while the previous page's batches were in flight, or a fresh read.
     private func livePage(after cursor: Int64) throws -> ForwardingEventPage {
         let ahead = readAhead.withLock { ahead in
             defer { ahead = nil }
             return ahead
         }
-        // Read ahead after the previous batch's end: valid only when the cursor moved exactly there, and
+        // Read ahead after the previous page's end: valid only when the cursor moved exactly there, and
         // worth sending only when it was a full page (events stored since would make a partial one larger).
         if let ahead, ahead.after == cursor, !ahead.page.reachedEnd { return ahead.page }
         return try readLive(after: cursor)
     }
 
-    /// Sends the page after the cursor; true when there may be more right away.
+    /// Sends the page after the cursor and says what it found.
     ///
     /// A page that fills more than one batch goes out as several batches side by side, split by installation
     /// (``ForwardingLanes``), when the destination takes that; the cursor moves once every one of them went
     /// through or was parked. While they are in flight the next page is read (the events after this page,
     /// whatever the outcome: delivered and parked batches both move the cursor to its end), so the store
     /// read and the destination's round trips overlap.
-    private func sendNextBatch(_ forwarder: ForwarderRecord) async throws -> LiveProgress {
+    private func sendNextPage(_ forwarder: ForwarderRecord) async throws -> LiveProgress {
         let cursor = forwarder.cursor
         let page = try livePage(after: cursor)
         guard page.scannedThrough > cursor else { return .idle }
