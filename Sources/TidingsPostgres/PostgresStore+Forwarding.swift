@@ -154,27 +154,40 @@ extension PostgresStore {
 
     @discardableResult
     public func parkDeadLetter(_ letter: DeadLetterRecord, owner: String, advancesCursor: Bool) throws -> Bool {
-        try write { db in
+        try parkDeadLetters(
+            [letter], forwarderID: letter.forwarderID, owner: owner,
+            movingCursorTo: advancesCursor ? letter.lastSequence : nil)
+    }
+
+    @discardableResult
+    public func parkDeadLetters(
+        _ letters: [DeadLetterRecord], forwarderID: String, owner: String, movingCursorTo sequence: Int64?
+    ) throws -> Bool {
+        if let stranger = letters.first(where: { $0.forwarderID != forwarderID }) {
+            throw StoreError(
+                code: .conflict, message: "dead letter \(stranger.id) is not forwarder \(forwarderID)'s")
+        }
+        return try write { db in
             guard
                 try db.scalar(
                     "SELECT 1 FROM forwarders WHERE id = $1 AND lease_owner = $2",
-                    [.text(letter.forwarderID), .text(owner)]) != nil
+                    [.text(forwarderID), .text(owner)]) != nil
             else { return false }
-            try db.run(
-                """
-                INSERT INTO forwarder_dead_letters (\(Self.deadLetterColumns))
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-                """,
-                [
+            for letter in letters {
+                let values: [PostgresValue] = [
                     .text(letter.id), .text(letter.forwarderID), .text(letter.appID), .integer(letter.firstSequence),
                     .integer(letter.lastSequence), .integer(Int64(letter.eventCount)),
                     Self.optional(letter.status.map(Int64.init)), .text(letter.error), .text(letter.state.rawValue),
                     .integer(Int64(letter.attempts)), .integer(letter.createdAt), .integer(letter.updatedAt),
-                ])
-            if advancesCursor {
+                ]
+                try db.run(
+                    "INSERT INTO forwarder_dead_letters (\(Self.deadLetterColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                    values)
+            }
+            if let sequence {
                 try db.run(
                     "UPDATE forwarders SET event_cursor = GREATEST(event_cursor, $2) WHERE id = $1",
-                    [.text(letter.forwarderID), .integer(letter.lastSequence)])
+                    [.text(forwarderID), .integer(sequence)])
             }
             return true
         }
@@ -230,6 +243,27 @@ extension PostgresStore {
         }
     }
 
+    public func forwardingEvents(appID: String, query: ForwardingEventQuery) throws -> ForwardingEventPage {
+        let limit = max(1, query.limit)
+        var sql = "SELECT \(Self.eventColumns) FROM events WHERE app_id = $1 AND seq > $2"
+        var bindings: [PostgresValue] = [.text(appID), .integer(query.afterSequence)]
+        func add(_ condition: String, _ value: Int64?) {
+            guard let value else { return }
+            bindings.append(.integer(value))
+            sql += " AND \(condition) $\(bindings.count)"
+        }
+        add("seq <=", query.throughSequence)
+        add("occurred_at >=", query.occurredSince)
+        add("occurred_at <", query.occurredUntil)
+        bindings.append(.integer(Int64(limit)))
+        sql += " ORDER BY seq LIMIT $\(bindings.count)"
+        let rows = try read { db in try db.query(sql, bindings, row: Self.forwardingRow) }
+        // Sequence numbers are taken before commit, so a gap below the newest row may still fill: the read
+        // vouches only for the rows it returned (`events_app_seq` keeps the walk to this app's events).
+        return ForwardingEventPage(
+            rows: rows, scannedThrough: rows.last?.sequence ?? query.afterSequence, reachedEnd: rows.count < limit)
+    }
+
     public func latestEventSequence(appID: String) throws -> Int64 {
         try read { db in
             try db.scalar("SELECT MAX(seq) FROM events WHERE app_id = $1", [.text(appID)]) ?? 0
@@ -246,6 +280,19 @@ extension PostgresStore {
     }
 
     // MARK: Rows
+
+    /// A row of `eventColumns` as it is stored, for forwarding.
+    static func forwardingRow(_ row: PostgresRow) -> ForwardingEventRow {
+        ForwardingEventRow(
+            sequence: row.int64(0), receivedAt: row.int64(4), eventID: row.text(1), type: row.text(2),
+            occurredAt: row.int64(3), installationID: row.text(5), platform: row.text(6),
+            sdkVersion: row.optionalText(7), appVersion: row.optionalText(8), osVersion: row.optionalText(9),
+            deviceModel: row.optionalText(10), userID: row.optionalText(11), messageID: row.optionalText(12),
+            campaignID: row.optionalText(13), dialect: row.optionalText(14), source: row.optionalText(15),
+            appState: row.optionalText(16), actionID: row.optionalText(17), value: row.optionalText(18),
+            token: row.optionalText(19), tokenType: row.optionalText(20), environment: row.optionalText(21),
+            permission: row.optionalText(22), attributesJSON: row.optionalText(23))
+    }
 
     private static func optional(_ value: Int64?) -> PostgresValue { value.map(PostgresValue.integer) ?? .null }
 

@@ -45,6 +45,14 @@ public protocol ForwardingStore: Sendable {
     /// so the batch is neither lost nor sent twice; false when `owner` does not hold the lease.
     @discardableResult
     func parkDeadLetter(_ letter: DeadLetterRecord, owner: String, advancesCursor: Bool) throws -> Bool
+    /// Parks the refused batches of one page (sent side by side) and moves the live cursor forward to
+    /// `sequence` (when given) in one transaction; false (and nothing changed) when `owner` does not hold the
+    /// lease. - Throws: ``StoreError/Code/conflict`` when a letter is not `forwarderID`'s.
+    @discardableResult
+    func parkDeadLetters(
+        _ letters: [DeadLetterRecord], forwarderID: String, owner: String, movingCursorTo sequence: Int64?
+    )
+        throws -> Bool
     /// The destination's dead letters, oldest first.
     func deadLetters(appID: String, forwarderID: String) throws -> [DeadLetterRecord]
     /// Marks the given dead letters (every one when nil) for the worker to send again; returns how many.
@@ -53,6 +61,11 @@ public protocol ForwardingStore: Sendable {
     func finishDeadLetterReplay(id: String, delivered: Bool, status: Int?, error: String, now: Int64) throws
     /// Deletes the given dead letters (every one when nil); returns how many.
     func purgeDeadLetters(appID: String, forwarderID: String, ids: [String]?) throws -> Int
+
+    /// The app's events to forward after `query.afterSequence`, in sequence order, as their stored columns,
+    /// with how far the read looked (``ForwardingEventPage/scannedThrough``). Only committed events are read;
+    /// see ``eventVisibilityDelay`` for the ones a later read may still find below that point.
+    func forwardingEvents(appID: String, query: ForwardingEventQuery) throws -> ForwardingEventPage
 
     /// The newest event's sequence number of the app (0 when it has none): where a new destination that
     /// starts with new events puts its cursor.

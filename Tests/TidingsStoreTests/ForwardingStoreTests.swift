@@ -164,4 +164,115 @@ import TidingsStoreTesting
         #expect(try store.eventBacklog(appID: "app_a", afterSequence: stored[4].sequence).count == 0)
         #expect(store.eventVisibilityDelay == (backend == .sqlite ? 0 : 5_000))
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func forwardingPagesHoldTheAppsEventsAsStoredInOrderAndSayHowFarTheyLooked(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        let detailed = TidingsEvent(
+            type: .linkOpen, occurredAt: Self.now + 50, installationID: "inst-9", platform: "android",
+            sdkVersion: "2.1.0", userID: "user-\"quoted\"", messageID: "msg_1", campaignID: "spring",
+            value: "https://example.com/p?a=1", token: "fcm-1", tokenType: .fcm,
+            attributes: ["size": .integer(3), "colour": .string("red")])
+        _ = try store.insertEvents(appID: "app_a", events: events(3), receivedAt: Self.now)
+        _ = try store.insertEvents(appID: "app_b", events: events(2), receivedAt: Self.now + 1)
+        _ = try store.insertEvents(
+            appID: "app_a", events: events(2, installation: "inst-2") + [detailed], receivedAt: Self.now + 2)
+        let stored = try store.events(appID: "app_a", query: EventQuery(limit: 10)).events
+        #expect(stored.count == 6)
+
+        // Every row is the stored event's columns, untouched; other apps' events never appear.
+        let all = try store.forwardingEvents(appID: "app_a", query: ForwardingEventQuery(afterSequence: 0, limit: 10))
+        #expect(all.rows == stored.map(ForwardingEventRow.init))
+        #expect(all.rows.last?.attributesJSON == #"{"colour":"red","size":3}"#)
+        #expect(all.rows.last?.eventID == detailed.eventID.lowercasedString)
+        #expect(all.reachedEnd && all.scannedThrough >= stored[5].sequence)
+
+        // A full page stops at its last row and says there may be more.
+        let first = try store.forwardingEvents(appID: "app_a", query: ForwardingEventQuery(afterSequence: 0, limit: 2))
+        #expect(first.rows.map(\.sequence) == stored[0..<2].map(\.sequence))
+        #expect(first.scannedThrough == stored[1].sequence && !first.reachedEnd)
+        let next = try store.forwardingEvents(
+            appID: "app_a", query: ForwardingEventQuery(afterSequence: first.scannedThrough, limit: 3))
+        #expect(next.rows.map(\.sequence) == stored[2..<5].map(\.sequence))
+
+        // A range of sequence numbers (a dead letter's) and of occurred_at (a backfill's).
+        let range = try store.forwardingEvents(
+            appID: "app_a",
+            query: ForwardingEventQuery(
+                afterSequence: stored[0].sequence, throughSequence: stored[3].sequence, limit: 10))
+        #expect(range.rows.map(\.sequence) == stored[1...3].map(\.sequence) && range.reachedEnd)
+        let occurred = try store.forwardingEvents(
+            appID: "app_a",
+            query: ForwardingEventQuery(
+                afterSequence: 0, occurredSince: Self.now + 1, occurredUntil: Self.now + 2, limit: 10))
+        #expect(occurred.rows.map(\.sequence) == [stored[1].sequence, stored[4].sequence])
+
+        // Past the newest event: nothing, and the cursor stays where it is.
+        let end = try store.forwardingEvents(
+            appID: "app_a", query: ForwardingEventQuery(afterSequence: all.scannedThrough, limit: 10))
+        #expect(end.rows.isEmpty && end.reachedEnd && end.scannedThrough == all.scannedThrough)
+        // An app with no events after the cursor never reads another app's.
+        let other = try store.forwardingEvents(
+            appID: "app_b", query: ForwardingEventQuery(afterSequence: stored[5].sequence, limit: 10))
+        #expect(other.rows.isEmpty && other.reachedEnd)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aPagesRefusedBatchesAreParkedTogetherWithTheCursorMove(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        try store.createForwarder(forwarder("fwd_1"))
+        try store.createForwarder(forwarder("fwd_2"))
+        func letter(_ id: String, _ first: Int64, _ last: Int64, forwarder: String = "fwd_1") -> DeadLetterRecord {
+            DeadLetterRecord(
+                id: id, forwarderID: forwarder, appID: "app_a", firstSequence: first, lastSequence: last, eventCount: 2,
+                status: 422, error: "bad row", createdAt: Self.now, updatedAt: Self.now)
+        }
+        let letters = [letter("dl_1", 3, 9), letter("dl_2", 4, 8)]
+        #expect(try !store.parkDeadLetters(letters, forwarderID: "fwd_1", owner: "nobody", movingCursorTo: 12))
+        #expect(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").isEmpty)
+        _ = try store.acquireForwarderLease(id: "fwd_1", owner: "one", now: Self.now, until: Self.now + 30_000)
+        let stranger = #expect(throws: StoreError.self) {
+            try store.parkDeadLetters(
+                [letter("dl_3", 1, 2, forwarder: "fwd_2")], forwarderID: "fwd_1", owner: "one", movingCursorTo: nil)
+        }
+        #expect(stranger?.code == .conflict)
+        #expect(try store.parkDeadLetters(letters, forwarderID: "fwd_1", owner: "one", movingCursorTo: 12))
+        #expect(try store.forwarder(appID: "app_a", id: "fwd_1")?.cursor == 12)
+        #expect(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").map(\.id).sorted() == ["dl_1", "dl_2"])
+        // The cursor never moves back, and without a sequence it stays.
+        #expect(
+            try store.parkDeadLetters([letter("dl_4", 1, 2)], forwarderID: "fwd_1", owner: "one", movingCursorTo: 5))
+        #expect(try store.parkDeadLetters([], forwarderID: "fwd_1", owner: "one", movingCursorTo: nil))
+        #expect(try store.forwarder(appID: "app_a", id: "fwd_1")?.cursor == 12)
+        #expect(try store.deadLetters(appID: "app_a", forwarderID: "fwd_1").count == 3)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func readingOnFromWhereEachPageLookedFindsExactlyTheAppsEventsAmongManyOfAnotherApp(_ backend: StoreBackend)
+        throws
+    {
+        let store = try makeStore(backend)
+        // More of the other app's events between two of this app's than one read scans on SQLite.
+        _ = try store.insertEvents(appID: "app_a", events: events(2), receivedAt: Self.now)
+        let other = (0..<21_000).map { index in
+            TidingsEvent(type: .open, occurredAt: Self.now + Int64(index), installationID: "inst-b")
+        }
+        _ = try store.insertEvents(appID: "app_b", events: other, receivedAt: Self.now)
+        _ = try store.insertEvents(appID: "app_a", events: events(3, installation: "inst-2"), receivedAt: Self.now)
+        let stored = try store.events(appID: "app_a", query: EventQuery(limit: 10)).events.map(\.sequence)
+        var cursor: Int64 = 0
+        var read: [Int64] = []
+        var reads = 0
+        while true {
+            let page = try store.forwardingEvents(
+                appID: "app_a", query: ForwardingEventQuery(afterSequence: cursor, limit: 2))
+            #expect(page.scannedThrough >= cursor)
+            read += page.rows.map(\.sequence)
+            cursor = page.scannedThrough
+            reads += 1
+            if page.reachedEnd || reads > 20 { break }
+        }
+        #expect(read == stored)
+        #expect(cursor >= stored.last ?? 0)
+    }
 }

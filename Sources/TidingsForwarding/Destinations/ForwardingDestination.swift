@@ -9,6 +9,9 @@ import TidingsStore
 public protocol ForwardingDestination: Sendable {
     /// The most events one ``deliver(_:)`` takes (Treasure Data's ingest API takes 500 records at most).
     var maximumBatchSize: Int { get }
+    /// Whether ``deliver(_:)`` may run for several batches at once (an HTTP endpoint); false for a destination
+    /// that writes one stream in order (a file).
+    var takesBatchesSideBySide: Bool { get }
     /// Sends `batch`. - Throws: ``ForwardingFailure``, retryable or not.
     func deliver(_ batch: ForwardingBatch) async throws(ForwardingFailure)
     /// Releases what the destination holds open (a file); called once when its worker stops.
@@ -33,17 +36,29 @@ public struct ForwardingBatch: Sendable, Hashable {
     }
 }
 
-/// One event as it leaves: the stored event and the fields the destination may see.
+/// One event as it leaves: its stored columns and the fields the destination may not see.
+///
+/// Its JSON object (the wire format of `GET /v1/events` with `received_at`, minus ``droppedFields``) is
+/// written straight from the row by ``write(into:)``; ``fields`` builds the same object as a dictionary.
 public struct ForwardedEvent: Sendable, Hashable {
-    public var stored: StoredEvent
-    /// The event's wire JSON plus `received_at`, without the filter's dropped fields.
-    public var fields: [String: JSONValue]
+    public var row: ForwardingEventRow
     /// The fields the filter removed, which destinations with their own shape (Treasure Data) leave out too.
     public var droppedFields: [String]
 
-    public init(stored: StoredEvent, fields: [String: JSONValue], droppedFields: [String] = []) {
-        self.stored = stored
-        self.fields = fields
+    public init(row: ForwardingEventRow, droppedFields: [String] = []) {
+        self.row = row
         self.droppedFields = droppedFields
+    }
+
+    /// The event's JSON object as a dictionary (the bytes ``write(into:)`` writes, parsed).
+    public var fields: [String: JSONValue] {
+        var bytes: [UInt8] = []
+        write(into: &bytes)
+        return (try? JSONValue.parse(bytes))?.objectValue ?? [:]
+    }
+
+    /// Appends the event's JSON object: compact, keys sorted, absent values left out.
+    public func write(into bytes: inout [UInt8]) {
+        ForwardedEventJSON.write(self, into: &bytes)
     }
 }

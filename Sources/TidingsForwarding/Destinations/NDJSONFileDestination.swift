@@ -21,6 +21,7 @@ public final class NDJSONFileDestination: ForwardingDestination {
     public let maximumBytes: Int
     public let maximumAge: Duration
     public let maximumBatchSize: Int
+    public var takesBatchesSideBySide: Bool { false }
     private let clock: any TidingsClock
     private let current = LockedBox<OpenFile?>(nil)
     private let counter = LockedBox(0)
@@ -40,8 +41,9 @@ public final class NDJSONFileDestination: ForwardingDestination {
     /// The lines for `batch`, each ending in a newline.
     public static func lines(_ batch: ForwardingBatch) -> [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(batch.events.count * 320)
         for event in batch.events {
-            JSONText.write(.object(event.fields), into: &bytes)
+            event.write(into: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
         return bytes

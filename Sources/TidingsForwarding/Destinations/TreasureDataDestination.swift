@@ -27,6 +27,7 @@ public struct TreasureDataDestination: ForwardingDestination {
     private let client: any ForwardingHTTPClient
     private let timeout: Duration
     public var maximumBatchSize: Int { Self.maximumRecords }
+    public var takesBatchesSideBySide: Bool { true }
 
     public init(
         endpoint: String, database: String, table: String, writeKey: String, client: any ForwardingHTTPClient,

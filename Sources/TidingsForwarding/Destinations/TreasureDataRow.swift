@@ -1,4 +1,5 @@
 import TidingsModel
+import TidingsStore
 
 /// One forwarded event as a row of Treasure Data Engage's push-events table.
 ///
@@ -11,26 +12,25 @@ import TidingsModel
 public enum TreasureDataRow {
     /// The row for `event`; `dropped` are the filter's fields to leave out.
     public static func row(_ event: ForwardedEvent) -> [String: JSONValue] {
-        let stored = event.stored
-        let wire = stored.event
+        let stored = event.row
         var row: [String: JSONValue] = [
-            "time": .integer(wire.occurredAt / 1000),
-            "type": .string(wire.type.rawValue),
-            "event_id": .string(wire.eventID.lowercasedString),
-            "installation_id": .string(wire.installationID),
-            "platform": .string(wire.platform),
+            "time": .integer(stored.occurredAt / 1000),
+            "type": .string(stored.type),
+            "event_id": .string(stored.eventID),
+            "installation_id": .string(stored.installationID),
+            "platform": .string(stored.platform),
             "received_at": .integer(stored.receivedAt / 1000),
         ]
         func set(_ column: String, _ value: String?) {
             if let value { row[column] = .string(value) }
         }
-        set("campaign_id", wire.campaignID)
-        set("message_id", wire.messageID)
-        set("user_id", wire.userID)
-        set("value", wire.value)
-        switch wire.tokenType {
-        case .fcm?: set("fcm_token", wire.token)
-        case .apns?, .voip?: set("apns_token", wire.token)
+        set("campaign_id", stored.campaignID)
+        set("message_id", stored.messageID)
+        set("user_id", stored.userID)
+        set("value", stored.value)
+        switch stored.tokenType.flatMap(TokenType.init(rawValue:)) {
+        case .fcm?: set("fcm_token", stored.token)
+        case .apns?, .voip?: set("apns_token", stored.token)
         case nil: break
         }
         // A field the filter drops leaves in no form: the wire name (`user_id`, `token`) covers its columns.

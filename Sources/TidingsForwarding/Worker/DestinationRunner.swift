@@ -4,19 +4,34 @@ import TidingsModel
 import TidingsStore
 
 /// One destination's loop: replays the dead letters asked for, steps a running backfill, then sends the
-/// next batch after the cursor, until the destination is paused or removed, its lease is lost, or the
-/// worker stops.
+/// next page after the cursor (one batch, or several side by side split by installation), until the
+/// destination is paused or removed, its lease is lost, or the worker stops.
 ///
 /// A batch that fails with a retryable error is sent again, the same events in the same order, after
-/// ``ForwardingBackoff``'s delay, for as long as it takes: nothing after it goes first, so order per
-/// installation holds. One the destination refuses for good is parked as a dead letter and the cursor
+/// ``ForwardingBackoff``'s delay, for as long as it takes: nothing after it goes first (the next page waits
+/// for every batch of this one), so order per installation holds. One the destination refuses for good is parked as a dead letter and the cursor
 /// moves past it.
 final class DestinationRunner: Sendable {
-    private enum Outcome {
+    /// What a live step found.
+    private enum LiveProgress: Equatable {
+        /// A full page went: more may be waiting.
+        case more
+        /// The last events stored went: more are likely to follow soon.
+        case caughtUp
+        /// Nothing new, or sending stopped.
+        case idle
+    }
+
+    private enum Outcome: Sendable {
         case delivered
         case refused(ForwardingFailure)
         /// Paused, removed, lease lost or cancelled while retrying.
         case stopped
+
+        var isStopped: Bool {
+            if case .stopped = self { return true }
+            return false
+        }
     }
 
     private let worker: ForwardingWorker
@@ -26,6 +41,8 @@ final class DestinationRunner: Sendable {
     private let lastMetrics = LockedBox<ContinuousClock.Instant?>(nil)
     /// When the lease this runner last took ends, unix milliseconds (0: not held).
     private let leaseEnds = LockedBox<Int64>(0)
+    /// The live page read while the previous batch was in flight, and the cursor it follows.
+    private let readAhead = LockedBox<(after: Int64, page: ForwardingEventPage)?>(nil)
     private let forwardedEvents: Counter?
     private let failures: Counter?
     private let deadLettered: Counter?
@@ -63,6 +80,8 @@ final class DestinationRunner: Sendable {
     private var configuration: ForwardingWorker.Configuration { worker.configuration }
     private var now: Int64 { worker.clock.now.millisecondsSince1970 }
     private var batchSize: Int { max(1, min(configuration.batchSize, destination.maximumBatchSize)) }
+    /// How many batches of a backlog go out side by side.
+    private var lanes: Int { destination.takesBatchesSideBySide ? max(1, configuration.batchesInFlight) : 1 }
 
     func run() async {
         defer {
@@ -70,6 +89,8 @@ final class DestinationRunner: Sendable {
             try? store.releaseForwarderLease(id: forwarderID, owner: worker.owner)
         }
         worker.logger.info("forwarding started", metadata: ["forwarder_id": forwarderID, "app_id": appID])
+        // When the live stream last sent something, unix milliseconds.
+        var lastSentAt = Int64.min / 2
         while !Task.isCancelled {
             do {
                 guard let forwarder = try currentForwarder() else { break }
@@ -81,8 +102,16 @@ final class DestinationRunner: Sendable {
                 measure(forwarder)
                 var busy = try await replayDeadLetter(forwarder)
                 busy = try await stepBackfill(forwarder) || busy
-                busy = try await sendNextBatch(forwarder) || busy
-                if !busy { try await worker.clock.sleep(for: configuration.idleInterval) }
+                let live = try await sendNextPage(forwarder)
+                if live != .idle { lastSentAt = now }
+                if !busy && live != .more {
+                    // While events keep arriving (something went within the last few idle intervals), look
+                    // again soon, so a destination follows steady ingest closely instead of letting a batch
+                    // wait out a whole idle interval; a quiet one polls at the idle interval.
+                    let recent = now - lastSentAt < Int64(configuration.idleInterval.seconds * 5000)
+                    try await worker.clock.sleep(
+                        for: recent ? configuration.idleInterval / 8 : configuration.idleInterval)
+                }
             } catch is CancellationError {
                 break
             } catch {
@@ -118,53 +147,105 @@ final class DestinationRunner: Sendable {
 
     // MARK: Live events
 
-    /// Sends the batch after the cursor; true when there may be more right away.
-    private func sendNextBatch(_ forwarder: ForwarderRecord) async throws -> Bool {
-        let page = try store.events(appID: appID, query: EventQuery(afterSequence: forwarder.cursor, limit: batchSize))
-        var events = page.events
+    /// Reads the live page after `cursor`, keeping back events young enough that PostgreSQL may still
+    /// commit older neighbours below them (``Store/eventVisibilityDelay``).
+    private func readLive(after cursor: Int64) throws -> ForwardingEventPage {
+        var page = try store.forwardingEvents(
+            appID: appID, query: ForwardingEventQuery(afterSequence: cursor, limit: batchSize * lanes))
         let delay = store.eventVisibilityDelay
-        if delay > 0, let young = events.firstIndex(where: { $0.receivedAt > now - delay }) {
-            // A younger event may still have older neighbours in transactions that have not committed.
-            events.removeSubrange(young...)
+        if delay > 0, let young = page.rows.firstIndex(where: { $0.receivedAt > now - delay }) {
+            page.rows.removeSubrange(young...)
+            page.scannedThrough = page.rows.last?.sequence ?? cursor
+            page.reachedEnd = true
         }
-        guard let first = events.first, let last = events.last else { return false }
-        let forwarded = ForwardingFilter.forwarded(events, forwarder.filter)
-        let full = page.events.count == batchSize && events.count == page.events.count
-        guard !forwarded.isEmpty else {
-            try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: last.sequence, now: now)
-            return full
+        return page
+    }
+
+    /// The page read ahead for `cursor` while the previous page's batches were in flight, or a fresh read.
+    private func livePage(after cursor: Int64) throws -> ForwardingEventPage {
+        let ahead = readAhead.withLock { ahead in
+            defer { ahead = nil }
+            return ahead
         }
-        let batch = ForwardingBatch(
-            id: "\(forwarderID)-\(first.sequence)-\(last.sequence)", forwarderID: forwarderID, appID: appID,
-            events: forwarded)
-        switch try await send(batch) {
-        case .delivered:
-            try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: last.sequence, now: now)
-            return full
-        case .refused(let failure):
-            try park(batch, first: first.sequence, last: last.sequence, failure: failure, advancesCursor: true)
-            return true
-        case .stopped:
-            return false
+        // Read ahead after the previous page's end: valid only when the cursor moved exactly there, and
+        // worth sending only when it was a full page (events stored since would make a partial one larger).
+        if let ahead, ahead.after == cursor, !ahead.page.reachedEnd { return ahead.page }
+        return try readLive(after: cursor)
+    }
+
+    /// Sends the page after the cursor and says what it found.
+    ///
+    /// A page that fills more than one batch goes out as several batches side by side, split by installation
+    /// (``ForwardingLanes``), when the destination takes that; the cursor moves once every one of them went
+    /// through or was parked. While they are in flight the next page is read (the events after this page,
+    /// whatever the outcome: delivered and parked batches both move the cursor to its end), so the store
+    /// read and the destination's round trips overlap.
+    private func sendNextPage(_ forwarder: ForwarderRecord) async throws -> LiveProgress {
+        let cursor = forwarder.cursor
+        let page = try livePage(after: cursor)
+        guard page.scannedThrough > cursor else { return .idle }
+        let plan = ForwardingLanes.split(page, filter: forwarder.filter, lanes: lanes, batchSize: batchSize)
+        guard !plan.batches.isEmpty else {
+            // Nothing to send up to there (filtered out, or other apps' events): the cursor moves on.
+            try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: plan.through, now: now)
+            return plan.reachedEnd ? .idle : .more
+        }
+        let batches = plan.batches.map { events in
+            ForwardingBatch(
+                id: "\(forwarderID)-\(events[0].row.sequence)-\(events[events.count - 1].row.sequence)",
+                forwarderID: forwarderID, appID: appID, events: events)
+        }
+        let outcomes: [Outcome]
+        if plan.reachedEnd {
+            outcomes = try await sendSideBySide(batches)
+        } else {
+            async let following = try? readLive(after: plan.through)
+            outcomes = try await sendSideBySide(batches)
+            let next = await following
+            if let next, !outcomes.contains(where: \.isStopped) {
+                readAhead.withLock { $0 = (plan.through, next) }
+            }
+        }
+        // Paused, removed or no longer ours: the cursor stays, and the page is sent again by whoever goes on.
+        guard !outcomes.contains(where: \.isStopped) else { return .idle }
+        let refused = zip(batches, outcomes).compactMap { batch, outcome -> (ForwardingBatch, ForwardingFailure)? in
+            if case .refused(let failure) = outcome { return (batch, failure) }
+            return nil
+        }
+        guard refused.isEmpty else {
+            try park(refused, movingCursorTo: plan.through)
+            return .more
+        }
+        try store.advanceForwarderCursor(id: forwarderID, owner: worker.owner, to: plan.through, now: now)
+        return plan.reachedEnd ? .caughtUp : .more
+    }
+
+    /// Sends every batch at once (each retried on its own until it goes through or is refused) and waits
+    /// for all of them.
+    private func sendSideBySide(_ batches: [ForwardingBatch]) async throws -> [Outcome] {
+        if batches.count == 1 { return [try await send(batches[0])] }
+        return try await withThrowingTaskGroup(of: (Int, Outcome).self) { group in
+            for (index, batch) in batches.enumerated() {
+                group.addTask { (index, try await self.send(batch)) }
+            }
+            var outcomes = [Outcome](repeating: .stopped, count: batches.count)
+            for try await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
         }
     }
 
     // MARK: Backfill
 
-    /// Sends the next page of a running backfill; true when it sent something.
+    /// Sends the next page of a running backfill; true when it sent something or may have more right away.
     private func stepBackfill(_ forwarder: ForwarderRecord) async throws -> Bool {
         guard let backfill = forwarder.backfill else { return false }
-        let page = try store.events(
+        let page = try store.forwardingEvents(
             appID: appID,
-            query: EventQuery(
-                since: backfill.since, until: backfill.until, afterSequence: backfill.cursor, limit: batchSize))
-        guard let first = page.events.first, let last = page.events.last else {
-            try store.advanceForwarderBackfill(id: forwarderID, owner: worker.owner, to: nil)
-            worker.logger.info("backfill finished", metadata: ["forwarder_id": forwarderID])
-            return false
-        }
-        let forwarded = ForwardingFilter.forwarded(page.events, forwarder.filter)
-        if !forwarded.isEmpty {
+            query: ForwardingEventQuery(
+                afterSequence: backfill.cursor, occurredSince: backfill.since, occurredUntil: backfill.until,
+                limit: batchSize))
+        let forwarded = ForwardingFilter.forwarded(page.rows, forwarder.filter)
+        if let first = page.rows.first, let last = page.rows.last, !forwarded.isEmpty {
             let batch = ForwardingBatch(
                 id: "\(forwarderID)-backfill-\(first.sequence)-\(last.sequence)", forwarderID: forwarderID,
                 appID: appID, events: forwarded)
@@ -175,8 +256,12 @@ final class DestinationRunner: Sendable {
             case .stopped: return false
             }
         }
-        try store.advanceForwarderBackfill(
-            id: forwarderID, owner: worker.owner, to: page.nextSequence == nil ? nil : last.sequence)
+        guard !page.reachedEnd else {
+            try store.advanceForwarderBackfill(id: forwarderID, owner: worker.owner, to: nil)
+            worker.logger.info("backfill finished", metadata: ["forwarder_id": forwarderID])
+            return !page.rows.isEmpty
+        }
+        try store.advanceForwarderBackfill(id: forwarderID, owner: worker.owner, to: page.scannedThrough)
         return true
     }
 
@@ -189,12 +274,12 @@ final class DestinationRunner: Sendable {
                 $0.state == .replaying
             })
         else { return false }
-        let page = try store.events(
+        let page = try store.forwardingEvents(
             appID: appID,
-            query: EventQuery(
-                afterSequence: letter.firstSequence - 1, limit: max(letter.eventCount, configuration.batchSize)))
-        let events = page.events.filter { $0.sequence <= letter.lastSequence }
-        let forwarded = ForwardingFilter.forwarded(events, forwarder.filter)
+            query: ForwardingEventQuery(
+                afterSequence: letter.firstSequence - 1, throughSequence: letter.lastSequence,
+                limit: max(letter.eventCount, configuration.batchSize)))
+        let forwarded = ForwardingFilter.forwarded(page.rows, forwarder.filter)
         guard !forwarded.isEmpty else {
             // Its events are gone (forgotten, or the filter now keeps them back): nothing is left to send.
             try store.finishDeadLetterReplay(id: letter.id, delivered: true, status: nil, error: "", now: now)
@@ -218,19 +303,42 @@ final class DestinationRunner: Sendable {
     private func park(
         _ batch: ForwardingBatch, first: Int64, last: Int64, failure: ForwardingFailure, advancesCursor: Bool
     ) throws {
+        let letter = deadLetter(batch, first: first, last: last, failure: failure)
+        try store.parkDeadLetter(letter, owner: worker.owner, advancesCursor: advancesCursor)
+        parked([letter], failures: [failure])
+    }
+
+    /// Parks the refused batches of a live page and moves the cursor past the page, in one transaction.
+    private func park(_ refused: [(ForwardingBatch, ForwardingFailure)], movingCursorTo sequence: Int64) throws {
+        let letters = refused.map { batch, failure in
+            deadLetter(
+                batch, first: batch.events[0].row.sequence, last: batch.events[batch.events.count - 1].row.sequence,
+                failure: failure)
+        }
+        try store.parkDeadLetters(letters, forwarderID: forwarderID, owner: worker.owner, movingCursorTo: sequence)
+        parked(letters, failures: refused.map(\.1))
+    }
+
+    private func deadLetter(_ batch: ForwardingBatch, first: Int64, last: Int64, failure: ForwardingFailure)
+        -> DeadLetterRecord
+    {
         let now = self.now
-        let letter = DeadLetterRecord(
+        return DeadLetterRecord(
             id: "dl_" + UUID().uuidString.lowercased(), forwarderID: forwarderID, appID: appID, firstSequence: first,
             lastSequence: last, eventCount: batch.events.count, status: failure.status,
             error: String(failure.message.prefix(500)), createdAt: now, updatedAt: now)
-        try store.parkDeadLetter(letter, owner: worker.owner, advancesCursor: advancesCursor)
-        deadLettered?.increment()
-        worker.logger.warning(
-            "batch refused; parked as a dead letter",
-            metadata: [
-                "forwarder_id": forwarderID, "dead_letter_id": letter.id, "events": String(batch.events.count),
-                "error": failure.description,
-            ])
+    }
+
+    private func parked(_ letters: [DeadLetterRecord], failures: [ForwardingFailure]) {
+        for (letter, failure) in zip(letters, failures) {
+            deadLettered?.increment()
+            worker.logger.warning(
+                "batch refused; parked as a dead letter",
+                metadata: [
+                    "forwarder_id": forwarderID, "dead_letter_id": letter.id, "events": String(letter.eventCount),
+                    "error": failure.description,
+                ])
+        }
     }
 
     // MARK: Sending

@@ -13,18 +13,24 @@ import TidingsStore
 /// await worker.stop()
 /// ```
 ///
-/// Every second it compares the running destinations with the store's active ones, starting and stopping
-/// ``DestinationRunner``s. Delivery is at least once: a runner moves its cursor only after the destination
-/// took the batch, so a batch interrupted by a crash is sent again (each event keeps its `event_id`).
+/// Four times a second it compares the running destinations with the store's active ones, starting and
+/// stopping ``DestinationRunner``s. Delivery is at least once: a runner moves its cursor only after the
+/// destination took the batch, so a batch interrupted by a crash is sent again (each event keeps its
+/// `event_id`).
 public final class ForwardingWorker: Sendable {
     /// How the worker paces itself.
     public struct Configuration: Sendable, Equatable {
         /// Events read and sent at once (a destination may take fewer: Treasure Data takes 500).
         public var batchSize = 500
+        /// How many batches of one destination go out side by side when its backlog fills more than one
+        /// (``ForwardingLanes``): each installation's events stay in one batch, so their order holds.
+        /// Destinations that write in order (files) take one at a time whatever this says.
+        public var batchesInFlight = 4
         /// The pause when a destination has nothing left to send.
         public var idleInterval: Duration = .milliseconds(200)
-        /// How often the set of destinations is compared with the store.
-        public var reconcileInterval: Duration = .seconds(1)
+        /// How often the set of destinations is compared with the store: how soon an added or resumed
+        /// destination starts (one read of the small forwarders table each time).
+        public var reconcileInterval: Duration = .milliseconds(250)
         /// How long a destination's lease lasts without renewal; another process takes over after it.
         public var leaseDuration: Duration = .seconds(30)
         /// A destination failing without a success for longer is unhealthy (`/readyz`, the healthy gauge).

@@ -151,27 +151,40 @@ extension SQLiteStore {
 
     @discardableResult
     public func parkDeadLetter(_ letter: DeadLetterRecord, owner: String, advancesCursor: Bool) throws -> Bool {
-        try database.write { db in
+        try parkDeadLetters(
+            [letter], forwarderID: letter.forwarderID, owner: owner,
+            movingCursorTo: advancesCursor ? letter.lastSequence : nil)
+    }
+
+    @discardableResult
+    public func parkDeadLetters(
+        _ letters: [DeadLetterRecord], forwarderID: String, owner: String, movingCursorTo sequence: Int64?
+    ) throws -> Bool {
+        if let stranger = letters.first(where: { $0.forwarderID != forwarderID }) {
+            throw StoreError(
+                code: .conflict, message: "dead letter \(stranger.id) is not forwarder \(forwarderID)'s")
+        }
+        return try database.write { db in
             guard
                 try db.scalar(
                     "SELECT 1 FROM forwarders WHERE id = ?1 AND lease_owner = ?2",
-                    [.text(letter.forwarderID), .text(owner)]) != nil
+                    [.text(forwarderID), .text(owner)]) != nil
             else { return false }
-            try db.run(
-                """
-                INSERT INTO forwarder_dead_letters (\(Self.deadLetterColumns))
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                """,
-                [
+            for letter in letters {
+                let values: [SQLiteValue] = [
                     .text(letter.id), .text(letter.forwarderID), .text(letter.appID), .integer(letter.firstSequence),
                     .integer(letter.lastSequence), .integer(Int64(letter.eventCount)),
                     Self.optional(letter.status.map(Int64.init)), .text(letter.error), .text(letter.state.rawValue),
                     .integer(Int64(letter.attempts)), .integer(letter.createdAt), .integer(letter.updatedAt),
-                ])
-            if advancesCursor {
+                ]
+                try db.run(
+                    "INSERT INTO forwarder_dead_letters (\(Self.deadLetterColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                    values)
+            }
+            if let sequence {
                 try db.run(
                     "UPDATE forwarders SET event_cursor = MAX(event_cursor, ?2) WHERE id = ?1",
-                    [.text(letter.forwarderID), .integer(letter.lastSequence)])
+                    [.text(forwarderID), .integer(sequence)])
             }
             return true
         }
@@ -227,6 +240,44 @@ extension SQLiteStore {
         }
     }
 
+    /// How many sequence numbers one forwarding read scans at most when the app's events are sparse among
+    /// other apps': the read stays bounded, and the cursor still moves past the scanned range.
+    static let forwardingScanWindow: Int64 = 20_000
+
+    public func forwardingEvents(appID: String, query: ForwardingEventQuery) throws -> ForwardingEventPage {
+        let after = query.afterSequence
+        let limit = max(1, query.limit)
+        return try reader.read { db in
+            // The newest sequence number first. The single writer commits in sequence order, so every event up
+            // to it is visible to the scan below, and a scan bounded by it skips nothing a later read could find.
+            let newest = try db.scalar("SELECT MAX(seq) FROM events")?.integerValue ?? 0
+            var end = min(newest, after + max(Self.forwardingScanWindow, Int64(limit) * 4))
+            var last = newest
+            if let through = query.throughSequence {
+                end = min(end, through)
+                last = min(last, through)
+            }
+            guard end > after else { return ForwardingEventPage(rows: [], scannedThrough: after, reachedEnd: true) }
+            // `seq` is the rowid: the scan walks the table from the cursor, never the app's whole history (the
+            // `+` keeps SQLite from choosing an index on `app_id` and sorting every event of the app).
+            var sql = "SELECT \(Self.eventColumns) FROM events WHERE seq > ?1 AND seq <= ?2 AND +app_id = ?3"
+            var bindings: [SQLiteValue] = [.integer(after), .integer(end), .text(appID)]
+            if let since = query.occurredSince {
+                bindings.append(.integer(since))
+                sql += " AND occurred_at >= ?\(bindings.count)"
+            }
+            if let until = query.occurredUntil {
+                bindings.append(.integer(until))
+                sql += " AND occurred_at < ?\(bindings.count)"
+            }
+            bindings.append(.integer(Int64(limit)))
+            sql += " ORDER BY seq LIMIT ?\(bindings.count)"
+            let rows = try db.query(sql, bindings, row: Self.forwardingRow)
+            let scanned = rows.count == limit ? rows[rows.count - 1].sequence : end
+            return ForwardingEventPage(rows: rows, scannedThrough: scanned, reachedEnd: scanned >= last)
+        }
+    }
+
     public func latestEventSequence(appID: String) throws -> Int64 {
         try reader.read { db in
             try db.scalar("SELECT MAX(seq) FROM events WHERE app_id = ?1", [.text(appID)])?.integerValue ?? 0
@@ -236,7 +287,8 @@ extension SQLiteStore {
     public func eventBacklog(appID: String, afterSequence: Int64) throws -> (count: Int, oldestReceivedAt: Int64?) {
         try reader.read { db in
             try db.query(
-                "SELECT COUNT(*), MIN(received_at) FROM events WHERE app_id = ?1 AND seq > ?2",
+                // Walks the rowid from the cursor (the backlog), not the index over the app's whole history.
+                "SELECT COUNT(*), MIN(received_at) FROM events WHERE seq > ?2 AND +app_id = ?1",
                 [.text(appID), .integer(afterSequence)]
             ) { row in (row.int(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1)) }.first ?? (0, nil)
         }
@@ -269,6 +321,22 @@ extension SQLiteStore {
             state: ForwarderRecord.State(rawValue: row.text(at: 5)) ?? .paused, cursor: row.int64(at: 6),
             createdAt: row.int64(at: 7), failingSince: optional(8), lastError: row.optionalText(at: 9),
             lastSuccessAt: optional(10), backfill: backfill)
+    }
+
+    /// A row of `eventColumns` as it is stored, for forwarding.
+    static func forwardingRow(_ row: SQLiteStatement) -> ForwardingEventRow {
+        ForwardingEventRow(
+            sequence: row.int64(at: 0), receivedAt: row.int64(at: 4), eventID: row.text(at: 1), type: row.text(at: 2),
+            occurredAt: row.int64(at: 3), installationID: row.text(at: 5), platform: row.text(at: 6),
+            sdkVersion: row.optionalText(at: 7), appVersion: row.optionalText(at: 8),
+            osVersion: row.optionalText(at: 9),
+            deviceModel: row.optionalText(at: 10), userID: row.optionalText(at: 11),
+            messageID: row.optionalText(at: 12), campaignID: row.optionalText(at: 13),
+            dialect: row.optionalText(at: 14),
+            source: row.optionalText(at: 15), appState: row.optionalText(at: 16), actionID: row.optionalText(at: 17),
+            value: row.optionalText(at: 18), token: row.optionalText(at: 19), tokenType: row.optionalText(at: 20),
+            environment: row.optionalText(at: 21), permission: row.optionalText(at: 22),
+            attributesJSON: row.optionalText(at: 23))
     }
 
     private static func deadLetterRow(_ row: SQLiteStatement) -> DeadLetterRecord {
