@@ -319,6 +319,11 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_installation ON message_deliveries (app_id, installation_id);
         CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at);
         """,
+        // Custom attributes of installations (personalised messages): one JSON object per installation, jsonb so
+        // audiences can filter on them in the database.
+        """
+        ALTER TABLE installations ADD COLUMN attributes jsonb;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -313,6 +313,10 @@ extension SQLiteStore {
         CREATE INDEX message_deliveries_installation ON message_deliveries(app_id, installation_id);
         CREATE INDEX message_deliveries_app_updated ON message_deliveries(app_id, updated_at);
         """,
+        // Custom attributes of installations (personalised messages): one JSON object per installation.
+        """
+        ALTER TABLE installations ADD COLUMN attributes TEXT;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
