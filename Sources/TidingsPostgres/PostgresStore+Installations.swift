@@ -146,6 +146,6 @@ extension PostgresStore {
             appBuild: row.optionalText(22), sdkVersion: row.optionalText(16), osName: row.optionalText(23),
             osVersion: row.optionalText(17), deviceModel: row.optionalText(18), tokenRegisteredAt: registeredAt,
             secretDigest: row.optionalBlob(27), createdAt: row.int64(19), updatedAt: row.int64(20),
-            attributes: Installation.decodeAttributes(row.optionalText(28)))
+            attributes: Installation.decodeAttributes(row.optionalJSONB(28)))
     }
 }

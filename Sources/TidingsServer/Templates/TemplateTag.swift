@@ -15,6 +15,12 @@ public struct TemplateTag: Sendable, Hashable {
     /// The 0-based character offset of the tag's `{{`.
     public var position: Int
 
+    public init(expression: Expression, filters: [TemplateFilter], position: Int) {
+        self.expression = expression
+        self.filters = filters
+        self.position = position
+    }
+
     /// Whether the tag renders something for every installation: a literal, a field every installation has,
     /// or anything with a `default`.
     public var alwaysRenders: Bool {
