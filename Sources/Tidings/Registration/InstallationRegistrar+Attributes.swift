@@ -31,7 +31,7 @@ extension InstallationRegistrar {
         var attributes = record.desired.attributes
         for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
             do {
-                try limits.check(key: key, value: value ?? .bool(false))
+                if let value { try limits.check(key: key, value: value) } else { try limits.check(key: key) }
                 try limits.check(count: attributes.count + (value != nil && attributes[key] == nil ? 1 : 0))
             } catch {
                 throw .invalidAttribute(key: error.key.isEmpty ? key : error.key, message: error.message)

@@ -32,13 +32,7 @@ public struct AttributeLimits: Sendable, Hashable {
     /// Checks one key and its value.
     /// - Throws: ``AttributeError`` saying the limit.
     public func check(key: String, value: AttributeValue) throws(AttributeError) {
-        guard isValidKey(key) else {
-            throw AttributeError(
-                key: String(key.prefix(80)),
-                message:
-                    "attribute key '\(key.prefix(80))' must be 1 to \(maximumKeyLength) characters of A-Z a-z 0-9 _, starting with a letter"
-            )
-        }
+        try check(key: key)
         switch value {
         case .string(let text) where text.utf8.count > maximumStringBytes:
             throw AttributeError(
@@ -50,6 +44,18 @@ public struct AttributeLimits: Sendable, Hashable {
             throw AttributeError(key: key, message: "attribute '\(key)' must be a finite number")
         default:
             break
+        }
+    }
+
+    /// Checks a key alone (one to remove, for example).
+    /// - Throws: ``AttributeError`` saying the rule for keys.
+    public func check(key: String) throws(AttributeError) {
+        guard isValidKey(key) else {
+            throw AttributeError(
+                key: String(key.prefix(80)),
+                message:
+                    "attribute key '\(key.prefix(80))' must be 1 to \(maximumKeyLength) characters of A-Z a-z 0-9 _, starting with a letter"
+            )
         }
     }
 

@@ -81,10 +81,7 @@ enum InstallationJSON {
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
             do {
                 if value.isNull {
-                    guard limits.isValidKey(key) else {
-                        try limits.check(key: key, value: .bool(false))
-                        continue
-                    }
+                    try limits.check(key: key)
                     changes[key] = .some(nil)
                 } else {
                     changes[key] = try AttributeValue.parse(value, key: key, limits: limits)

@@ -288,7 +288,8 @@ public final class FanoutWorker: Sendable {
                 current.tokenType = tokenType
                 // Templates are rendered here, against the installation just read; untemplated messages skip it.
                 if let installation, let size = queue.personalize(current, of: message, for: installation) {
-                    logger.info(
+                    // Debug, not info: a template that overflows for a whole audience would log once per device.
+                    logger.debug(
                         "rendered payload over the limit; skipped",
                         metadata: [
                             "message_id": delivery.messageID, "installation_id": delivery.installationID,
