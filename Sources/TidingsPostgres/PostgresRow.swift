@@ -19,6 +19,13 @@ struct PostgresRow {
     func text(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 
+    /// A `jsonb` column's JSON text: the binary format is a version byte (1) before the text.
+    func optionalJSONB(_ column: Int32) -> String? {
+        guard !isNull(column) else { return nil }
+        let raw = bytes(column)
+        return String(decoding: raw.first == 1 ? raw.dropFirst() : raw[...], as: UTF8.self)
+    }
+
     /// An `int2`, `int4` or `int8` column (big-endian in the binary format).
     func int64(_ column: Int32) -> Int64 {
         var value: Int64 = 0

@@ -6,13 +6,13 @@ extension PostgresStore {
         app_id, installation_id, platform, apns_token, voip_token, fcm_token, environment, user_id, \
         consent_notifications, consent_ads, consent_night_ads, permission, locale, country, timezone, app_version, \
         sdk_version, os_version, device_model, created_at, updated_at, language, app_build, os_name, \
-        apns_token_registered_at, voip_token_registered_at, fcm_token_registered_at, secret_digest
+        apns_token_registered_at, voip_token_registered_at, fcm_token_registered_at, secret_digest, attributes
         """
 
     private static let upsertSQL = """
         INSERT INTO installations (\(installationColumns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23, $24, $25, $26, $27, $28)
+            $23, $24, $25, $26, $27, $28, $29)
         ON CONFLICT (app_id, installation_id) DO UPDATE SET
             platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
             fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
@@ -24,7 +24,8 @@ extension PostgresStore {
             updated_at = excluded.updated_at, language = excluded.language, app_build = excluded.app_build,
             os_name = excluded.os_name, apns_token_registered_at = excluded.apns_token_registered_at,
             voip_token_registered_at = excluded.voip_token_registered_at,
-            fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest
+            fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest,
+            attributes = excluded.attributes
         """
 
     public func upsertInstallation(
@@ -125,6 +126,7 @@ extension PostgresStore {
                 PostgresValue(installation.osName), PostgresValue(installation.tokenRegisteredAt[.apns]),
                 PostgresValue(installation.tokenRegisteredAt[.voip]),
                 PostgresValue(installation.tokenRegisteredAt[.fcm]), PostgresValue(installation.secretDigest),
+                PostgresValue(installation.encodedAttributes),
             ])
     }
 
@@ -143,6 +145,7 @@ extension PostgresStore {
             timezone: row.optionalText(14), language: row.optionalText(21), appVersion: row.optionalText(15),
             appBuild: row.optionalText(22), sdkVersion: row.optionalText(16), osName: row.optionalText(23),
             osVersion: row.optionalText(17), deviceModel: row.optionalText(18), tokenRegisteredAt: registeredAt,
-            secretDigest: row.optionalBlob(27), createdAt: row.int64(19), updatedAt: row.int64(20))
+            secretDigest: row.optionalBlob(27), createdAt: row.int64(19), updatedAt: row.int64(20),
+            attributes: Installation.decodeAttributes(row.optionalJSONB(28)))
     }
 }

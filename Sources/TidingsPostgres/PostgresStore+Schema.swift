@@ -326,6 +326,11 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_due_by_message
             ON message_deliveries (message_id, not_before, installation_id) WHERE state = 'pending';
         """,
+        // Custom attributes of installations (personalised messages): one JSON object per installation, jsonb so
+        // audiences can filter on them in the database.
+        """
+        ALTER TABLE installations ADD COLUMN attributes jsonb;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

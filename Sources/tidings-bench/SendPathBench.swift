@@ -12,9 +12,16 @@ import TidingsStore
 /// second (medians of three rounds) and the send path's share of the raw client's rate.
 ///
 /// It also runs the send path with the settings it had before batching (64 in flight, chunks of 500, one
-/// transaction per outcome) for comparison.
+/// transaction per outcome) for comparison. With `TIDINGS_BENCH_SENDPATH_TEMPLATED=1` every installation also
+/// gets custom attributes, and each round adds a message whose title and body are templates rendered per
+/// installation (docs/campaigns.md, Personalisation), beside the same message without templates.
 enum SendPathBench {
     static let bundleID = "com.example.bench"
+
+    /// The templated message's payload, as `POST /v1/messages` stores it: the templates as written.
+    static let templatedPayload = Array(
+        #"{"aps":{"alert":{"title":"Hi {{attributes.first_name | default: \"there\"}}","body":"{{attributes.points | default: \"no\"}} points"},"badge":1}}"#
+            .utf8)
 
     static func run() throws {
         let installations =
@@ -37,14 +44,16 @@ enum SendPathBench {
         print(
             "sendpath: \(installations) installations, sink h2o + mruby (TLS, 1 thread, 100 streams), "
                 + "\(clientConfiguration.connectionsPerHost) connection(s)")
+        let templated = ProcessInfo.processInfo.environment["TIDINGS_BENCH_SENDPATH_TEMPLATED"] == "1"
         let store = try SQLiteStore(directory: directory.appendingPathComponent("store"))
-        try seed(store, installations: installations)
+        try seed(store, installations: installations, attributes: templated)
 
         // Raw and send path alternate, three rounds, so drift in the machine's load touches both; the medians
         // are compared.
         var raw: [Double] = []
         var sendPath: [Double] = []
         var earlier: [Double] = []
+        var personalised: [Double] = []
         for round in 0..<3 {
             raw.append(
                 try APNsBench.blocking {
@@ -62,9 +71,19 @@ enum SendPathBench {
                         store: store, directory: directory, clientConfiguration: clientConfiguration, fanout: before,
                         messageID: "bench-before-\(round)", installations: installations)
                 })
+            if templated {
+                personalised.append(
+                    try APNsBench.blocking {
+                        try await sendPathRate(
+                            store: store, directory: directory, clientConfiguration: clientConfiguration,
+                            fanout: current, messageID: "bench-templated-\(round)", installations: installations,
+                            payload: templatedPayload)
+                    })
+            }
             print(
                 "round \(round + 1): raw \(Int(raw[round]))/s, send path \(Int(sendPath[round]))/s, "
-                    + "earlier settings \(Int(earlier[round]))/s")
+                    + "earlier settings \(Int(earlier[round]))/s"
+                    + (templated ? ", templated \(Int(personalised[round]))/s" : ""))
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (median)", median(raw), "/s")
@@ -76,10 +95,15 @@ enum SendPathBench {
             "send path with the earlier settings (64 in flight, chunks of 500, one transaction per outcome, median)",
             median(earlier), "/s")
         Measure.report("earlier settings / raw client", median(earlier) / median(raw) * 100, "%")
+        if templated {
+            Measure.report(
+                "send path, templated title and body rendered per installation (median)", median(personalised), "/s")
+            Measure.report("templated / untemplated send path", median(personalised) / median(sendPath) * 100, "%")
+        }
     }
 
     /// One app with `installations` installations, each with its own token.
-    static func seed(_ store: SQLiteStore, installations: Int) throws {
+    static func seed(_ store: SQLiteStore, installations: Int, attributes: Bool = false) throws {
         let now = Date().millisecondsSince1970
         try store.createApp(AppRecord(id: "app_bench", name: "bench", bundleID: bundleID, createdAt: now))
         for index in 0..<installations {
@@ -87,6 +111,12 @@ enum SendPathBench {
             update.platform = .set("ios")
             update.apnsToken = .set(String(format: "%064x", index))
             update.environment = .set("production")
+            if attributes {
+                // Most installations have the attributes; every tenth renders the defaults.
+                if index % 10 != 0 { update.attributes = ["first_name": .string("Person \(index)")] }
+                update.attributes["points"] = .number(Double(index % 1000))
+                update.attributes["vip"] = .bool(index % 7 == 0)
+            }
             _ = try store.upsertInstallation(
                 appID: "app_bench", installationID: String(format: "inst-%07d", index), update: update, now: now)
         }
@@ -134,7 +164,8 @@ enum SendPathBench {
     /// from the start of the workers to every delivery recorded as sent.
     static func sendPathRate(
         store: SQLiteStore, directory: URL, clientConfiguration: APNsClient.Configuration,
-        fanout: FanoutWorker.Configuration, messageID: String, installations: Int
+        fanout: FanoutWorker.Configuration, messageID: String, installations: Int,
+        payload: [UInt8] = APNsBench.payload
     ) async throws -> Double {
         let client = try APNsClient(configuration: clientConfiguration, authorization: APNsBench.StaticAuthorization())
         defer { client.shutdown() }
@@ -161,7 +192,7 @@ enum SendPathBench {
         }
         try store.createMessage(
             MessageRecord(
-                id: messageID, appID: "app_bench", kind: .alert, topic: bundleID, payload: APNsBench.payload,
+                id: messageID, appID: "app_bench", kind: .alert, topic: bundleID, payload: payload,
                 priority: 10, expiresAt: now + 3_600_000, createdAt: now),
             deliveries: deliveries)
         let service = FanoutService(store: store, provider: provider, configuration: fanout)

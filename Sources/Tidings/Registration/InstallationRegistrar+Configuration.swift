@@ -34,6 +34,8 @@ extension InstallationRegistrar {
         public var secretStore: (any SecretStore)?
         /// Where the registrar logs; disabled by default.
         public var logger = Logger.disabled(label: "tidings.registration")
+        /// The limits custom attributes are checked against before they are queued (the server's defaults).
+        public var attributeLimits = AttributeLimits()
 
         public init(endpoint: URL, appKey: String, containerDirectory: URL) {
             self.endpoint = endpoint

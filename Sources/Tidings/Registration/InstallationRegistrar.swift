@@ -232,6 +232,11 @@ public actor InstallationRegistrar {
         var state = record.desired
         body(&state)
         guard state != record.desired else { return }
+        // The server merges attributes: a key dropped here must be sent as null to go there too.
+        for key in record.desired.attributes.keys where state.attributes[key] == nil {
+            record.removedAttributes.insert(key)
+        }
+        for key in state.attributes.keys { record.removedAttributes.remove(key) }
         record.desired = state
         persist()
     }
@@ -245,8 +250,14 @@ public actor InstallationRegistrar {
         }
     }
 
-    /// The body a sync sends now.
-    var currentBody: JSONValue { record.desired.requestBody(includingAlertTokens: sendsAlertTokens) }
+    /// The body a sync sends now: the desired state, and `null` for attributes removed since the last success.
+    var currentBody: JSONValue {
+        record.desired.requestBody(includingAlertTokens: sendsAlertTokens, removedAttributes: record.removedAttributes)
+    }
+
+    /// The body whose fingerprint says what the server holds: the desired state without the removals, which
+    /// are only how it gets there.
+    var fingerprintBody: JSONValue { record.desired.requestBody(includingAlertTokens: sendsAlertTokens) }
 
     // MARK: - Syncing
 
@@ -295,7 +306,8 @@ public actor InstallationRegistrar {
         if let halt { return .failed(halt) }
         let now = clock.now.millisecondsSince1970
         let body = currentBody
-        let fingerprint = InstallationState.fingerprint(of: body)
+        let fingerprint = InstallationState.fingerprint(of: fingerprintBody)
+        let removals = record.removedAttributes
         let changed = fingerprint != record.acknowledgedFingerprint
         guard changed || force || refreshDue(now: now) else { return .unchanged }
         if let refused, refused.fingerprint == fingerprint, !force { return .failed(refused.error) }
@@ -305,7 +317,12 @@ public actor InstallationRegistrar {
             let reason = lastTransientError ?? .transport(.connectionFailed("backing off after an earlier failure"))
             return .deferred(retryAt: Date(millisecondsSince1970: notBefore), reason: reason)
         }
-        return await register(body, fingerprint: fingerprint, userID: record.desired.userID)
+        let result = await register(body, fingerprint: fingerprint, userID: record.desired.userID)
+        if case .sent = result, !removals.isEmpty {
+            record.removedAttributes.subtract(removals)
+            persist()
+        }
+        return result
     }
 
     /// Sends `body` with the user token when it changes the user, asks the provider once more when the
@@ -453,7 +470,7 @@ public actor InstallationRegistrar {
     /// - Throws: the request's error; the local state is already changed.
     @discardableResult
     public func unregister(_ type: TokenType) async throws(RegistrationError) -> RegisteredInstallation? {
-        let bodyBefore = currentBody
+        let bodyBefore = fingerprintBody
         change { $0.setToken(nil, for: type) }
         let request = request("DELETE", ["v1", "installations", identity.installationID, "tokens", type.rawValue])
         let response: TransportResponse
@@ -464,7 +481,7 @@ public actor InstallationRegistrar {
         }
         // The server now holds what it held minus the token: if that was our state, it is our state again.
         if record.acknowledgedFingerprint == InstallationState.fingerprint(of: bodyBefore) {
-            record.acknowledgedFingerprint = InstallationState.fingerprint(of: currentBody)
+            record.acknowledgedFingerprint = InstallationState.fingerprint(of: fingerprintBody)
             persist()
         }
         return try RegisteredInstallation(body: response.body)

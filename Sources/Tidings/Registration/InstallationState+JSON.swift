@@ -6,10 +6,12 @@ extension InstallationState {
     /// - Parameter includingAlertTokens: false leaves out the APNs and FCM tokens (sent as `null`, which also
     ///   clears any the server holds) when the person has not allowed notifications. The VoIP token is kept:
     ///   PushKit pushes do not need notification permission.
-    public func requestBody(includingAlertTokens: Bool = true) -> JSONValue {
+    /// - Parameter removedAttributes: attribute keys to remove on the server, sent as `null` (the server
+    ///   merges `attributes`). `attributes` is left out when there is nothing to set or remove.
+    public func requestBody(includingAlertTokens: Bool = true, removedAttributes: Set<String> = []) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
-        return .object([
+        var body: [String: JSONValue] = [
             "platform": .string(platform),
             "apns_token": includingAlertTokens ? text(apnsToken?.value) : .null,
             "voip_token": text(voipToken?.value),
@@ -32,7 +34,11 @@ extension InstallationState {
             "os_name": text(osName),
             "os_version": text(osVersion),
             "device_model": text(deviceModel),
-        ])
+        ]
+        var attributesJSON = attributes.mapValues(\.json)
+        for key in removedAttributes where attributes[key] == nil { attributesJSON[key] = .null }
+        if !attributesJSON.isEmpty { body["attributes"] = .object(attributesJSON) }
+        return .object(body)
     }
 
     /// Reads a state from the installation JSON the server answers (or the registrar persisted).
@@ -56,7 +62,8 @@ extension InstallationState {
             permission: text("permission").flatMap(NotificationPermission.init(rawValue:)), locale: text("locale"),
             country: text("country"), timezone: text("timezone"), appVersion: text("app_version"),
             sdkVersion: text("sdk_version"), osVersion: text("os_version"), deviceModel: text("device_model"),
-            language: text("language"), osName: text("os_name"), appBuild: text("app_build"))
+            language: text("language"), osName: text("os_name"), appBuild: text("app_build"),
+            attributes: json["attributes"]?.objectValue.map(AttributeValue.decodeStored) ?? [:])
     }
 
     /// A stable fingerprint of a request body: FNV-1a 64 over its sorted-key JSON, as 16 hex digits.

@@ -1,3 +1,5 @@
+import TidingsModel
+
 /// What the server should know about this installation: tokens, user, consents, permission and device facts.
 ///
 /// A plain value; ``InstallationRegistrar`` keeps the desired one, persists it and sends it when it changes.
@@ -46,6 +48,9 @@ public struct InstallationState: Sendable, Hashable {
     public var osVersion: String?
     /// For example `iPhone15,2`.
     public var deviceModel: String?
+    /// The app's custom attributes, what message templates read as `{{attributes.NAME}}`
+    /// (``InstallationRegistrar/setAttribute(_:_:)``).
+    public var attributes: [String: AttributeValue]
 
     public init(
         platform: String = "ios", apnsToken: DeviceToken? = nil, voipToken: DeviceToken? = nil,
@@ -53,8 +58,9 @@ public struct InstallationState: Sendable, Hashable {
         consents: Consents = Consents(), permission: NotificationPermission? = nil, locale: String? = nil,
         country: String? = nil, timezone: String? = nil, appVersion: String? = nil, sdkVersion: String? = nil,
         osVersion: String? = nil, deviceModel: String? = nil, language: String? = nil, osName: String? = nil,
-        appBuild: String? = nil
+        appBuild: String? = nil, attributes: [String: AttributeValue] = [:]
     ) {
+        self.attributes = attributes
         self.platform = platform
         self.apnsToken = apnsToken
         self.voipToken = voipToken

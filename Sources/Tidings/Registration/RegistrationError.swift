@@ -10,6 +10,8 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
     case notLoggedIn
     /// A tag outside 1…64 characters of `[A-Za-z0-9_.:-]`; the message is the server's when it refused it.
     case invalidTag(tag: String, message: String)
+    /// A custom attribute key or value outside the limits (``AttributeLimits``); the message names the limit.
+    case invalidAttribute(key: String, message: String)
     /// The server refused because a limit was hit; the message names the limit.
     case limitExceeded(message: String)
     /// The server refused the key (401), or the key may not do this (403).
@@ -43,6 +45,7 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidUserID: "invalid_user_id"
         case .notLoggedIn: "not_logged_in"
         case .invalidTag: "invalid_tag"
+        case .invalidAttribute: "invalid_attribute"
         case .limitExceeded: "limit_exceeded"
         case .unauthorized: "unauthorized"
         case .notFound: "not_found"
@@ -64,7 +67,9 @@ public enum RegistrationError: Error, Sendable, Hashable, CustomStringConvertibl
             .storage(let message):
             message
         case .notLoggedIn: "no user is logged in on this installation; call login(userID:) first"
-        case .invalidTag(_, let message), .limitExceeded(let message), .notFound(let message): message
+        case .invalidTag(_, let message), .invalidAttribute(_, let message), .limitExceeded(let message),
+            .notFound(let message):
+            message
         case .unauthorized(let status, let message): "HTTP \(status): \(message)"
         case .rejected(let status, let serverCode, let message): "HTTP \(status) \(serverCode): \(message)"
         case .installationSecretRefused(let serverCode, let message): "HTTP 403 \(serverCode): \(message)"

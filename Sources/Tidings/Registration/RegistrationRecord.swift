@@ -19,6 +19,9 @@ struct RegistrationRecord: Sendable, Hashable {
     var consecutiveFailures = 0
     /// No attempt before this time, in milliseconds since 1970.
     var notBefore: Int64?
+    /// Attribute keys removed from ``desired`` that the server may still hold: sent as `null` until a sync
+    /// carrying them succeeds.
+    var removedAttributes: Set<String> = []
 
     var json: JSONValue {
         func integer(_ value: Int64?) -> JSONValue { value.map(JSONValue.integer) ?? .null }
@@ -30,6 +33,7 @@ struct RegistrationRecord: Sendable, Hashable {
             "acknowledged_user_id": acknowledgedUserID.map(JSONValue.string) ?? .null,
             "consecutive_failures": .integer(Int64(consecutiveFailures)),
             "not_before": integer(notBefore),
+            "removed_attributes": .array(removedAttributes.sorted().map(JSONValue.string)),
         ])
     }
 
@@ -52,6 +56,7 @@ struct RegistrationRecord: Sendable, Hashable {
         }
         consecutiveFailures = Int(integer("consecutive_failures") ?? 0)
         notBefore = integer("not_before")
+        removedAttributes = Set(json["removed_attributes"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     /// The record stored in `directory`, or a fresh one when there is none.

@@ -14,7 +14,8 @@ extension APIService {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         let update = try InstallationJSON.update(
-            from: jsonObject(request, maximumBytes: configuration.maximumBodyBytes))
+            from: jsonObject(request, maximumBytes: configuration.maximumBodyBytes),
+            attributeLimits: configuration.attributeLimits)
         var verified: String?
         var app: AppRecord?
         if caller.kind == .app, update.changesUser {
@@ -33,6 +34,8 @@ extension APIService {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
                 var update = update
                 try requireOwnership(of: existing, request, caller: caller)
+                try InstallationJSON.checkAttributeCount(
+                    update, existing: existing, limits: configuration.attributeLimits)
                 issued = false
                 if let fresh, existing?.secretDigest == nil {
                     issued = true
@@ -61,6 +64,33 @@ extension APIService {
             throw HTTPError(status: 404, code: "not_found", message: "there is no installation \(installationID)")
         }
         try requireOwnership(of: installation, request, caller: caller)
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
+    }
+
+    /// `PATCH /v1/installations/{installation_id}/attributes`: merges custom attributes into an existing
+    /// installation (a value sets its key, `null` removes it) and answers the installation.
+    ///
+    /// The same change as an `attributes` member of `PUT /v1/installations/{id}`, for a backend that knows a
+    /// person's attributes but not the device's tokens.
+    func patchAttributes(_ request: HTTPRequest) throws -> HTTPResponse {
+        let caller = try authenticate(request, .anyKey)
+        let installationID = try identifier(request, "installation_id")
+        var update = InstallationUpdate()
+        update.attributes = try InstallationJSON.attributeChanges(
+            jsonObject(request, maximumBytes: configuration.maximumBodyBytes), limits: configuration.attributeLimits)
+        let (installation, _) = try storeCall {
+            try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
+                guard existing != nil else {
+                    throw HTTPError(
+                        status: 404, code: "not_found", message: "there is no installation \(installationID)")
+                }
+                try requireOwnership(of: existing, request, caller: caller)
+                try InstallationJSON.checkAttributeCount(
+                    update, existing: existing, limits: configuration.attributeLimits)
+                return update
+            }
+        }
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
     }

@@ -52,6 +52,9 @@ final class APIService: Sendable {
         [
             HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
             HTTPRoute.immediate("GET", "/v1/installations/{installation_id}") { try self.getInstallation($0) },
+            HTTPRoute.immediate("PATCH", "/v1/installations/{installation_id}/attributes") {
+                try self.patchAttributes($0)
+            },
             HTTPRoute.immediate("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
                 try self.deleteToken($0)
             },

@@ -13,7 +13,9 @@ enum InstallationJSON {
 
     /// The update a request body asks for.
     /// - Throws: 400 `invalid_field` naming the first bad field.
-    static func update(from body: [String: JSONValue]) throws -> InstallationUpdate {
+    static func update(from body: [String: JSONValue], attributeLimits: AttributeLimits = AttributeLimits()) throws
+        -> InstallationUpdate
+    {
         var update = InstallationUpdate()
         update.platform = try text(body, "platform") { isPlatform($0) ? $0.lowercased() : nil }
         update.apnsToken = try text(body, "apns_token", "64 to 200 hex digits", normalizeAPNsToken)
@@ -60,7 +62,47 @@ enum InstallationJSON {
         default:
             throw invalid("consents", "consents must be an object")
         }
+        switch body["attributes"] {
+        case nil: break
+        case .null?: update.clearsAttributes = true
+        case .object(let attributes)?: update.attributes = try attributeChanges(attributes, limits: attributeLimits)
+        default:
+            throw invalid("attributes", "attributes must be an object of key to value (null removes a key)")
+        }
         return update
+    }
+
+    /// The changes an `attributes` object asks for: a value sets its key, `null` removes it.
+    /// - Throws: 400 `invalid_attribute` naming the key and the limit it breaks.
+    static func attributeChanges(_ object: [String: JSONValue], limits: AttributeLimits) throws
+        -> [String: AttributeValue?]
+    {
+        var changes: [String: AttributeValue?] = [:]
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            do {
+                if value.isNull {
+                    try limits.check(key: key)
+                    changes[key] = .some(nil)
+                } else {
+                    changes[key] = try AttributeValue.parse(value, key: key, limits: limits)
+                }
+            } catch {
+                throw HTTPError(status: 400, code: "invalid_attribute", message: error.message)
+            }
+        }
+        return changes
+    }
+
+    /// Refuses an update that would leave the installation with more attributes than `limits` allow.
+    static func checkAttributeCount(
+        _ update: InstallationUpdate, existing: Installation?, limits: AttributeLimits
+    ) throws {
+        guard !update.attributes.isEmpty else { return }
+        do {
+            try limits.check(count: update.attributes(after: existing?.attributes ?? [:]).count)
+        } catch {
+            throw HTTPError(status: 400, code: "too_many_attributes", message: error.message)
+        }
     }
 
     /// `installation` as its JSON object; absent fields are `null`.
@@ -75,6 +117,7 @@ enum InstallationJSON {
             "fcm_token": text(installation.fcmToken),
             "environment": text(installation.environment),
             "user_id": text(installation.userID),
+            "attributes": AttributeValue.json(installation.attributes),
             "consents": .object([
                 "notifications": flag(installation.consents.notifications),
                 "ads": flag(installation.consents.ads),
@@ -134,6 +177,8 @@ enum InstallationJSON {
         text("apns_token", installation.apnsToken, first: true)
         text("app_build", installation.appBuild)
         text("app_version", installation.appVersion)
+        key("attributes")
+        JSONText.write(AttributeValue.json(installation.attributes), into: &bytes)
         key("consents")
         bytes.append(UInt8(ascii: "{"))
         flag("ads", installation.consents.ads, first: true)

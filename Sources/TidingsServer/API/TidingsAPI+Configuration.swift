@@ -8,6 +8,8 @@ extension TidingsAPI {
     public struct Configuration: Sendable {
         /// Tag format and counts.
         public var tagLimits = TagLimits.default
+        /// Custom attributes per installation: count, key and value sizes.
+        public var attributeLimits = AttributeLimits()
         /// Event sizes, batch count and bytes.
         public var eventLimits = EventLimits.default
         /// Page size when a list request gives no `limit`.

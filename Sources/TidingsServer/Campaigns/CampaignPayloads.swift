@@ -31,6 +31,8 @@ struct CampaignPayloads {
             for (key, content) in arm.content.byKey.sorted(by: { $0.key < $1.key }) {
                 let bytes: [UInt8]
                 do {
+                    // Templates are checked here, once per content; they are rendered per installation at send.
+                    try ContentTemplates.validate(content)
                     bytes = try builder.build(
                         content: content, kind: request.kind, messageID: messageID, campaignID: request.campaignID
                     ).bytes

@@ -196,7 +196,7 @@ public final class FanoutWorker: Sendable {
                     case .wait(let duration):
                         wait = duration
                     case .send(let delivery, let message):
-                        let push = Self.push(delivery, message)
+                        let push = Self.push(delivery, message, payload: queue.takeRenderedPayload(for: delivery))
                         inFlight += 1
                         group.addTask { .done(delivery, await provider.send(push)) }
                         continue
@@ -286,6 +286,18 @@ public final class FanoutWorker: Sendable {
                 var current = delivery
                 current.token = token
                 current.tokenType = tokenType
+                // Templates are rendered here, against the installation just read; untemplated messages skip it.
+                if let installation, let size = queue.personalize(current, of: message, for: installation) {
+                    // Debug, not info: a template that overflows for a whole audience would log once per device.
+                    logger.debug(
+                        "rendered payload over the limit; skipped",
+                        metadata: [
+                            "message_id": delivery.messageID, "installation_id": delivery.installationID,
+                            "bytes": "\(size)", "limit": "\(message.kind.payloadLimit)",
+                        ])
+                    completions.append(delivery, .skipped(reason: PersonalizedPayload.tooLargeReason))
+                    continue
+                }
                 if message.messageType.isMarketing && message.kind != .uninstallCheck
                     && queue.settings[delivery.appID]?.frequencyCap != nil
                 {
@@ -365,13 +377,14 @@ public final class FanoutWorker: Sendable {
         case flush
     }
 
-    static func push(_ delivery: MessageDelivery, _ message: MessageRecord) -> OutgoingPush {
+    /// The push of `delivery`: its rendered `payload` when its message has templates, else the stored one.
+    static func push(_ delivery: MessageDelivery, _ message: MessageRecord, payload: [UInt8]? = nil) -> OutgoingPush {
         OutgoingPush(
             token: delivery.token, tokenType: delivery.tokenType,
             environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
             expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
-            payload: message.payload(variant: delivery.variant, language: delivery.language),
+            payload: payload ?? message.payload(variant: delivery.variant, language: delivery.language),
             installationID: delivery.installationID)
     }
 

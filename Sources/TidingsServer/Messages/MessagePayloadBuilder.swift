@@ -236,7 +236,11 @@ public struct MessagePayloadBuilder: Sendable {
     }
 
     private static func url(_ object: [String: JSONValue], field: String) throws(MessageError) -> String {
-        guard let url = try string(object, "url", prefix: field), URLComponents(string: url)?.scheme != nil else {
+        // A templated link is checked with its tags as sample text: their values are percent-encoded when
+        // rendered, so they cannot break it.
+        guard let url = try string(object, "url", prefix: field),
+            URLComponents(string: Template.sample(url))?.scheme != nil
+        else {
             throw .invalid("\(field).url", "must be an absolute URL")
         }
         return url
@@ -246,7 +250,8 @@ public struct MessagePayloadBuilder: Sendable {
     /// in-app browser, which raises for other schemes) as if it were a web page; deep links are for apps.
     private static func webURL(_ object: [String: JSONValue], field: String) throws(MessageError) -> String {
         let url = try url(object, field: field)
-        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased()),
+        guard let components = URLComponents(string: Template.sample(url)),
+            ["http", "https"].contains(components.scheme?.lowercased()),
             !(components.host ?? "").isEmpty
         else {
             throw .invalid(

@@ -41,12 +41,25 @@ struct SendQueue {
     private var rotation: [String] = []
     private var cursor = 0
     private(set) var count = 0
+    /// Whether each message's stored payloads hold `{{` at all; only those are rendered per delivery.
+    var templated: [String: Bool] = [:]
+    /// Each templated message's payloads compiled, by message id and payload key; nil when one has no template.
+    var personalized: [String: [String: PersonalizedPayload?]] = [:]
+    /// Payloads rendered for one delivery, by ``renderedKey(_:)``; taken when it is sent.
+    var rendered: [String: [UInt8]] = [:]
 
     var isEmpty: Bool { count == 0 }
 
     func knowsMessage(_ id: String) -> Bool { messages[id] != nil }
 
-    mutating func addMessage(_ id: String, _ message: MessageRecord?) { messages[id] = .some(message) }
+    mutating func addMessage(_ id: String, _ message: MessageRecord?) {
+        messages[id] = .some(message)
+        templated[id] =
+            message.map { message in
+                PersonalizedPayload.mayContainTemplates(message.payload)
+                    || message.payloadVariants.values.contains(where: PersonalizedPayload.mayContainTemplates)
+            } ?? false
+    }
 
     func message(_ delivery: MessageDelivery) -> MessageRecord? { messages[delivery.messageID] ?? nil }
 

@@ -52,6 +52,9 @@ public struct Installation: Sendable, Hashable {
     /// The SHA-256 digest of the secret the installation's app instance was given when it created it; nil
     /// until one is issued. Never leaves the server.
     public var secretDigest: [UInt8]?
+    /// The app's custom attributes (`first_name`, `orders`...), what message templates read as
+    /// `{{attributes.NAME}}`; at most ``AttributeLimits/maximumCount``.
+    public var attributes: [String: AttributeValue]
     /// Milliseconds since 1970.
     public var createdAt: Int64
     /// Milliseconds since 1970.
@@ -64,8 +67,9 @@ public struct Installation: Sendable, Hashable {
         timezone: String? = nil, language: String? = nil, appVersion: String? = nil, appBuild: String? = nil,
         sdkVersion: String? = nil, osName: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
         tokenRegisteredAt: [TokenType: Int64] = [:], secretDigest: [UInt8]? = nil, createdAt: Int64,
-        updatedAt: Int64
+        updatedAt: Int64, attributes: [String: AttributeValue] = [:]
     ) {
+        self.attributes = attributes
         self.appID = appID
         self.installationID = installationID
         self.platform = platform

@@ -40,6 +40,10 @@ public struct InstallationUpdate: Sendable, Hashable {
     public var deviceModel: FieldChange<String> = .keep
     /// Set only by the server when it issues the installation's secret.
     public var secretDigest: FieldChange<[UInt8]> = .keep
+    /// Custom attributes merged into the stored ones: a value sets its key, nil removes it; keys not named stay.
+    public var attributes: [String: AttributeValue?] = [:]
+    /// Removes every stored attribute before ``attributes`` is merged (`"attributes": null`).
+    public var clearsAttributes = false
 
     public init() {}
 
@@ -53,6 +57,13 @@ public struct InstallationUpdate: Sendable, Hashable {
             }
         if case .set(.some) = change { return true }
         return false
+    }
+
+    /// The attributes an installation holding `current` has after this update.
+    public func attributes(after current: [String: AttributeValue]) -> [String: AttributeValue] {
+        var result = clearsAttributes ? [:] : current
+        for (key, value) in attributes { result[key] = value }
+        return result
     }
 
     /// Whether the update changes who the installation belongs to.
@@ -85,6 +96,7 @@ public struct InstallationUpdate: Sendable, Hashable {
         result.osVersion = osVersion.applied(to: installation.osVersion)
         result.deviceModel = deviceModel.applied(to: installation.deviceModel)
         result.secretDigest = secretDigest.applied(to: installation.secretDigest)
+        result.attributes = attributes(after: installation.attributes)
         return result
     }
 }

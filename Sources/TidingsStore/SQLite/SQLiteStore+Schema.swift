@@ -320,6 +320,10 @@ extension SQLiteStore {
         CREATE INDEX message_deliveries_due_by_message ON message_deliveries(message_id, not_before, installation_id)
             WHERE state = 'pending';
         """,
+        // Custom attributes of installations (personalised messages): one JSON object per installation.
+        """
+        ALTER TABLE installations ADD COLUMN attributes TEXT;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
