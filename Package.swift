@@ -107,7 +107,10 @@ let package = Package(
 
         .executableTarget(
             name: "tidings",
-            dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding"]),
+            dependencies: [
+                "Tidings", "TidingsServer", "TidingsStore", "TidingsAPNsEmulator", "TidingsTesting",
+                "TidingsForwarding",
+            ]),
         .executableTarget(
             name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator", "TidingsStore", "TidingsPostgres"]),
         .executableTarget(

@@ -319,6 +319,21 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_installation ON message_deliveries (app_id, installation_id);
         CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at);
         """,
+        // Audiences: the sortable key of a version (`VersionKey` in Swift computes the same text for SQLite),
+        // and indexes for the comparisons a count is most often narrowed by.
+        #"""
+        CREATE FUNCTION tidings_version_key(version text) RETURNS text
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+            SELECT CASE WHEN bool_or(length(ltrim(raw, '0')) > 30) THEN NULL
+                ELSE string_agg(chr(64 + length(ltrim(raw, '0'))) || ltrim(raw, '0'), '.' ORDER BY position) END
+            FROM unnest(string_to_array(
+                regexp_replace(substring(version FROM '^[0-9]+(?:\.[0-9]+)*'), '(\.0+)+$', ''), '.'))
+                WITH ORDINALITY AS component(raw, position)
+        $$;
+        CREATE INDEX installations_app_version_key
+            ON installations (app_id, (tidings_version_key(app_version)) COLLATE "C");
+        CREATE INDEX installations_last_seen ON installations (app_id, updated_at);
+        """#,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -10,6 +10,7 @@ enum TidingsCommand {
           payload lint [FILE|-] [--json]      report what Apple or the SDK would trip over
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
           send TARGET CONTENT [--wait]        send a message through tidingsd; --wait follows the fan-out
+          audience count EXPR                 how many installations an audience expression selects now
           devices list|show                   the installations registered with tidingsd
           events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
@@ -39,6 +40,7 @@ enum TidingsCommand {
             case "queue": return try await QueueCommand.run(rest)
             // Commands that talk to tidingsd's API (Sources/tidings/Server).
             case "send": return try await SendCommand.run(rest)
+            case "audience": return try await AudienceCommand.run(rest)
             case "devices": return try await DevicesCommand.run(rest)
             case "events": return try await EventsCommand.run(rest)
             case "stats": return try await StatsCommand.run(rest)
