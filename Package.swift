@@ -116,7 +116,8 @@ let package = Package(
         .executableTarget(
             name: "tidings-bench",
             dependencies: [
-                "TidingsModel", "Tidings", "TidingsServer", "TidingsTesting", "TidingsForwarding", "TidingsPush",
+                "TidingsModel", "Tidings", "TidingsServer", "TidingsStore", "TidingsTesting", "TidingsForwarding",
+                "TidingsPush",
             ]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),

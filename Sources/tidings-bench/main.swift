@@ -11,6 +11,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("sendpath", SendPathBench.run),
     ("e2e", EndToEndBench.run),
     ("forwarding", ForwardingBench.run),
+    ("audience", AudienceBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.
