@@ -6,15 +6,16 @@
 
 extension SQLiteConnection {
     /// Makes `name(text)` callable from this connection's SQL: NULL in, NULL out; otherwise `transform`'s
-    /// result, NULL when it returns nil.
+    /// result for the text's UTF-8 bytes (as UTF-8 bytes), NULL when it returns nil.
     ///
     /// The function is declared deterministic (the same input always gives the same output), so SQLite may
-    /// compute it once per row and use it in `WHERE` clauses freely.
+    /// compute it once per row and use it in `WHERE` clauses freely. It sees the bytes SQLite holds, without a
+    /// `String` made per call: it runs once per row scanned.
     /// - Important: Only this connection knows the function; every connection that runs SQL calling it must
     ///   register it first.
-    public func addTextFunction(named name: String, _ transform: @escaping @Sendable (String) -> String?)
-        throws(SQLiteError)
-    {
+    public func addTextFunction(
+        named name: String, _ transform: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> [UInt8]?
+    ) throws(SQLiteError) {
         let box = Unmanaged.passRetained(TextFunctionBox(transform)).toOpaque()
         let status = sqlite3_create_function_v2(
             handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
@@ -26,14 +27,13 @@ extension SQLiteConnection {
                     sqlite3_result_null(context)
                     return
                 }
-                let input = String(cString: bytes)
+                let input = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(argument)))
                 let function = Unmanaged<TextFunctionBox>.fromOpaque(user).takeUnretainedValue()
                 guard let output = function.transform(input) else {
                     sqlite3_result_null(context)
                     return
                 }
-                let utf8 = Array(output.utf8)
-                utf8.withUnsafeBufferPointer { buffer in
+                output.withUnsafeBufferPointer { buffer in
                     buffer.baseAddress.map { base in
                         base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
                             sqlite3_result_text(
@@ -55,9 +55,9 @@ extension SQLiteConnection {
 
 /// Keeps a registered function's closure alive for as long as SQLite holds it (released by its destructor).
 private final class TextFunctionBox {
-    let transform: @Sendable (String) -> String?
+    let transform: @Sendable (UnsafeBufferPointer<UInt8>) -> [UInt8]?
 
-    init(_ transform: @escaping @Sendable (String) -> String?) {
+    init(_ transform: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> [UInt8]?) {
         self.transform = transform
     }
 }

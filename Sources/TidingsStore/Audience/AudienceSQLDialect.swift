@@ -21,9 +21,3 @@ package enum AudienceSQLDialect: Sendable {
         }
     }
 }
-
-/// A parameter of a translated audience.
-package enum AudienceSQLValue: Sendable, Hashable {
-    case text(String)
-    case integer(Int64)
-}

@@ -22,4 +22,9 @@ public enum AudienceValue: Sendable, Hashable, CustomStringConvertible {
         case .time(let milliseconds): "@\(milliseconds)"
         }
     }
+
+    /// The text of a text value.
+    var text: String? {
+        if case .text(let text) = self { text } else { nil }
+    }
 }

@@ -3,7 +3,7 @@ import TidingsSQLite
 extension SQLiteStore {
     /// The SQL functions the store's statements call, registered on each of its connections.
     static func addFunctions(_ database: SQLiteDatabase) throws {
-        try database.read { db in try db.addTextFunction(named: "tidings_version_key", VersionKey.key) }
+        try database.read { db in try db.addTextFunction(named: "tidings_version_key") { VersionKey.key(utf8: $0) } }
     }
 
     public func installations(
