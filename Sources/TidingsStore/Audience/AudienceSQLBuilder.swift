@@ -19,15 +19,57 @@ struct AudienceSQLBuilder {
         switch expression {
         case .not(let inner):
             return translate(inner, negated: !negated)
-        case .and(let left, let right):
-            let joiner = negated ? " OR " : " AND "
-            return "(" + translate(left, negated: negated) + joiner + translate(right, negated: negated) + ")"
-        case .or(let left, let right):
-            let joiner = negated ? " AND " : " OR "
-            return "(" + translate(left, negated: negated) + joiner + translate(right, negated: negated) + ")"
+        case .and, .or:
+            // A chain of the same connective is one list, cheapest operands first: SQL stops at the first that
+            // settles the result, so a tag lookup or a version key is computed only for rows still in question.
+            var isAnd = false
+            if case .and = expression { isAnd = true }
+            let conjunction = isAnd != negated
+            var operands: [AudienceExpression] = []
+            Self.collect(expression, negated: negated, conjunction: conjunction, into: &operands)
+            let ordered = operands.enumerated()
+                .sorted { (Self.cost($0.element), $0.offset) < (Self.cost($1.element), $1.offset) }
+                .map(\.element)
+            var parts: [String] = []
+            for operand in ordered { parts.append(translate(operand, negated: negated)) }
+            return "(" + parts.joined(separator: conjunction ? " AND " : " OR ") + ")"
         case .condition(let condition):
             let positive = translate(condition)
             return negated ? "NOT COALESCE(\(positive), FALSE)" : positive
+        }
+    }
+
+    /// The operands of the chain of `conjunction`s (under `negated`) that `expression` heads, left to right.
+    private static func collect(
+        _ expression: AudienceExpression, negated: Bool, conjunction: Bool, into operands: inout [AudienceExpression]
+    ) {
+        switch expression {
+        case .and(let left, let right) where conjunction != negated,
+            .or(let left, let right) where conjunction == negated:
+            collect(left, negated: negated, conjunction: conjunction, into: &operands)
+            collect(right, negated: negated, conjunction: conjunction, into: &operands)
+        default:
+            operands.append(expression)
+        }
+    }
+
+    /// A rough rank of what evaluating `expression` per row costs: column comparisons, then language ranges
+    /// (`LIKE`), then version keys (a function call), then tags (a lookup in another table).
+    private static func cost(_ expression: AudienceExpression) -> Int {
+        switch expression {
+        case .condition(let condition):
+            switch condition.comparison {
+            case .isNull, .isNotNull: 0
+            default:
+                switch condition.field.kind {
+                case .tagSet: 3
+                case .version: 2
+                case .language: 1
+                default: 0
+                }
+            }
+        case .not(let inner): cost(inner)
+        case .and(let left, let right), .or(let left, let right): max(cost(left), cost(right))
         }
     }
 
