@@ -320,7 +320,8 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at);
         """,
         // Audiences: the sortable key of a version (`VersionKey` in Swift computes the same text for SQLite),
-        // and indexes for the comparisons a count is most often narrowed by.
+        // indexed for counts narrowed by app version. Not `updated_at` (last_seen): every registration changes
+        // it, and an index on it would take heap-only updates away from the hottest write.
         #"""
         CREATE FUNCTION tidings_version_key(version text) RETURNS text
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
@@ -332,7 +333,6 @@ extension PostgresStore {
         $$;
         CREATE INDEX installations_app_version_key
             ON installations (app_id, (tidings_version_key(app_version)) COLLATE "C");
-        CREATE INDEX installations_last_seen ON installations (app_id, updated_at);
         """#,
     ]
 
