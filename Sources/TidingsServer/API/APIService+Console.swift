@@ -23,7 +23,7 @@ extension APIService {
     func lintMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         _ = try authenticate(request, .serverKey)
         var body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
-        if body["target"] == nil { body["target"] = .object(["all": .bool(true)]) }
+        if body["target"] == nil && body["audience"] == nil { body["target"] = .object(["all": .bool(true)]) }
         let date = clock.now
         let built: MessagePayloadBuilder.Built
         let messageRequest: MessageRequest

@@ -133,7 +133,10 @@ import TidingsTesting
                 .status == 403)
         #expect(try await harness.call("POST", "/v1/audience/count", json: ["audience": "tag:a"]).status == 401)
 
-        // The console's size route takes an audience as well.
+        // The console's lint takes a message with an audience; its size route takes an audience as well.
+        let lint = try await harness.call(
+            "POST", "/v1/lint", key: harness.serverKey, json: ["audience": "tag:vip", "content": ["title": "Hi"]])
+        #expect(lint.status == 200, "\(lint.json)")
         let size = try await harness.call(
             "POST", "/v1/audience", key: harness.serverKey, json: ["audience": "app_version >= 2.9.1"])
         #expect(size.json["installations"] == 2)
