@@ -107,13 +107,17 @@ let package = Package(
 
         .executableTarget(
             name: "tidings",
-            dependencies: ["Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsForwarding"]),
+            dependencies: [
+                "Tidings", "TidingsServer", "TidingsStore", "TidingsAPNsEmulator", "TidingsTesting",
+                "TidingsForwarding",
+            ]),
         .executableTarget(
             name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator", "TidingsStore", "TidingsPostgres"]),
         .executableTarget(
             name: "tidings-bench",
             dependencies: [
-                "TidingsModel", "Tidings", "TidingsServer", "TidingsTesting", "TidingsForwarding", "TidingsPush",
+                "TidingsModel", "Tidings", "TidingsServer", "TidingsStore", "TidingsTesting", "TidingsForwarding",
+                "TidingsPush",
             ]),
 
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),

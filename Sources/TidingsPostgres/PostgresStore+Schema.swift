@@ -331,6 +331,21 @@ extension PostgresStore {
         """
         ALTER TABLE installations ADD COLUMN attributes jsonb;
         """,
+        // Audiences: the sortable key of a version (`VersionKey` in Swift computes the same text for SQLite),
+        // indexed for counts narrowed by app version. Not `updated_at` (last_seen): every registration changes
+        // it, and an index on it would take heap-only updates away from the hottest write.
+        #"""
+        CREATE FUNCTION tidings_version_key(version text) RETURNS text
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+            SELECT CASE WHEN bool_or(length(ltrim(raw, '0')) > 30) THEN NULL
+                ELSE string_agg(chr(64 + length(ltrim(raw, '0'))) || ltrim(raw, '0'), '.' ORDER BY position) END
+            FROM unnest(string_to_array(
+                regexp_replace(substring(version FROM '^[0-9]+(?:\.[0-9]+)*'), '(\.0+)+$', ''), '.'))
+                WITH ORDINALITY AS component(raw, position)
+        $$;
+        CREATE INDEX installations_app_version_key
+            ON installations (app_id, (tidings_version_key(app_version)) COLLATE "C");
+        """#,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -13,6 +13,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("forwarding", ForwardingBench.run),
     ("campaign", CampaignBench.run),
     ("console-scale", ConsoleScaleBench.run),
+    ("audience", AudienceBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.

@@ -11,6 +11,7 @@ enum TidingsCommand {
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
           send TARGET CONTENT [--wait]        send a message through tidingsd; --wait follows the fan-out
           live-activity start|update|end      start, update and end Live Activities on devices
+          audience count EXPR                 how many installations an audience expression selects now
           devices list|show                   the installations registered with tidingsd
           events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
@@ -41,6 +42,7 @@ enum TidingsCommand {
             // Commands that talk to tidingsd's API (Sources/tidings/Server).
             case "send": return try await SendCommand.run(rest)
             case "live-activity": return try await LiveActivityCommand.run(rest)
+            case "audience": return try await AudienceCommand.run(rest)
             case "devices": return try await DevicesCommand.run(rest)
             case "events": return try await EventsCommand.run(rest)
             case "stats": return try await StatsCommand.run(rest)

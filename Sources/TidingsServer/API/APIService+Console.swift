@@ -23,7 +23,7 @@ extension APIService {
     func lintMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         _ = try authenticate(request, .serverKey)
         var body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
-        if body["target"] == nil { body["target"] = .object(["all": .bool(true)]) }
+        if body["target"] == nil && body["audience"] == nil { body["target"] = .object(["all": .bool(true)]) }
         let date = clock.now
         let built: MessagePayloadBuilder.Built
         let messageRequest: MessageRequest
@@ -51,11 +51,14 @@ extension APIService {
     func audienceSize(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
-        try Self.allowOnly(body, ["target"])
+        try Self.allowOnly(body, ["target", "audience"])
         let target: MessageTarget
         do {
+            var fields: [String: JSONValue] = ["content": .object([:])]
+            fields["target"] = body["target"]
+            fields["audience"] = body["audience"]
             target = try MessageRequest.parse(
-                ["target": body["target"] ?? .null, "content": .object([:])], now: clock.now,
+                fields, now: clock.now,
                 defaultTimeToLive: configuration.defaultTimeToLive
             ).target
         } catch {
@@ -83,6 +86,9 @@ extension APIService {
                 }
                 if expression.matches(tags) { count += 1 }
             }
+        case .audience(let expression):
+            count = try store.countInstallations(
+                appID: caller.appID, audience: expression, now: clock.now.millisecondsSince1970)
         case .all:
             count = try store.installationBreakdown(appID: caller.appID).total
         }

@@ -293,6 +293,16 @@ extension APIService {
                 tagsByUser[userID] = tags
                 if expression.matches(tags) { add(installation.installationID) }
             }
+        case .audience(let expression):
+            var after: String?
+            while true {
+                let page = try store.installations(
+                    appID: appID, audience: expression, afterInstallationID: after, limit: 1000,
+                    now: clock.now.millisecondsSince1970)
+                for installation in page { add(installation.installationID) }
+                guard page.count == 1000, let last = page.last else { break }
+                after = last.installationID
+            }
         case .all:
             try each(userID: nil) { add($0.installationID) }
         }

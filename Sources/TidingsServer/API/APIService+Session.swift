@@ -9,7 +9,7 @@ import TidingsStore
 /// Every write through a session carries the session's CSRF token, passes an `Origin` check, and is audited.
 extension APIService {
     /// POSTs that change nothing: a viewer may make them, and they are not audited.
-    static let readOnlyPosts: Set<String> = ["/v1/lint", "/v1/audience"]
+    static let readOnlyPosts: Set<String> = ["/v1/lint", "/v1/audience", "/v1/audience/count"]
 
     /// The caller a session cookie authenticates, or nil when the request carries none.
     /// - Throws: 401 for an ended session; 403 for a write without the CSRF token, from another origin, or

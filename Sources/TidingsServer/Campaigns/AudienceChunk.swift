@@ -4,8 +4,8 @@ import TidingsStore
 /// One bounded step through a message's audience: the installations it reached after a cursor, and the cursor
 /// after them.
 ///
-/// Cursors by target: a list of installation or user ids keeps the position in the list (as text); tags and
-/// `all` keep the last installation id read (keyset pagination in installation-id order), so a chunk costs the
+/// Cursors by target: a list of installation or user ids keeps the position in the list (as text); tags, audiences
+/// and `all` keep the last installation id read (keyset pagination in installation-id order), so a chunk costs the
 /// same at the millionth installation as at the first.
 struct AudienceChunk {
     struct Member {
@@ -23,8 +23,9 @@ struct AudienceChunk {
     /// Users read per chunk of a `user_ids` target (each has a handful of installations).
     static let usersPerChunk = 100
 
-    static func read(plan: CampaignPlan, appID: String, cursor: String?, limit: Int, store: any Store) throws
-        -> AudienceChunk
+    /// - Parameter now: What an audience's relative times count back from: the same for every chunk of a message.
+    static func read(plan: CampaignPlan, appID: String, cursor: String?, limit: Int, now: Int64, store: any Store)
+        throws -> AudienceChunk
     {
         let limit = max(1, limit)
         let target: MessageTarget
@@ -88,6 +89,15 @@ struct AudienceChunk {
                 }
             }
             return chunk
+        case .audience(let expression):
+            // Filtered in the store: only members come back, a bounded page at a time.
+            let page = try store.installations(
+                appID: appID, audience: expression, afterInstallationID: cursor, limit: limit, now: now)
+            // Matched by its user (a tag or user_id): at send time it must still belong to that user.
+            let throughUser = expression.involvesUser
+            return AudienceChunk(
+                members: page.map { Member(installation: $0, targetUserID: throughUser ? $0.userID : nil) },
+                cursor: page.last?.installationID ?? cursor, finished: page.count < limit)
         case .all:
             let page = try store.installations(
                 appID: appID, query: InstallationQuery(afterInstallationID: cursor, limit: limit))

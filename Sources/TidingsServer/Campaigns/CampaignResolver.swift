@@ -98,8 +98,10 @@ public final class CampaignResolver: Sendable {
                 leaseUntil: 0, now: now.millisecondsSince1970)
             return nil
         }
+        // Relative times in an audience (`last_seen > 30d ago`) count back from when resolution was due.
         let chunk = try AudienceChunk.read(
-            plan: plan, appID: message.appID, cursor: cursor, limit: configuration.chunkSize, store: store)
+            plan: plan, appID: message.appID, cursor: cursor, limit: configuration.chunkSize,
+            now: message.resolveAt ?? message.createdAt, store: store)
         let builder = DeliveryBuilder(message: message, plan: plan, now: now)
         let deliveries =
             chunk.members.map { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }

@@ -48,7 +48,7 @@ public struct MessageRequest: Sendable, Hashable {
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
         "environment", "night", "type", "rate_per_second", "send_at", "local_time", "fallback_time_zone", "if_past",
-        "variants", "control",
+        "variants", "control", "audience",
     ]
 
     /// Validates `body`, received at `now`.
@@ -74,7 +74,14 @@ public struct MessageRequest: Sendable, Hashable {
         guard let messageType = MessageRecord.MessageType(rawValue: typeName) else {
             throw .invalid(typeField, "must be notification, ad or transactional")
         }
-        let targetValue = body["target"]
+        var targetValue = body["target"]
+        // `"audience": "..."` is short for `"target": {"audience": "..."}`.
+        if let audience = body["audience"], !audience.isNull {
+            if let targetValue, !targetValue.isNull {
+                throw .invalid("audience", "give target or audience, not both (an audience can name ids and tags)")
+            }
+            targetValue = .object(["audience": audience])
+        }
         var request = MessageRequest(
             target: try target(targetValue), content: .object([:]), kind: kind, messageType: messageType,
             priority: kind == .background ? 5 : 10)
@@ -160,8 +167,20 @@ public struct MessageRequest: Sendable, Hashable {
         return string
     }
 
+    /// Parses an audience expression, refusing it with `invalid_audience` and the column of the problem.
+    public static func audience(_ text: String) throws(MessageError) -> AudienceExpression {
+        do {
+            return try AudienceExpression.parse(text)
+        } catch {
+            throw MessageError(
+                code: "invalid_audience", field: "audience",
+                message: "audience: \(error.message) (\(error.code.rawValue) at column \(error.column))")
+        }
+    }
+
     static func target(_ value: JSONValue?) throws(MessageError) -> MessageTarget {
-        let usage = #"must be one of {"installation_ids": [...]}, {"user_ids": [...]}, {"tags": "..."}, {"all": true}"#
+        let usage =
+            #"must be one of {"installation_ids": [...]}, {"user_ids": [...]}, {"tags": "..."}, {"audience": "..."}, {"all": true}"#
         guard let object = value?.objectValue, object.count == 1, let (key, inner) = object.first else {
             throw .invalid("target", usage)
         }
@@ -191,6 +210,9 @@ public struct MessageRequest: Sendable, Hashable {
                     code: "invalid_tag_expression", field: "target.tags",
                     message: "target.tags: \(error.message) (\(error.code.rawValue) at position \(error.position))")
             }
+        case "audience":
+            guard let text = inner.stringValue else { throw .invalid("audience", "must be a string") }
+            return .audience(try audience(text))
         case "all":
             guard inner == .bool(true) else { throw .invalid("target.all", "must be true") }
             return .all

@@ -47,12 +47,14 @@ public final class SQLiteStore: Store {
             // file keeps the size it reached.
             try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 65536)")
         }
+        try Self.addFunctions(database)
         try Self.migrate(database)
         if path == ":memory:" {
             reader = database
         } else {
             reader = try SQLiteDatabase(path: path)
             try reader.read { try $0.execute("PRAGMA cache_size = -32768") }
+            try Self.addFunctions(reader)
         }
         checkpointer =
             if let checkpointInterval, path != ":memory:" {

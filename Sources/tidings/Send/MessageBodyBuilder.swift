@@ -16,7 +16,8 @@ import TidingsModel
 enum MessageBodyBuilder {
     /// The options that take a value; `button`, `data`, `installation` and `user` may repeat.
     static let optionNames: Set<String> = [
-        "installation", "user", "tag-expression", "title", "subtitle", "body", "media", "button", "link", "deeplink",
+        "installation", "user", "tag-expression", "audience", "title", "subtitle", "body", "media", "button", "link",
+        "deeplink",
         "screen", "coupon", "badge", "sound", "data", "campaign", "collapse-id", "ttl", "priority", "at", "local-time",
         "fallback-time-zone", "if-past", "locale-content", "variant", "control", "rate",
     ]
@@ -84,7 +85,8 @@ enum MessageBodyBuilder {
         return .object(body)
     }
 
-    /// Exactly one of `--installation` (repeatable), `--user` (repeatable), `--tag-expression`, `--all`.
+    /// Exactly one of `--installation` (repeatable), `--user` (repeatable), `--tag-expression`, `--audience`,
+    /// `--all`. An audience expression is parsed here first, so a mistake is shown with a caret under it.
     /// - Parameter command: the command named in usage errors.
     static func target(_ arguments: ArgumentList, command: String = "send") throws -> JSONValue {
         var targets: [(name: String, value: JSONValue)] = []
@@ -100,13 +102,21 @@ enum MessageBodyBuilder {
                 "\(command): give one --tag-expression; combine tags with AND, OR, NOT inside it")
         }
         if let expression = expressions.first { targets.append(("--tag-expression", ["tags": .string(expression)])) }
+        let audiences = arguments.values("audience")
+        if audiences.count > 1 {
+            throw CommandLineError.usage("send: give one --audience; combine conditions with and, or, not inside it")
+        }
+        if let audience = audiences.first {
+            try AudienceCommand.validate(audience, command: "send: --audience")
+            targets.append(("--audience", ["audience": .string(audience)]))
+        }
         if arguments.flag("all") { targets.append(("--all", ["all": true])) }
         guard targets.count == 1 else {
             let given =
                 targets.isEmpty ? "none was given" : targets.map(\.name).joined(separator: " and ") + " were given"
             throw CommandLineError.usage(
-                "\(command): give exactly one target: --installation ID, --user ID, --tag-expression EXPR or --all; "
-                    + given)
+                "\(command): give exactly one target: --installation ID, --user ID, --tag-expression EXPR, "
+                    + "--audience EXPR or --all; \(given)")
         }
         return targets[0].value
     }

@@ -10,6 +10,8 @@ enum SendCommand {
           --installation ID        an installation (repeatable)
           --user ID                every installation of a user (repeatable)
           --tag-expression EXPR    users whose tags match, e.g. "(vip AND ios) OR NOT churned"
+          --audience EXPR          installations an audience expression selects (docs/audiences.md), e.g.
+                                   'tag:vip and language in (ja, en) and app_version >= 2.3.1'
           --all                    every installation of the app
 
         content:

@@ -1,0 +1,24 @@
+import TidingsStore
+
+extension PostgresStore {
+    public func installations(
+        appID: String, audience: AudienceExpression, afterInstallationID: String?, limit: Int, now: Int64
+    ) throws -> [Installation] {
+        let (sql, values) = audience.listing(
+            appID: appID, afterInstallationID: afterInstallationID, limit: limit, columns: Self.installationColumns,
+            dialect: .postgres, now: now)
+        return try read { db in try db.query(sql, values.map(Self.postgresValue), row: Self.installationRow) }
+    }
+
+    public func countInstallations(appID: String, audience: AudienceExpression, now: Int64) throws -> Int {
+        let (sql, values) = audience.counting(appID: appID, dialect: .postgres, now: now)
+        return Int(try read { db in try db.scalar(sql, values.map(Self.postgresValue)) } ?? 0)
+    }
+
+    private static func postgresValue(_ value: AudienceSQLValue) -> PostgresValue {
+        switch value {
+        case .text(let text): .text(text)
+        case .integer(let integer): .integer(integer)
+        }
+    }
+}

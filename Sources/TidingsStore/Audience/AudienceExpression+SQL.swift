@@ -1,0 +1,37 @@
+import Foundation
+
+extension AudienceExpression {
+    /// The statement that lists a page of `appID`'s installations in this audience, in installation-id order
+    /// after `afterInstallationID` (keyset pagination, so the millionth row costs what the first does).
+    ///
+    /// Every value is a bound parameter: the app id first, then the expression's values, then the cursor and the
+    /// page size. `columns` are the backend's installation columns.
+    package func listing(
+        appID: String, afterInstallationID: String?, limit: Int, columns: String, dialect: AudienceSQLDialect,
+        now: Int64
+    ) -> (sql: String, values: [AudienceSQLValue]) {
+        var builder = AudienceSQLBuilder(dialect: dialect, now: now, values: [.text(appID)])
+        let condition = builder.translate(self, negated: false)
+        var sql = "SELECT "
+        sql += columns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+        sql += " FROM installations i WHERE i.app_id = \(dialect.placeholder(1))"
+        if let afterInstallationID {
+            sql += " AND i.installation_id > \(builder.bind(.text(afterInstallationID)))"
+        }
+        sql += " AND (\(condition)) ORDER BY i.installation_id LIMIT \(builder.bind(.integer(Int64(max(0, limit)))))"
+        return (sql, builder.values)
+    }
+
+    /// The statement that counts `appID`'s installations in this audience.
+    package func counting(appID: String, dialect: AudienceSQLDialect, now: Int64) -> (
+        sql: String, values: [AudienceSQLValue]
+    ) {
+        var builder = AudienceSQLBuilder(dialect: dialect, now: now, values: [.text(appID)])
+        let condition = builder.translate(self, negated: false)
+        return (
+            "SELECT count(*) FROM installations i WHERE i.app_id = \(dialect.placeholder(1)) AND (\(condition))",
+            builder.values
+        )
+    }
+}

@@ -1,0 +1,29 @@
+import TidingsSQLite
+
+extension SQLiteStore {
+    /// The SQL functions the store's statements call, registered on each of its connections.
+    static func addFunctions(_ database: SQLiteDatabase) throws {
+        try database.read { db in try db.addTextFunction(named: "tidings_version_key") { VersionKey.key(utf8: $0) } }
+    }
+
+    public func installations(
+        appID: String, audience: AudienceExpression, afterInstallationID: String?, limit: Int, now: Int64
+    ) throws -> [Installation] {
+        let (sql, values) = audience.listing(
+            appID: appID, afterInstallationID: afterInstallationID, limit: limit, columns: Self.installationColumns,
+            dialect: .sqlite, now: now)
+        return try reader.read { db in try db.query(sql, values.map(Self.sqliteValue), row: Self.installationRow) }
+    }
+
+    public func countInstallations(appID: String, audience: AudienceExpression, now: Int64) throws -> Int {
+        let (sql, values) = audience.counting(appID: appID, dialect: .sqlite, now: now)
+        return try reader.read { db in Int(try db.scalar(sql, values.map(Self.sqliteValue))?.integerValue ?? 0) }
+    }
+
+    private static func sqliteValue(_ value: AudienceSQLValue) -> SQLiteValue {
+        switch value {
+        case .text(let text): .text(text)
+        case .integer(let integer): .integer(integer)
+        }
+    }
+}
