@@ -83,7 +83,6 @@ extension APIService {
             try administration.updateApp(
                 app.id, identityVerification: mode, requestsPerSecond: rate, bundleID: bundleID)
         }
-        appCache.withLock { $0[app.id] = nil }
         logger.info("app settings changed", metadata: ["app_id": app.id])
         return json(appJSON(updated))
     }
@@ -117,7 +116,6 @@ extension APIService {
             throw HTTPError(status: 404, code: "not_found", message: "there is no app or server key \(keyID)")
         }
         let revoked = try admin { try administration.revokeKey(id: keyID) }
-        keyCache.withLock { $0[revoked.hash] = nil }
         logger.info("key revoked", metadata: ["key_id": keyID])
         return json(Self.keyJSON(revoked))
     }
@@ -204,7 +202,6 @@ extension APIService {
         let keyID = try Self.requiredString(body, "key_id")
         let pem = try Self.requiredString(body, "public_key")
         let record = try admin { try administration.addIdentityKey(app: app.id, keyID: keyID, pem: pem) }
-        identityCache.withLock { $0[app.id] = nil }
         logger.info("identity key added", metadata: ["app_id": app.id, "key_id": keyID])
         return json(Self.identityKeyJSON(record), status: 201)
     }
@@ -214,7 +211,6 @@ extension APIService {
         let app = try adminApp(request)
         let keyID = try parameter(request, "key_id")
         try admin { try administration.removeIdentityKey(app: app.id, keyID: keyID) }
-        identityCache.withLock { $0[app.id] = nil }
         logger.info("identity key removed", metadata: ["app_id": app.id, "key_id": keyID])
         return HTTPResponse(status: 204)
     }

@@ -18,8 +18,10 @@ extension TidingsAPI {
         public var maximumExportRows = 100_000
         /// The largest JSON body of the installation and tag endpoints, in bytes.
         public var maximumBodyBytes = 64 * 1024
-        /// How long a key lookup is remembered; a revocation takes at most this long to bite.
-        /// Zero looks every key up on every request.
+        /// How long a key lookup (and an app's settings and identity keys) is remembered at most. A change made
+        /// through the store drops the entry at once on this instance, and on PostgreSQL on every other instance
+        /// as soon as its listener hears it (docs/postgres.md); this lifetime bounds staleness when that
+        /// announcement is missed. Zero looks every key up on every request.
         public var keyCacheSeconds: Double = 2
         /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
         public var maximumMessageBodyBytes = 1024 * 1024

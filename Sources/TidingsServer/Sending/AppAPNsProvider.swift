@@ -18,13 +18,22 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     private let clock: any TidingsClock
     private let logger: Logger
     private let clients = AppClientCache<APNsClient> { $0.shutdown() }
+    /// App ids by bundle id, forgotten when the store announces a change to an app's settings.
     private let appIDs = LockedBox<[String: String]>([:])
+    private let storeChanges: StoreChangeObservation
 
     public init(
         store: any Store, credentials: APNsCredentialsStore, configuration: APNsClient.Configuration = .init(),
         metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger
     ) {
         self.store = store
+        storeChanges = store.changes.observe { [appIDs] change in
+            switch change {
+            case .app(let appID): appIDs.withLock { known in known = known.filter { $0.value != appID } }
+            case .everything: appIDs.withLock { $0.removeAll() }
+            case .key, .identityKeys, .pushCredentials: break
+            }
+        }
         self.credentials = credentials
         self.configuration = configuration
         self.metrics = metrics
@@ -65,8 +74,8 @@ public final class AppAPNsProvider: PushProvider, Sendable {
         }
     }
 
-    /// The id of the app whose bundle id is `topic`, remembered: a bundle id changes rarely, and a change
-    /// reaches here when the process restarts.
+    /// The id of the app whose bundle id is `topic`, remembered until the store announces a change to the app
+    /// (its bundle id may be another now).
     private func appID(topic: String) throws -> String {
         if let known = appIDs.withLock({ $0[topic] }) { return known }
         guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {

@@ -54,6 +54,9 @@ public final class RoutingPushProvider: PushProvider, Sendable {
     private let metrics: MetricsRegistry?
     private let logger: Logger
     private let knownApps = LockedBox<[String: AppRoutes]>([:])
+    /// Forgets an app's routes when the store announces a change to its settings (a new bundle id) or
+    /// credentials, here or on another instance.
+    private let storeChanges: StoreChangeObservation
 
     /// - Parameters:
     ///   - apns: sends APNs pushes (an ``AppAPNsProvider``, or the emulator's client in tests).
@@ -66,6 +69,14 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         metrics: MetricsRegistry? = nil, logger: Logger = .disabled()
     ) {
         self.store = store
+        storeChanges = store.changes.observe { [knownApps] change in
+            switch change {
+            case .app(let appID), .pushCredentials(let appID):
+                knownApps.withLock { known in known = known.filter { $0.value.appID != appID } }
+            case .everything: knownApps.withLock { $0.removeAll() }
+            case .key, .identityKeys: break
+            }
+        }
         self.apns = apns
         self.apnsCredentials = apnsCredentials
         self.fcm = fcm

@@ -180,6 +180,11 @@ public final class TidingsService: Sendable {
         }
         scheduledWork = ScheduledWork(leadership: leadership, jobs: jobs, logger: logger)
         metrics.gauge(
+            name: "tidings_store_changes_connected",
+            help:
+                "1 while this instance hears every change to what it caches (on PostgreSQL: its LISTEN connection is up)."
+        ) { store.changes.isConnected ? 1 : 0 }
+        metrics.gauge(
             name: "tidings_installations_without_timezone",
             help: "Installations whose time zone is unknown: ads reach them only with night-time ad consent."
         ) { Double((try? store.installationsWithoutTimeZone().values.reduce(0, +)) ?? 0) }
