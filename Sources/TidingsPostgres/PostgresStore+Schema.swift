@@ -319,6 +319,17 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_installation ON message_deliveries (app_id, installation_id);
         CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at);
         """,
+        // APNs keys and FCM service accounts, shared by every instance instead of files in each data directory.
+        """
+        CREATE TABLE push_credentials (
+            app_id text NOT NULL REFERENCES apps(id),
+            provider text NOT NULL,
+            secret bytea NOT NULL,
+            settings text NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, provider)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

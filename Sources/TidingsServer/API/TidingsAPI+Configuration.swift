@@ -1,6 +1,7 @@
 import Foundation
 import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsStore
 
 extension TidingsAPI {
@@ -29,9 +30,13 @@ extension TidingsAPI {
         public var defaultTimeToLive = MessageRequest.defaultTimeToLive
         /// Hosts whose media a message may name with `http://` (a local media server); others need https.
         public var insecureMediaHosts: Set<String> = []
-        /// Where APNs keys and FCM service accounts are kept (the data directory); nil answers the administration
-        /// API's credential routes with 503 `no_credentials_directory`.
+        /// Where APNs keys and FCM service accounts are kept when ``credentialBacking`` is nil (files under a data
+        /// directory); with neither, the administration API's credential routes answer 503
+        /// `no_credentials_directory`.
         public var credentialsDirectory: URL?
+        /// Keeps the credentials in the store instead, shared by every instance (tidingsd sets
+        /// ``StoreCredentialBacking``).
+        public var credentialBacking: (any CredentialBacking)?
         /// What each key may send, by kind: a bucket per key. An app's `requests_per_second` replaces the rate
         /// (burst twice the rate) for its app and server keys. App keys are shared by every device of an app,
         /// so theirs is high; it stops a runaway or abusive client, not ordinary traffic.

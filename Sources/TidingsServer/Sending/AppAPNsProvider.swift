@@ -27,11 +27,14 @@ public final class AppAPNsProvider: PushProvider, Sendable {
         metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger
     ) {
         self.store = store
-        storeChanges = store.changes.observe { [appIDs] change in
+        storeChanges = store.changes.observe { [appIDs, clients] change in
             switch change {
             case .app(let appID): appIDs.withLock { known in known = known.filter { $0.value != appID } }
-            case .everything: appIDs.withLock { $0.removeAll() }
-            case .key, .identityKeys, .pushCredentials: break
+            case .pushCredentials: clients.recheckAll()
+            case .everything:
+                appIDs.withLock { $0.removeAll() }
+                clients.recheckAll()
+            case .key, .identityKeys: break
             }
         }
         self.credentials = credentials
@@ -63,7 +66,8 @@ public final class AppAPNsProvider: PushProvider, Sendable {
 
     private func client(for topic: String) throws -> APNsClient {
         let appID = try self.appID(topic: topic)
-        return try clients.client(for: topic, credentials: credentials.metadataURL(appID)) { () throws -> APNsClient in
+        return try clients.client(for: topic, version: { [credentials] in credentials.version(appID: appID) }) {
+            () throws -> APNsClient in
             let authorization = try credentials.load(appID: appID)?.providerToken(clock: clock)
             if authorization == nil {
                 logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": appID])

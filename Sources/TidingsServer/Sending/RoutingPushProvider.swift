@@ -147,7 +147,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         }
         let found = AppRoutes(
             appID: app.id,
-            hasAPNs: FileManager.default.fileExists(atPath: apnsCredentials.metadataURL(app.id).path),
+            hasAPNs: apnsCredentials.hasCredentials(appID: app.id),
             hasFCM: fcm.hasCredentials(appID: app.id), checkedAt: now)
         knownApps.withLock { $0[topic] = found }
         return found
