@@ -119,15 +119,18 @@ public struct APNsCredentialsStore: Sendable {
 
     /// Something that changes whenever the app's credentials do (the metadata file's modification time, or the
     /// backing's update time); nil when it has none. Cheap enough to ask every few seconds.
-    public func version(appID: String) -> String? {
-        if let backing { return (try? backing.credential(.apns, appID: appID))?.map(\.version) ?? nil }
+    /// - Throws: `storage_failed` when the backing cannot be read (the store is unreachable): not knowing is not
+    ///   the same as having none.
+    public func version(appID: String) throws(APNsCredentialError) -> String? {
+        if let backing { return try backed { try backing.credential(.apns, appID: appID)?.version } }
         let attributes = try? FileManager.default.attributesOfItem(atPath: metadataURL(appID).path)
         return (attributes?[.modificationDate] as? Date).map { String($0.timeIntervalSince1970) }
     }
 
     /// Whether the app has credentials stored (they are not parsed here).
-    public func hasCredentials(appID: String) -> Bool {
-        if let backing { return ((try? backing.credential(.apns, appID: appID)) ?? nil) != nil }
+    /// - Throws: `storage_failed` when the backing cannot be read.
+    public func hasCredentials(appID: String) throws(APNsCredentialError) -> Bool {
+        if let backing { return try backed { try backing.credential(.apns, appID: appID) != nil } }
         return FileManager.default.fileExists(atPath: metadataURL(appID).path)
     }
 

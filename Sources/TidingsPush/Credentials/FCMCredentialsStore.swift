@@ -86,15 +86,18 @@ public struct FCMCredentialsStore: Sendable {
 
     /// Something that changes whenever the app's service account does (the file's modification time, or the
     /// backing's update time); nil when it has none. Cheap enough to ask every few seconds.
-    public func version(appID: String) -> String? {
-        if let backing { return (try? backing.credential(.fcm, appID: appID))?.map(\.version) ?? nil }
+    /// - Throws: `storage_failed` when the backing cannot be read (the store is unreachable): not knowing is not
+    ///   the same as having none.
+    public func version(appID: String) throws(FCMCredentialError) -> String? {
+        if let backing { return try backed { try backing.credential(.fcm, appID: appID)?.version } }
         let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL(appID).path)
         return (attributes?[.modificationDate] as? Date).map { String($0.timeIntervalSince1970) }
     }
 
     /// Whether the app has a service account stored (it is not parsed here).
-    public func hasCredentials(appID: String) -> Bool {
-        if let backing { return ((try? backing.credential(.fcm, appID: appID)) ?? nil) != nil }
+    /// - Throws: `storage_failed` when the backing cannot be read.
+    public func hasCredentials(appID: String) throws(FCMCredentialError) -> Bool {
+        if let backing { return try backed { try backing.credential(.fcm, appID: appID) != nil } }
         return FileManager.default.fileExists(atPath: fileURL(appID).path)
     }
 

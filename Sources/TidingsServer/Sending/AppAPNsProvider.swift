@@ -66,7 +66,7 @@ public final class AppAPNsProvider: PushProvider, Sendable {
 
     private func client(for topic: String) throws -> APNsClient {
         let appID = try self.appID(topic: topic)
-        return try clients.client(for: topic, version: { [credentials] in credentials.version(appID: appID) }) {
+        return try clients.client(for: topic, version: { [credentials] in try credentials.version(appID: appID) }) {
             () throws -> APNsClient in
             let authorization = try credentials.load(appID: appID)?.providerToken(clock: clock)
             if authorization == nil {

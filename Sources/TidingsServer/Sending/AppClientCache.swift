@@ -43,16 +43,26 @@ final class AppClientCache<Client: Sendable>: Sendable {
     /// The client kept for `key`, or the one `make` builds, kept from now on; nil, and nothing kept, when
     /// `make` answers nil (an app without credentials).
     ///
-    /// `version` reads the version of the client's credentials (`nil`: it has none to watch). `make` runs
+    /// `version` reads the version of the client's credentials (`nil`: it has none to watch); when it throws
+    /// (the store is unreachable) a kept client stays in use and the version is read again at the next use.
+    /// `make` runs
     /// outside the lock (it may open connections or read keys); when two callers race for a new key, the first
     /// to finish is kept and the other's client is closed.
     func clientIfAvailable<Failure: Error>(
-        for key: String, version readVersion: (() -> String?)? = nil, make: () throws(Failure) -> Client?
+        for key: String, version readVersion: (() throws -> String?)? = nil, make: () throws(Failure) -> Client?
     ) throws(Failure) -> Client? {
         let now = clock.now
         let current = entries.withLock { $0[key] }
         if let current, now.timeIntervalSince(current.checkedAt) < recheckInterval { return current.client }
-        let version = readVersion?()
+        var version: String?
+        if let readVersion {
+            do {
+                version = try readVersion()
+            } catch {
+                // Not knowing is not a change: keep what works rather than fail every push until the store is back.
+                if let current { return current.client }
+            }
+        }
         if let current, current.version == version {
             entries.withLock { $0[key]?.checkedAt = now }
             return current.client
@@ -73,7 +83,7 @@ final class AppClientCache<Client: Sendable>: Sendable {
 
     /// The client kept for `key`, or the one `make` builds, kept from now on.
     func client<Failure: Error>(
-        for key: String, version: (() -> String?)? = nil, make: () throws(Failure) -> Client
+        for key: String, version: (() throws -> String?)? = nil, make: () throws(Failure) -> Client
     ) throws(Failure) -> Client {
         let client = try clientIfAvailable(
             for: key, version: version, make: { () throws(Failure) -> Client? in try make() })

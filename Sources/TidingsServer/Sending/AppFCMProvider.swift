@@ -39,8 +39,9 @@ public final class AppFCMProvider: Sendable {
     }
 
     /// Whether `appID` has a service account stored (it is not parsed here).
-    public func hasCredentials(appID: String) -> Bool {
-        credentials.hasCredentials(appID: appID)
+    /// - Throws: when the store holding the credentials cannot be read.
+    public func hasCredentials(appID: String) throws -> Bool {
+        try credentials.hasCredentials(appID: appID)
     }
 
     /// Sends `push` (an FCM token) with the client of `appID`; `failed` with reason `NoFCMCredentials` or
@@ -61,7 +62,7 @@ public final class AppFCMProvider: Sendable {
 
     /// The client of `appID`, made on first use; nil when the app has no service account.
     public func client(appID: String) throws -> FCMClient? {
-        try clients.clientIfAvailable(for: appID, version: { [credentials] in credentials.version(appID: appID) }) {
+        try clients.clientIfAvailable(for: appID, version: { [credentials] in try credentials.version(appID: appID) }) {
             guard let account = try credentials.load(appID: appID) else { return nil }
             return try FCMClient(
                 account: account, configuration: configuration, metrics: metrics, clock: clock, logger: logger)

@@ -20,8 +20,9 @@ import TidingsStore
 /// no APNs credentials, an APNs push goes to the installation's FCM token instead, and the outcome names
 /// that token so a 404 `UNREGISTERED` clears the FCM token, not the APNs one.
 ///
-/// Which credentials an app has is looked up on disk and remembered for ``Configuration/credentialsCacheTTL``,
-/// so `tidingsd apps set-apns`/`set-fcm` take effect on a running server within that time.
+/// Which credentials an app has is looked up where they are kept (the store in tidingsd) and remembered for
+/// ``Configuration/credentialsCacheTTL``, or until the store announces a change to the app's credentials or
+/// settings; a lookup that fails (the store is unreachable) is not remembered.
 public final class RoutingPushProvider: PushProvider, Sendable {
     /// Unsigned APNs and how long credential lookups are remembered.
     public struct Configuration: Sendable {
@@ -147,8 +148,8 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         }
         let found = AppRoutes(
             appID: app.id,
-            hasAPNs: apnsCredentials.hasCredentials(appID: app.id),
-            hasFCM: fcm.hasCredentials(appID: app.id), checkedAt: now)
+            hasAPNs: try apnsCredentials.hasCredentials(appID: app.id),
+            hasFCM: try fcm.hasCredentials(appID: app.id), checkedAt: now)
         knownApps.withLock { $0[topic] = found }
         return found
     }

@@ -31,7 +31,7 @@ public enum CredentialFileImport {
         let stored = (apns: APNsCredentialsStore(backing: backing), fcm: FCMCredentialsStore(backing: backing))
         var outcome = Outcome()
         for app in try store.apps() {
-            if files.apns.hasCredentials(appID: app.id),
+            if try files.apns.hasCredentials(appID: app.id),
                 try store.pushCredential(appID: app.id, provider: .apns) == nil
             {
                 do {
@@ -46,7 +46,9 @@ public enum CredentialFileImport {
                     outcome.failed.append("\(app.id)/apns: \(error)")
                 }
             }
-            if files.fcm.hasCredentials(appID: app.id), try store.pushCredential(appID: app.id, provider: .fcm) == nil {
+            if try files.fcm.hasCredentials(appID: app.id),
+                try store.pushCredential(appID: app.id, provider: .fcm) == nil
+            {
                 do {
                     try stored.fcm.save(appID: app.id, serviceAccount: try Data(contentsOf: files.fcm.fileURL(app.id)))
                     outcome.imported.append("\(app.id)/fcm")

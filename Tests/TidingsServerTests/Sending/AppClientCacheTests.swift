@@ -78,6 +78,29 @@ struct AppClientCacheTests {
         #expect(reads.withLock { $0 } == 3)
     }
 
+    @Test func aVersionThatCannotBeReadKeepsTheClientInUseAndIsReadAgainNextTime() throws {
+        struct Unreachable: Error {}
+        let cache = AppClientCache<FakeClient>(recheckInterval: 0) { $0.closed.withLock { $0 += 1 } }
+        let reachable = LockedBox(true)
+        let version = LockedBox("v1")
+        func client(_ name: String) -> FakeClient {
+            cache.client(
+                for: "app",
+                version: {
+                    guard reachable.withLock({ $0 }) else { throw Unreachable() }
+                    return version.withLock { $0 }
+                }
+            ) { FakeClient(name) }
+        }
+        let first = client("first")
+        reachable.withLock { $0 = false }
+        #expect(client("second") === first, "the store being down is not a change of credentials")
+        #expect(first.closed.withLock { $0 } == 0)
+        reachable.withLock { $0 = true }
+        version.withLock { $0 = "v2" }
+        #expect(client("third").name == "third")
+    }
+
     @Test func shutdownClosesEveryKeptClient() {
         let clients = (0..<3).map { index in cache.client(for: "app-\(index)") { FakeClient("\(index)") } }
         cache.shutdown()
