@@ -207,6 +207,44 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
+    // MARK: Notifications
+
+    /// Starts listening on `channel` (`LISTEN`): notifications sent on it from now on are queued on this
+    /// connection for ``notifications(waitingUpTo:)``.
+    func listen(_ channel: String) throws(PostgresError) {
+        try execute("LISTEN \(Self.quotedIdentifier(channel))")
+    }
+
+    /// The payloads of the notifications that arrived, waiting up to `timeout` on the socket when none has
+    /// yet; empty when none came in that time.
+    /// - Throws: ``PostgresError/Code/connectionLost`` when the server closed the connection (a restart).
+    func notifications(waitingUpTo timeout: Duration) throws(PostgresError) -> [String] {
+        var payloads = drainNotifications()
+        guard payloads.isEmpty else { return payloads }
+        let milliseconds = max(
+            1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let ready = tidings_pq_wait_readable(PQsocket(handle), Int32(min(milliseconds, 60_000)))
+        if ready < 0 && errno != EINTR { throw broken("poll failed: \(String(cString: strerror(errno)))") }
+        // A closed socket reads as ready: consuming finds the end, or leaves the connection marked bad.
+        if ready > 0 && PQconsumeInput(handle) == 0 { throw lost() }
+        if PQstatus(handle) != CONNECTION_OK { throw lost() }
+        payloads = drainNotifications()
+        return payloads
+    }
+
+    private func drainNotifications() -> [String] {
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            payloads.append(String(cString: notification.pointee.extra))
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
+    private static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     // MARK: Protocol
 
     private func send(_ sql: String, _ parameters: [PostgresValue], deadline: ContinuousClock.Instant)

@@ -14,7 +14,8 @@ extension PostgresStore {
     /// migrations) follow in name order. Instances and leases describe running processes and are not copied;
     /// `event_ids` is made from the copied events.
     static let copyOrder = [
-        "apps", "api_keys", "admin_keys", "identity_keys", "installations", "user_tags", "app_tags", "messages",
+        "apps", "api_keys", "admin_keys", "identity_keys", "push_credentials", "installations", "user_tags", "app_tags",
+        "messages",
         "message_deliveries", "events",
     ]
     static let notCopied: Set<String> = ["instances", "leases", "event_ids", "schema_version"]

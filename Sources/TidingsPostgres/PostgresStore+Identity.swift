@@ -3,7 +3,7 @@ import TidingsStore
 
 extension PostgresStore {
     public func addIdentityKey(_ key: IdentityKeyRecord) throws {
-        try write { db in
+        try write(announcing: .identityKeys(appID: key.appID)) { db in
             guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(key.appID)]) != nil else {
                 throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
             }
@@ -40,7 +40,7 @@ extension PostgresStore {
 
     @discardableResult
     public func removeIdentityKey(appID: String, keyID: String) throws -> Bool {
-        try write { db in
+        try write(announcing: .identityKeys(appID: appID)) { db in
             try db.run("DELETE FROM identity_keys WHERE app_id = $1 AND key_id = $2", [.text(appID), .text(keyID)]) > 0
         }
     }

@@ -346,6 +346,17 @@ extension PostgresStore {
         CREATE INDEX installations_app_version_key
             ON installations (app_id, (tidings_version_key(app_version)) COLLATE "C");
         """#,
+        // APNs keys and FCM service accounts, shared by every instance instead of files in each data directory.
+        """
+        CREATE TABLE push_credentials (
+            app_id text NOT NULL REFERENCES apps(id),
+            provider text NOT NULL,
+            secret bytea NOT NULL,
+            settings text NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, provider)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

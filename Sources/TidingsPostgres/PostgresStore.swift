@@ -48,6 +48,11 @@ public final class PostgresStore: Store {
     let pool: PostgresPool
     /// Months (`year * 100 + month`) whose event partition is known to exist.
     let knownPartitions = LockedBox<Set<Int>>([])
+    /// Writes that change what instances cache publish here once committed, and notify every instance
+    /// (`NOTIFY`, delivered on commit); the listener, started when the first observer arrives, publishes
+    /// what the others notify.
+    public let changes: StoreChangeFeed
+    let listener: PostgresChangeListener
 
     /// Connects, migrates the schema to this version and makes sure this month's and next month's event
     /// partitions exist.
@@ -60,6 +65,10 @@ public final class PostgresStore: Store {
                 lockTimeout: configuration.lockTimeout,
                 idleInTransactionTimeout: configuration.idleInTransactionTimeout),
             maximumConnections: configuration.maximumConnections, acquireTimeout: configuration.acquireTimeout)
+        let listener = PostgresChangeListener(settings: pool.settings)
+        self.listener = listener
+        // Until the listener has connected, other instances' changes go unheard.
+        changes = StoreChangeFeed(hearsOtherProcesses: false) { feed in listener.start(publishingTo: feed) }
         try pool.withConnection { try Self.migrate($0) }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try ensureEventPartition(receivedAt: now)
@@ -71,7 +80,14 @@ public final class PostgresStore: Store {
         try self.init(configuration: Configuration(connectionString: connectionString))
     }
 
-    deinit { pool.closeIdle() }
+    deinit {
+        listener.stop()
+        pool.closeIdle()
+    }
+
+    /// How many times the change listener has connected and begun listening: 0 before anything observed
+    /// ``changes``, 1 once it listens, one more after each reconnection (a PostgreSQL restart).
+    public var listenerConnections: Int { listener.connectionCount }
 
     /// The schema version the database is at.
     public var schemaVersion: Int {
@@ -93,6 +109,23 @@ public final class PostgresStore: Store {
                 if attempts > pool.maximumConnections { throw stale.error }
             }
         }
+    }
+
+    /// Runs `body` in a transaction that also notifies every instance listening of `change` (PostgreSQL
+    /// delivers it only if the transaction commits), and publishes it in this process once committed.
+    @discardableResult
+    func write<Result>(announcing change: StoreChange, _ body: (PostgresConnection) throws -> Result) throws
+        -> Result
+    {
+        let result = try write { db in
+            let result = try body(db)
+            try db.run(
+                "SELECT pg_notify($1, $2)",
+                [.text(StoreChange.notificationChannel), .text(change.notificationPayload)])
+            return result
+        }
+        changes.publish(change)
+        return result
     }
 
     /// Runs a read (one statement, or a transaction it opens itself), trying again on another connection when
@@ -150,7 +183,7 @@ public final class PostgresStore: Store {
     }
 
     public func updateApp(_ app: AppRecord) throws {
-        try write { db in
+        try write(announcing: .app(id: app.id)) { db in
             let changed = try db.run(
                 "UPDATE apps SET bundle_id = $2, identity_verification = $3, requests_per_second = $4 WHERE id = $1",
                 [
@@ -197,7 +230,7 @@ public final class PostgresStore: Store {
         """
 
     public func createKey(_ key: APIKeyRecord) throws {
-        try write { db in
+        try write(announcing: .key(id: key.id)) { db in
             if key.kind == .admin {
                 try db.run(
                     "INSERT INTO admin_keys (\(Self.adminKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -238,7 +271,7 @@ public final class PostgresStore: Store {
 
     @discardableResult
     public func revokeKey(id: String, at: Int64) throws -> APIKeyRecord {
-        try write { db in
+        try write(announcing: .key(id: id)) { db in
             for table in ["api_keys", "admin_keys"] {
                 try db.run(
                     "UPDATE \(table) SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",

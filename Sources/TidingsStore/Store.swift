@@ -13,8 +13,14 @@ import TidingsModel
 /// and the store test suite is written against this protocol so every backend runs it.
 public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
-    OperatorStore, OverviewStore, AudienceStore
+    OperatorStore, OverviewStore, AudienceStore, PushCredentialStore
 {
+    // MARK: Changes
+
+    /// Announces committed changes to what instances cache (keys, app settings, identity keys, credentials):
+    /// this process's writes on every backend, and every instance's on PostgreSQL (LISTEN/NOTIFY).
+    var changes: StoreChangeFeed { get }
+
     // MARK: Instances
 
     /// Records that the tidingsd instance `instanceID` is alive at `now`: a real write, so it also proves the

@@ -9,8 +9,8 @@ import TidingsStore
 /// ```
 /// tidingsd apps create NAME --bundle-id ID [--json]
 /// tidingsd apps list [--json]
-/// tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]   (the key is copied, never shown)
-/// tidingsd apps set-fcm APP --service-account FILE [--json]   (the file is copied, its key never shown)
+/// tidingsd apps set-apns APP --key-file F --key-id K --team-id T [--json]   (the key goes into the store, never shown)
+/// tidingsd apps set-fcm APP --service-account FILE [--json]   (it goes into the store, its key never shown)
 /// tidingsd apps set-identity APP --mode off|optional|required [--json]
 /// tidingsd apps add-identity-key APP --key-id K --public-key FILE [--json]
 /// tidingsd apps remove-identity-key APP KEY_ID [--json]
@@ -38,12 +38,11 @@ enum AdminCommand {
         """
 
     static func run(_ arguments: [String], configuration: ServerConfiguration) throws -> Int32 {
-        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         do {
             let (command, parsed) = try parse(arguments)
             let admin = AppAdministration(store: try configuration.openStore())
             let output = AdminOutput(json: parsed.flag("json"))
-            try perform(command, parsed, admin: admin, output: output, dataDirectory: dataDirectory)
+            try perform(command, parsed, admin: admin, output: output)
             return 0
         } catch let error as AdminUsageError {
             FileHandle.standardError.write(Data("tidingsd: \(error.message)\n\(usage)\n".utf8))
@@ -135,21 +134,20 @@ enum AdminCommand {
     }
 
     private static func perform(
-        _ command: String, _ arguments: AdminArguments, admin: AppAdministration, output: AdminOutput,
-        dataDirectory: URL
+        _ command: String, _ arguments: AdminArguments, admin: AppAdministration, output: AdminOutput
     )
         throws
     {
         switch command {
         case "apps set-apns":
             let app = try admin.app(arguments.positionals[0])
-            let credentials = try APNsCredentialsStore(dataDirectory: dataDirectory).save(
+            let credentials = try APNsCredentialsStore(backing: StoreCredentialBacking(store: admin.store)).save(
                 appID: app.id, keyFile: arguments.option("key-file")!, keyID: arguments.option("key-id")!,
                 teamID: arguments.option("team-id")!)
             output.apnsCredentials(credentials, app: app)
         case "apps set-fcm":
             let app = try admin.app(arguments.positionals[0])
-            let account = try FCMCredentialsStore(dataDirectory: dataDirectory).save(
+            let account = try FCMCredentialsStore(backing: StoreCredentialBacking(store: admin.store)).save(
                 appID: app.id, serviceAccountFile: arguments.option("service-account")!)
             output.fcmCredentials(account, app: app)
         case "apps create":

@@ -34,6 +34,14 @@ enum StoreCommand {
                 print("schema at version \(version)")
             case "store":
                 let (source, target) = try parseCopy(Array(arguments.dropFirst()))
+                // Credentials still kept as files beside the SQLite file go into it first, so they are copied.
+                if FileManager.default.fileExists(atPath: source) {
+                    let outcome = try CredentialFileImport.run(
+                        dataDirectory: URL(fileURLWithPath: source).deletingLastPathComponent(),
+                        store: try SQLiteStore(path: source, checkpointInterval: nil), logger: .disabled())
+                    for imported in outcome.imported { print("imported credentials file\t\(imported)") }
+                    for failure in outcome.failed { print("credentials file not imported\t\(failure)") }
+                }
                 let tables = try PostgresStore(connectionString: target).copy(fromSQLiteAt: source)
                 for table in tables { print("\(table.name)\t\(table.copiedRows)") }
                 print("copied \(tables.reduce(0) { $0 + $1.copiedRows }) rows; every table's count matches")

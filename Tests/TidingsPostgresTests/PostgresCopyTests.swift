@@ -25,6 +25,12 @@ import TidingsStoreTesting
         app.identityVerification = .required
         app.requestsPerSecond = 50
         try store.updateApp(app)
+        for provider in PushCredentialRecord.Provider.allCases {
+            try store.savePushCredential(
+                PushCredentialRecord(
+                    appID: "app_a", provider: provider, secret: Array(0...255), settings: #"{"key_id":"K"}"#,
+                    updatedAt: Self.now))
+        }
         for (index, kind) in [APIKeyKind.app, .server, .admin].enumerated() {
             try store.createKey(
                 APIKeyRecord(
@@ -87,6 +93,12 @@ import TidingsStoreTesting
         #expect(try target.keys(appID: nil) == source.keys(appID: nil))
         #expect(try target.key(hash: Array(repeating: 2, count: 32))?.kind == .admin)
         #expect(try target.identityKeys(appID: "app_b") == source.identityKeys(appID: "app_b"))
+        #expect(rows["push_credentials"] == 2)
+        for provider in PushCredentialRecord.Provider.allCases {
+            let copied = try target.pushCredential(appID: "app_a", provider: provider)
+            let original = try source.pushCredential(appID: "app_a", provider: provider)
+            #expect(copied != nil && copied == original)
+        }
         for index in 0..<3 {
             #expect(
                 try target.installation(appID: "app_a", installationID: "i\(index)")

@@ -83,7 +83,6 @@ extension APIService {
             try administration.updateApp(
                 app.id, identityVerification: mode, requestsPerSecond: rate, bundleID: bundleID)
         }
-        appCache.withLock { $0[app.id] = nil }
         logger.info("app settings changed", metadata: ["app_id": app.id])
         return json(appJSON(updated))
     }
@@ -117,7 +116,6 @@ extension APIService {
             throw HTTPError(status: 404, code: "not_found", message: "there is no app or server key \(keyID)")
         }
         let revoked = try admin { try administration.revokeKey(id: keyID) }
-        keyCache.withLock { $0[revoked.hash] = nil }
         logger.info("key revoked", metadata: ["key_id": keyID])
         return json(Self.keyJSON(revoked))
     }
@@ -131,7 +129,7 @@ extension APIService {
         let key = try Self.requiredString(body, "key")
         let keyID = try Self.requiredString(body, "key_id")
         let teamID = try Self.requiredString(body, "team_id")
-        let credentials = APNsCredentialsStore(dataDirectory: try credentialsDirectory())
+        let credentials = try apnsCredentials()
         do {
             try credentials.save(
                 appID: app.id, keyPEM: Data(key.utf8), keyID: keyID, teamID: teamID)
@@ -154,7 +152,7 @@ extension APIService {
             throw HTTPError(
                 status: 400, code: "invalid_field", message: "service_account must be the service-account JSON object")
         }
-        let credentials = FCMCredentialsStore(dataDirectory: try credentialsDirectory())
+        let credentials = try fcmCredentials()
         do {
             try credentials.save(
                 appID: app.id, serviceAccount: JSONText.data(account))
@@ -172,13 +170,14 @@ extension APIService {
     func adminRemoveCredentials(_ request: HTTPRequest, _ kind: CredentialKind) async throws -> HTTPResponse {
         _ = try authenticate(request, .adminKey)
         let app = try adminApp(request)
-        let directory = try credentialsDirectory()
         let removed: Bool
         do {
             switch kind {
-            case .apns: removed = try APNsCredentialsStore(dataDirectory: directory).remove(appID: app.id)
-            case .fcm: removed = try FCMCredentialsStore(dataDirectory: directory).remove(appID: app.id)
+            case .apns: removed = try apnsCredentials().remove(appID: app.id)
+            case .fcm: removed = try fcmCredentials().remove(appID: app.id)
             }
+        } catch let error as HTTPError {
+            throw error
         } catch {
             throw HTTPError(status: 500, code: "storage_failed", message: "\(error)")
         }
@@ -204,7 +203,6 @@ extension APIService {
         let keyID = try Self.requiredString(body, "key_id")
         let pem = try Self.requiredString(body, "public_key")
         let record = try admin { try administration.addIdentityKey(app: app.id, keyID: keyID, pem: pem) }
-        identityCache.withLock { $0[app.id] = nil }
         logger.info("identity key added", metadata: ["app_id": app.id, "key_id": keyID])
         return json(Self.identityKeyJSON(record), status: 201)
     }
@@ -214,7 +212,6 @@ extension APIService {
         let app = try adminApp(request)
         let keyID = try parameter(request, "key_id")
         try admin { try administration.removeIdentityKey(app: app.id, keyID: keyID) }
-        identityCache.withLock { $0[app.id] = nil }
         logger.info("identity key removed", metadata: ["app_id": app.id, "key_id": keyID])
         return HTTPResponse(status: 204)
     }
@@ -236,6 +233,18 @@ extension APIService {
         }
     }
 
+    /// Where this server keeps APNs keys: the store (shared), or files in its data directory.
+    private func apnsCredentials() throws -> APNsCredentialsStore {
+        if let backing = configuration.credentialBacking { return APNsCredentialsStore(backing: backing) }
+        return APNsCredentialsStore(dataDirectory: try credentialsDirectory())
+    }
+
+    /// Where this server keeps FCM service accounts: the store (shared), or files in its data directory.
+    private func fcmCredentials() throws -> FCMCredentialsStore {
+        if let backing = configuration.credentialBacking { return FCMCredentialsStore(backing: backing) }
+        return FCMCredentialsStore(dataDirectory: try credentialsDirectory())
+    }
+
     private func credentialsDirectory() throws -> URL {
         guard let directory = configuration.credentialsDirectory else {
             throw HTTPError(
@@ -249,13 +258,13 @@ extension APIService {
     private func appJSON(_ app: AppRecord) -> JSONValue {
         var apns: JSONValue = ["configured": false]
         var fcm: JSONValue = ["configured": false]
-        if let directory = configuration.credentialsDirectory {
-            if let credentials = try? APNsCredentialsStore(dataDirectory: directory).load(appID: app.id) {
+        if configuration.credentialBacking != nil || configuration.credentialsDirectory != nil {
+            if let credentials = try? apnsCredentials().load(appID: app.id) {
                 apns = [
                     "configured": true, "key_id": .string(credentials.keyID), "team_id": .string(credentials.teamID),
                 ]
             }
-            if let account = try? FCMCredentialsStore(dataDirectory: directory).load(appID: app.id) {
+            if let account = try? fcmCredentials().load(appID: app.id) {
                 fcm = [
                     "configured": true, "project_id": .string(account.projectID),
                     "client_email": .string(account.clientEmail),

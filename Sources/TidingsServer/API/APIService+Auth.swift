@@ -90,20 +90,9 @@ extension APIService {
     }
 
     private func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {
-        let lifetime = configuration.keyCacheSeconds
-        let date = clock.now
-        if lifetime > 0, let cached = keyCache.withLock({ $0[digest] }), cached.expires > date {
-            return cached.key
+        try keyCache.value(for: digest, now: clock.now, lifetime: configuration.keyCacheSeconds) {
+            try store.key(hash: digest)
         }
-        guard let key = try store.key(hash: digest) else { return nil }
-        if lifetime > 0 {
-            keyCache.withLock { cache in
-                // Bounded: only real keys are cached, and a flood of them only costs a refill.
-                if cache.count >= 10_000 { cache.removeAll() }
-                cache[digest] = (key, date.addingTimeInterval(lifetime))
-            }
-        }
-        return key
     }
 
     func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPError {

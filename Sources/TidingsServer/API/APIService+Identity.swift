@@ -17,15 +17,10 @@ extension APIService {
 
     /// The app `id`, from a short-lived cache: its settings are read on every request.
     func app(id: String) throws -> AppRecord {
-        let date = clock.now
-        if let cached = appCache.withLock({ $0[id] }), cached.expires > date { return cached.app }
-        guard let app = try store.app(id: id) else {
-            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(id)")
+        let app = try appCache.value(for: id, now: clock.now, lifetime: configuration.keyCacheSeconds) {
+            try store.app(id: id)
         }
-        appCache.withLock { cache in
-            if cache.count >= 10_000 { cache.removeAll() }
-            cache[app.id] = (app, date.addingTimeInterval(configuration.keyCacheSeconds))
-        }
+        guard let app else { throw HTTPError(status: 404, code: "not_found", message: "there is no app \(id)") }
         return app
     }
 
@@ -93,20 +88,19 @@ extension APIService {
         return (secret, SHA256Digest.hash(secret))
     }
 
-    /// The app's identity keys as a verifier, cached like keys so a rotation bites within the cache's life.
+    /// The app's identity keys as a verifier, cached like keys: a rotation bites as soon as the store announces
+    /// it, and within the cache's life at most.
     private func identityVerifier(appID: String) throws -> JWTVerifier {
-        let date = clock.now
-        if let cached = identityCache.withLock({ $0[appID] }), cached.expires > date { return cached.verifier }
-        var keys: [JWTVerifier.Key] = []
-        for record in try store.identityKeys(appID: appID) {
-            // Keys are checked when they are added; one that no longer reads is left out rather than failing all.
-            if let key = try? JWTVerifier.Key(id: record.keyID, pem: record.publicKeyPEM) { keys.append(key) }
+        let verifier = try identityCache.value(for: appID, now: clock.now, lifetime: configuration.keyCacheSeconds) {
+            var keys: [JWTVerifier.Key] = []
+            for record in try store.identityKeys(appID: appID) {
+                // Keys are checked when they are added; one that no longer reads is left out rather than failing
+                // all.
+                if let key = try? JWTVerifier.Key(id: record.keyID, pem: record.publicKeyPEM) { keys.append(key) }
+            }
+            return JWTVerifier(keys: keys)
         }
-        let verifier = JWTVerifier(keys: keys)
-        identityCache.withLock { cache in
-            if cache.count >= 10_000 { cache.removeAll() }
-            cache[appID] = (verifier, date.addingTimeInterval(configuration.keyCacheSeconds))
-        }
-        return verifier
+        // The loader never answers nil.
+        return verifier ?? JWTVerifier(keys: [])
     }
 }

@@ -16,9 +16,14 @@ final class APIService: Sendable {
     /// Where messages go; nil answers `POST /v1/messages` with 503 `no_provider`.
     let provider: (any PushProvider)?
     let fanoutCounters: FanoutCounters
-    let keyCache = LockedBox<[[UInt8]: (key: APIKeyRecord, expires: Date)]>([:])
-    let appCache = LockedBox<[String: (app: AppRecord, expires: Date)]>([:])
-    let identityCache = LockedBox<[String: (verifier: JWTVerifier, expires: Date)]>([:])
+    /// Keys by the SHA-256 of their secret, apps by id and identity verifiers by app id, read on every request:
+    /// kept for ``TidingsAPI/Configuration/keyCacheSeconds`` at most, and dropped as soon as the store announces
+    /// a change to them (``storeChanges``).
+    let keyCache = StoreBackedCache<[UInt8], APIKeyRecord>()
+    let appCache = StoreBackedCache<String, AppRecord>()
+    let identityCache = StoreBackedCache<String, JWTVerifier>()
+    /// Empties the caches above as the store's changes arrive, while the service lives.
+    private let storeChanges: StoreChangeObservation
     /// One bucket per key id.
     let keyLimiter: RateLimiter
     /// One bucket per client address, taken from only by failed authentications.
@@ -37,6 +42,8 @@ final class APIService: Sendable {
         fanoutCounters = FanoutCounters(registry: registry)
         sessions = ConsoleSessions(store: store, settings: configuration.consoleSessions, clock: clock)
         self.store = store
+        storeChanges = Self.observeChanges(
+            of: store, keys: keyCache, apps: appCache, identities: identityCache)
         self.configuration = configuration
         self.clock = clock
         self.logger = logger

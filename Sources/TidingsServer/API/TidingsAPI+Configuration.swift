@@ -1,6 +1,7 @@
 import Foundation
 import TidingsHTTP
 import TidingsModel
+import TidingsPush
 import TidingsStore
 
 extension TidingsAPI {
@@ -20,8 +21,10 @@ extension TidingsAPI {
         public var maximumExportRows = 100_000
         /// The largest JSON body of the installation and tag endpoints, in bytes.
         public var maximumBodyBytes = 64 * 1024
-        /// How long a key lookup is remembered; a revocation takes at most this long to bite.
-        /// Zero looks every key up on every request.
+        /// How long a key lookup (and an app's settings and identity keys) is remembered at most. A change made
+        /// through the store drops the entry at once on this instance, and on PostgreSQL on every other instance
+        /// as soon as its listener hears it (docs/postgres.md); this lifetime bounds staleness when that
+        /// announcement is missed. Zero looks every key up on every request.
         public var keyCacheSeconds: Double = 2
         /// The largest body of `POST /v1/messages`, in bytes (a list target may name 10,000 ids).
         public var maximumMessageBodyBytes = 1024 * 1024
@@ -29,9 +32,13 @@ extension TidingsAPI {
         public var defaultTimeToLive = MessageRequest.defaultTimeToLive
         /// Hosts whose media a message may name with `http://` (a local media server); others need https.
         public var insecureMediaHosts: Set<String> = []
-        /// Where APNs keys and FCM service accounts are kept (the data directory); nil answers the administration
-        /// API's credential routes with 503 `no_credentials_directory`.
+        /// Where APNs keys and FCM service accounts are kept when ``credentialBacking`` is nil (files under a data
+        /// directory); with neither, the administration API's credential routes answer 503
+        /// `no_credentials_directory`.
         public var credentialsDirectory: URL?
+        /// Keeps the credentials in the store instead, shared by every instance (tidingsd sets
+        /// ``StoreCredentialBacking``).
+        public var credentialBacking: (any CredentialBacking)?
         /// What each key may send, by kind: a bucket per key. An app's `requests_per_second` replaces the rate
         /// (burst twice the rate) for its app and server keys. App keys are shared by every device of an app,
         /// so theirs is high; it stops a runaway or abusive client, not ordinary traffic.

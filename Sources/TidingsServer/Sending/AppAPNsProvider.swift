@@ -18,13 +18,25 @@ public final class AppAPNsProvider: PushProvider, Sendable {
     private let clock: any TidingsClock
     private let logger: Logger
     private let clients = AppClientCache<APNsClient> { $0.shutdown() }
+    /// App ids by bundle id, forgotten when the store announces a change to an app's settings.
     private let appIDs = LockedBox<[String: String]>([:])
+    private let storeChanges: StoreChangeObservation
 
     public init(
         store: any Store, credentials: APNsCredentialsStore, configuration: APNsClient.Configuration = .init(),
         metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger
     ) {
         self.store = store
+        storeChanges = store.changes.observe { [appIDs, clients] change in
+            switch change {
+            case .app(let appID): appIDs.withLock { known in known = known.filter { $0.value != appID } }
+            case .pushCredentials: clients.recheckAll()
+            case .everything:
+                appIDs.withLock { $0.removeAll() }
+                clients.recheckAll()
+            case .key, .identityKeys: break
+            }
+        }
         self.credentials = credentials
         self.configuration = configuration
         self.metrics = metrics
@@ -54,7 +66,8 @@ public final class AppAPNsProvider: PushProvider, Sendable {
 
     private func client(for topic: String) throws -> APNsClient {
         let appID = try self.appID(topic: topic)
-        return try clients.client(for: topic, credentials: credentials.metadataURL(appID)) { () throws -> APNsClient in
+        return try clients.client(for: topic, version: { [credentials] in try credentials.version(appID: appID) }) {
+            () throws -> APNsClient in
             let authorization = try credentials.load(appID: appID)?.providerToken(clock: clock)
             if authorization == nil {
                 logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": appID])
@@ -65,8 +78,8 @@ public final class AppAPNsProvider: PushProvider, Sendable {
         }
     }
 
-    /// The id of the app whose bundle id is `topic`, remembered: a bundle id changes rarely, and a change
-    /// reaches here when the process restarts.
+    /// The id of the app whose bundle id is `topic`, remembered until the store announces a change to the app
+    /// (its bundle id may be another now).
     private func appID(topic: String) throws -> String {
         if let known = appIDs.withLock({ $0[topic] }) { return known }
         guard let app = try store.apps().first(where: { $0.bundleID == topic }) else {

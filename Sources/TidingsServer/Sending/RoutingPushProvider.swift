@@ -20,8 +20,9 @@ import TidingsStore
 /// no APNs credentials, an APNs push goes to the installation's FCM token instead, and the outcome names
 /// that token so a 404 `UNREGISTERED` clears the FCM token, not the APNs one.
 ///
-/// Which credentials an app has is looked up on disk and remembered for ``Configuration/credentialsCacheTTL``,
-/// so `tidingsd apps set-apns`/`set-fcm` take effect on a running server within that time.
+/// Which credentials an app has is looked up where they are kept (the store in tidingsd) and remembered for
+/// ``Configuration/credentialsCacheTTL``, or until the store announces a change to the app's credentials or
+/// settings; a lookup that fails (the store is unreachable) is not remembered.
 public final class RoutingPushProvider: PushProvider, Sendable {
     /// Unsigned APNs and how long credential lookups are remembered.
     public struct Configuration: Sendable {
@@ -54,6 +55,9 @@ public final class RoutingPushProvider: PushProvider, Sendable {
     private let metrics: MetricsRegistry?
     private let logger: Logger
     private let knownApps = LockedBox<[String: AppRoutes]>([:])
+    /// Forgets an app's routes when the store announces a change to its settings (a new bundle id) or
+    /// credentials, here or on another instance.
+    private let storeChanges: StoreChangeObservation
 
     /// - Parameters:
     ///   - apns: sends APNs pushes (an ``AppAPNsProvider``, or the emulator's client in tests).
@@ -66,6 +70,14 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         metrics: MetricsRegistry? = nil, logger: Logger = .disabled()
     ) {
         self.store = store
+        storeChanges = store.changes.observe { [knownApps] change in
+            switch change {
+            case .app(let appID), .pushCredentials(let appID):
+                knownApps.withLock { known in known = known.filter { $0.value.appID != appID } }
+            case .everything: knownApps.withLock { $0.removeAll() }
+            case .key, .identityKeys: break
+            }
+        }
         self.apns = apns
         self.apnsCredentials = apnsCredentials
         self.fcm = fcm
@@ -136,8 +148,8 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         }
         let found = AppRoutes(
             appID: app.id,
-            hasAPNs: FileManager.default.fileExists(atPath: apnsCredentials.metadataURL(app.id).path),
-            hasFCM: fcm.hasCredentials(appID: app.id), checkedAt: now)
+            hasAPNs: try apnsCredentials.hasCredentials(appID: app.id),
+            hasFCM: try fcm.hasCredentials(appID: app.id), checkedAt: now)
         knownApps.withLock { $0[topic] = found }
         return found
     }

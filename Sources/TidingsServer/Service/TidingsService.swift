@@ -86,13 +86,18 @@ public final class TidingsService: Sendable {
                     "resuming deliveries claimed by a process that stopped", metadata: ["count": String(released)])
             }
         }
-        let apnsCredentials = APNsCredentialsStore(dataDirectory: dataDirectory)
+        // Credentials live in the store, shared by every instance; files an older tidingsd kept in the data
+        // directory are imported first.
+        try CredentialFileImport.run(dataDirectory: dataDirectory, store: store, logger: logger)
+        let credentialBacking = StoreCredentialBacking(store: store)
+        let apnsCredentials = APNsCredentialsStore(backing: credentialBacking)
+        let fcmCredentials = FCMCredentialsStore(backing: credentialBacking)
         apns = AppAPNsProvider(
             store: store, credentials: apnsCredentials, configuration: configuration.apns, metrics: metrics,
             logger: logger)
         fcm = AppFCMProvider(
-            credentials: FCMCredentialsStore(dataDirectory: dataDirectory), configuration: configuration.fcm,
-            metrics: metrics, logger: logger)
+            credentials: fcmCredentials, configuration: configuration.fcm, metrics: metrics, logger: logger,
+            changes: store.changes)
         var routing = RoutingPushProvider.Configuration()
         // An overridden APNs endpoint is the emulator (or a test server), which takes unsigned pushes.
         routing.allowsUnsignedAPNs =
@@ -103,6 +108,7 @@ public final class TidingsService: Sendable {
         var apiConfiguration = TidingsAPI.Configuration()
         apiConfiguration.insecureMediaHosts = configuration.insecureMediaHosts
         apiConfiguration.credentialsDirectory = dataDirectory
+        apiConfiguration.credentialBacking = credentialBacking
         apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
         apiConfiguration.consoleSessions = configuration.consoleSessions
         let api = TidingsAPI(
@@ -111,7 +117,6 @@ public final class TidingsService: Sendable {
         let fanout = FanoutService(
             store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics,
             instanceID: instanceID)
-        let fcmCredentials = FCMCredentialsStore(dataDirectory: dataDirectory)
         var forwardingClient: CurlMultiClient?
         var forwarding: ForwardingWorker?
         if configuration.forwardingEnabled {
@@ -179,6 +184,11 @@ public final class TidingsService: Sendable {
             logger.warning("no scheduled work from this process: another process sends from the store and runs it")
         }
         scheduledWork = ScheduledWork(leadership: leadership, jobs: jobs, logger: logger)
+        metrics.gauge(
+            name: "tidings_store_changes_connected",
+            help:
+                "1 while this instance hears every change to what it caches (on PostgreSQL: its LISTEN connection is up)."
+        ) { store.changes.isConnected ? 1 : 0 }
         metrics.gauge(
             name: "tidings_installations_without_timezone",
             help: "Installations whose time zone is unknown: ads reach them only with night-time ad consent."

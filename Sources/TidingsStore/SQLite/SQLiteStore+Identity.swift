@@ -3,25 +3,28 @@ import TidingsSQLite
 
 extension SQLiteStore {
     public func addIdentityKey(_ key: IdentityKeyRecord) throws {
-        try database.write { db in
-            guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
-                throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
+        try announcing(.identityKeys(appID: key.appID)) {
+            try database.write { db in
+                guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
+                    throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
+                }
+                if try db.scalar(
+                    "SELECT 1 FROM identity_keys WHERE app_id = ?1 AND key_id = ?2",
+                    [.text(key.appID), .text(key.keyID)])
+                    != nil
+                {
+                    throw StoreError(code: .conflict, message: "the app already has an identity key \(key.keyID)")
+                }
+                try db.run(
+                    """
+                    INSERT INTO identity_keys (app_id, key_id, algorithm, public_key_pem, created_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5)
+                    """,
+                    [
+                        .text(key.appID), .text(key.keyID), .text(key.algorithm.rawValue), .text(key.publicKeyPEM),
+                        .integer(key.createdAt),
+                    ])
             }
-            if try db.scalar(
-                "SELECT 1 FROM identity_keys WHERE app_id = ?1 AND key_id = ?2", [.text(key.appID), .text(key.keyID)])
-                != nil
-            {
-                throw StoreError(code: .conflict, message: "the app already has an identity key \(key.keyID)")
-            }
-            try db.run(
-                """
-                INSERT INTO identity_keys (app_id, key_id, algorithm, public_key_pem, created_at)
-                VALUES (?1, ?2, ?3, ?4, ?5)
-                """,
-                [
-                    .text(key.appID), .text(key.keyID), .text(key.algorithm.rawValue), .text(key.publicKeyPEM),
-                    .integer(key.createdAt),
-                ])
         }
     }
 
@@ -43,9 +46,11 @@ extension SQLiteStore {
 
     @discardableResult
     public func removeIdentityKey(appID: String, keyID: String) throws -> Bool {
-        try database.write { db in
-            try db.run(
-                "DELETE FROM identity_keys WHERE app_id = ?1 AND key_id = ?2", [.text(appID), .text(keyID)]) > 0
+        try announcing(.identityKeys(appID: appID)) {
+            try database.write { db in
+                try db.run(
+                    "DELETE FROM identity_keys WHERE app_id = ?1 AND key_id = ?2", [.text(appID), .text(keyID)]) > 0
+            }
         }
     }
 

@@ -324,6 +324,17 @@ extension SQLiteStore {
         """
         ALTER TABLE installations ADD COLUMN attributes TEXT;
         """,
+        // APNs keys and FCM service accounts, shared by every instance instead of files in each data directory.
+        """
+        CREATE TABLE push_credentials (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            provider TEXT NOT NULL,
+            secret BLOB NOT NULL,
+            settings TEXT NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, provider)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -29,6 +29,8 @@ public final class SQLiteStore: Store {
     /// the writer works, so a long export or a key lookup never waits for a write.
     let reader: SQLiteDatabase
     private let checkpointer: WALCheckpointer?
+    /// Writes through this store publish here once committed; one process uses the file, so nothing is missed.
+    public let changes = StoreChangeFeed()
 
     /// Opens (creating if needed) and migrates the database at `path`.
     ///
@@ -69,6 +71,13 @@ public final class SQLiteStore: Store {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try self.init(
             path: directory.appendingPathComponent(Self.fileName).path, checkpointInterval: checkpointInterval)
+    }
+
+    /// Runs `write`, then publishes `change` on ``changes``: only once the write committed, never after it failed.
+    func announcing<Result>(_ change: StoreChange, _ write: () throws -> Result) rethrows -> Result {
+        let result = try write()
+        changes.publish(change)
+        return result
     }
 
     /// The schema version this build migrates to: the number of migrations.
@@ -113,16 +122,18 @@ public final class SQLiteStore: Store {
     }
 
     public func updateApp(_ app: AppRecord) throws {
-        try database.write { db in
-            let changed = try db.run(
-                """
-                UPDATE apps SET bundle_id = ?2, identity_verification = ?3, requests_per_second = ?4 WHERE id = ?1
-                """,
-                [
-                    .text(app.id), .text(app.bundleID), .text(app.identityVerification.rawValue),
-                    SQLiteValue(app.requestsPerSecond.map(Int64.init)),
-                ])
-            guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no app \(app.id)") }
+        try announcing(.app(id: app.id)) {
+            try database.write { db in
+                let changed = try db.run(
+                    """
+                    UPDATE apps SET bundle_id = ?2, identity_verification = ?3, requests_per_second = ?4 WHERE id = ?1
+                    """,
+                    [
+                        .text(app.id), .text(app.bundleID), .text(app.identityVerification.rawValue),
+                        SQLiteValue(app.requestsPerSecond.map(Int64.init)),
+                    ])
+                guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no app \(app.id)") }
+            }
         }
     }
 
@@ -163,25 +174,27 @@ public final class SQLiteStore: Store {
     private static let keyColumns = "id, app_id, kind, hash, hint, created_at, revoked_at"
 
     public func createKey(_ key: APIKeyRecord) throws {
-        try database.write { db in
-            if key.kind == .admin {
+        try announcing(.key(id: key.id)) {
+            try database.write { db in
+                if key.kind == .admin {
+                    try db.run(
+                        "INSERT INTO admin_keys (\(Self.adminKeyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        [
+                            .text(key.id), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
+                            .integer(key.createdAt), SQLiteValue(key.revokedAt),
+                        ])
+                    return
+                }
+                guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
+                    throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
+                }
                 try db.run(
-                    "INSERT INTO admin_keys (\(Self.adminKeyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO api_keys (\(Self.keyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     [
-                        .text(key.id), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
+                        .text(key.id), .text(key.appID), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
                         .integer(key.createdAt), SQLiteValue(key.revokedAt),
                     ])
-                return
             }
-            guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(key.appID)]) != nil else {
-                throw StoreError(code: .notFound, message: "there is no app \(key.appID)")
-            }
-            try db.run(
-                "INSERT INTO api_keys (\(Self.keyColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                [
-                    .text(key.id), .text(key.appID), .text(key.kind.rawValue), .blob(key.hash), .text(key.hint),
-                    .integer(key.createdAt), SQLiteValue(key.revokedAt),
-                ])
         }
     }
 
@@ -206,19 +219,21 @@ public final class SQLiteStore: Store {
 
     @discardableResult
     public func revokeKey(id: String, at: Int64) throws -> APIKeyRecord {
-        try database.write { db in
-            for table in ["api_keys", "admin_keys"] {
-                try db.run(
-                    "UPDATE \(table) SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
-                    [.text(id), .integer(at)])
+        try announcing(.key(id: id)) {
+            try database.write { db in
+                for table in ["api_keys", "admin_keys"] {
+                    try db.run(
+                        "UPDATE \(table) SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+                        [.text(id), .integer(at)])
+                }
+                guard
+                    let key = try db.query("SELECT \(Self.allKeysColumns) WHERE id = ?1", [.text(id)], row: Self.keyRow)
+                        .first
+                else {
+                    throw StoreError(code: .notFound, message: "there is no key \(id)")
+                }
+                return key
             }
-            guard
-                let key = try db.query("SELECT \(Self.allKeysColumns) WHERE id = ?1", [.text(id)], row: Self.keyRow)
-                    .first
-            else {
-                throw StoreError(code: .notFound, message: "there is no key \(id)")
-            }
-            return key
         }
     }
 

@@ -24,8 +24,8 @@ public struct ProvisionedApp: Sendable {
         try userTokenSigner.sign(subject: userID, audience: app.id, issuedAt: now)
     }
 
-    /// Creates the app and its keys in `store`, and saves a fresh APNs key in `dataDirectory` (where
-    /// tidingsd reads APNs credentials).
+    /// Creates the app and its keys in `store`, and a fresh APNs key, stored in `store` too (where tidingsd
+    /// reads APNs credentials); `dataDirectory` holds the key's file only while it is being saved.
     /// - Parameter identityVerification: whether binding a user needs one of ``userToken(for:now:)``'s tokens.
     public static func create(
         store: any Store, dataDirectory: URL, name: String, bundleID: String,
@@ -45,7 +45,7 @@ public struct ProvisionedApp: Sendable {
         guard let pem = key.privateKeyPEM() else { preconditionFailure("a generated key has a private half") }
         try Data(pem.utf8).write(to: keyFile)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        _ = try APNsCredentialsStore(dataDirectory: dataDirectory).save(
+        _ = try APNsCredentialsStore(backing: StoreCredentialBacking(store: store)).save(
             appID: app.id, keyFile: keyFile.path, keyID: keyID, teamID: teamID)
         return ProvisionedApp(
             app: app, appKey: appKey, serverKey: serverKey,

@@ -28,7 +28,7 @@ struct APNsCredentialsStoreTests {
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         let file = try writeFixture(try #require(key.privateKeyPEM()))
         try store.save(appID: "app-1", keyFile: file, keyID: "KEY1234567", teamID: "TEAM123456")
-        #expect(try mode(store.directory.path) == 0o700)
+        #expect(try mode(#require(store.directory).path) == 0o700)
         #expect(try mode(store.keyURL("app-1").path) == 0o600)
         #expect(try mode(store.metadataURL("app-1").path) == 0o600)
 

@@ -93,7 +93,7 @@ struct FCMServiceAccountTests {
         try store.save(appID: "app_1", serviceAccountFile: source.path)
         let attributes = try FileManager.default.attributesOfItem(atPath: store.fileURL("app_1").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        let folder = try FileManager.default.attributesOfItem(atPath: store.directory.path)
+        let folder = try FileManager.default.attributesOfItem(atPath: #require(store.directory).path)
         #expect((folder[.posixPermissions] as? Int) == 0o700)
         #expect(try store.load(appID: "app_1")?.projectID == "shop-prod")
 

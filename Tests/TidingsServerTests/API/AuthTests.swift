@@ -4,6 +4,8 @@ import TidingsCrypto
 import TidingsHTTP
 import TidingsModel
 import TidingsServer
+import TidingsStore
+import TidingsTesting
 
 /// Who may call what: 401 for bad credentials, 403 for missing rights, and no app sees another's data.
 @Suite struct AuthTests {
@@ -101,14 +103,42 @@ import TidingsServer
         #expect(theirs.json["events"]?.arrayValue?.count == 1)
     }
 
-    @Test func keyLookupsAreCachedForTheConfiguredTimeSoRevocationBitesAfterIt() async throws {
-        let harness = try APIHarness { $0.keyCacheSeconds = 2 }
+    @Test func aRevocationTheStoreAnnouncesBitesAtOnceDespiteTheKeyCache() async throws {
+        let harness = try APIHarness { $0.keyCacheSeconds = 60 }
         #expect(try await harness.call("GET", "/v1/events", key: harness.serverKey).status == 200)
         let record = try #require(try harness.store.key(hash: SHA256Digest.hash(harness.serverKey)))
         try harness.store.revokeKey(id: record.id, at: harness.now)
-        #expect(try await harness.call("GET", "/v1/events", key: harness.serverKey).status == 200)
-        harness.clock.advance(by: .seconds(3))
-        #expect(try await harness.call("GET", "/v1/events", key: harness.serverKey).status == 401)
+        #expect(try await harness.call("GET", "/v1/events", key: harness.serverKey).errorCode == "revoked_key")
+        // Only that key was dropped.
+        #expect(try await harness.call("GET", "/v1/events", key: harness.otherServerKey).status == 200)
+    }
+
+    @Test func aRevocationTheStoreDoesNotAnnounceBitesWhenTheCacheExpires() async throws {
+        // Another process (say `tidingsd keys revoke` on the same SQLite file) revokes the key: this process's
+        // store never hears of it, so the cache's lifetime is what bounds it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-auth-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(directory: directory)
+        let clock = ManualClock(now: APIHarness.startDate)
+        var configuration = TidingsAPI.Configuration()
+        configuration.keyCacheSeconds = 2
+        let api = TidingsAPI(store: store, configuration: configuration, clock: clock, logger: .disabled())
+        try store.createApp(AppRecord(id: "app_main", name: "main", bundleID: "com.example.main", createdAt: 0))
+        let issued = APIKeySecret.issue(appID: "app_main", kind: .server, now: 0)
+        try store.createKey(issued.record)
+        func status() async throws -> Int {
+            var request = HTTPRequest(method: "GET", path: "/v1/events")
+            request.headers["Authorization"] = "Bearer \(issued.secret)"
+            do { return try await api.router.handler(request).status } catch let error as HTTPError {
+                return error.status
+            }
+        }
+        #expect(try await status() == 200)
+        let otherProcess = try SQLiteStore(directory: directory)
+        try otherProcess.revokeKey(id: issued.record.id, at: 1)
+        #expect(try await status() == 200)
+        clock.advance(by: .seconds(3))
+        #expect(try await status() == 401)
     }
 
     @Test func issuedKeysHaveTheirPrefixAndLengthAndAreStoredOnlyAsADigest() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsStore
 import TidingsTestSupport
 
 @testable import TidingsPush
@@ -31,10 +32,11 @@ import TidingsTestSupport
         #expect(printed["client_email"] == "fcm@shop-prod.iam.gserviceaccount.com")
         #expect(!out.contains("PRIVATE KEY") && !err.contains("PRIVATE KEY"))
         let appID = try #require(printed["app_id"]?.stringValue)
-        let store = FCMCredentialsStore(dataDirectory: directory.appendingPathComponent("data"))
+        // In the store, shared by every instance; no file in the data directory.
+        let data = directory.appendingPathComponent("data")
+        let store = FCMCredentialsStore(backing: StoreCredentialBacking(store: try SQLiteStore(directory: data)))
         #expect(try store.load(appID: appID)?.clientEmail == "fcm@shop-prod.iam.gserviceaccount.com")
-        let mode = try FileManager.default.attributesOfItem(atPath: store.fileURL(appID).path)[.posixPermissions]
-        #expect((mode as? Int) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("fcm").path))
 
         let broken = directory.appendingPathComponent("broken.json")
         try Data(ServiceAccountFixture.document { $0["client_email"] = nil }).write(to: broken)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTesting
 
 @testable import TidingsServer
 
@@ -45,6 +46,59 @@ struct AppClientCacheTests {
         #expect(kept === winner)
         #expect(loser.closed.withLock { $0 } == 1)
         #expect(winner.closed.withLock { $0 } == 0)
+    }
+
+    @Test func aChangedVersionReplacesTheClientAtTheNextRecheckOrAtOnceAfterRecheckAll() {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let cache = AppClientCache<FakeClient>(clock: clock, recheckInterval: 60) { $0.closed.withLock { $0 += 1 } }
+        let version = LockedBox("v1")
+        let reads = LockedBox(0)
+        func client(_ name: String) -> FakeClient {
+            cache.client(
+                for: "app",
+                version: {
+                    reads.withLock { $0 += 1 }
+                    return version.withLock { $0 }
+                }
+            ) { FakeClient(name) }
+        }
+        let first = client("first")
+        version.withLock { $0 = "v2" }
+        // Within the recheck interval the version is not even read.
+        #expect(client("second") === first)
+        #expect(reads.withLock { $0 } == 1)
+        // The store announced a change: the next use reads the version, finds it changed, replaces the client.
+        cache.recheckAll()
+        let second = client("second")
+        #expect(second.name == "second")
+        #expect(first.closed.withLock { $0 } == 1)
+        // Announced again, but unchanged: kept.
+        cache.recheckAll()
+        #expect(client("third") === second)
+        #expect(reads.withLock { $0 } == 3)
+    }
+
+    @Test func aVersionThatCannotBeReadKeepsTheClientInUseAndIsReadAgainNextTime() throws {
+        struct Unreachable: Error {}
+        let cache = AppClientCache<FakeClient>(recheckInterval: 0) { $0.closed.withLock { $0 += 1 } }
+        let reachable = LockedBox(true)
+        let version = LockedBox("v1")
+        func client(_ name: String) -> FakeClient {
+            cache.client(
+                for: "app",
+                version: {
+                    guard reachable.withLock({ $0 }) else { throw Unreachable() }
+                    return version.withLock { $0 }
+                }
+            ) { FakeClient(name) }
+        }
+        let first = client("first")
+        reachable.withLock { $0 = false }
+        #expect(client("second") === first, "the store being down is not a change of credentials")
+        #expect(first.closed.withLock { $0 } == 0)
+        reachable.withLock { $0 = true }
+        version.withLock { $0 = "v2" }
+        #expect(client("third").name == "third")
     }
 
     @Test func shutdownClosesEveryKeptClient() {

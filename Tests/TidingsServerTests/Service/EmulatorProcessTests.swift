@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsStore
 
 @testable import TidingsCrypto
 @testable import TidingsPush
@@ -92,8 +93,10 @@ import TidingsModel
         #expect(printed["team_id"] == "TEAM123456")
         #expect(!out.contains("PRIVATE KEY"))
         let appID = try #require(printed["app_id"]?.stringValue)
-        let store = APNsCredentialsStore(dataDirectory: directory.appendingPathComponent("data"))
+        let data = directory.appendingPathComponent("data")
+        let store = APNsCredentialsStore(backing: StoreCredentialBacking(store: try SQLiteStore(directory: data)))
         #expect(try store.load(appID: appID)?.key.publicKeyPEM() == key.publicKeyPEM())
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("apns").path))
 
         let (refused, _, err) = try await run([
             "apps", "set-apns", "demo", "--key-file", keyFile, "--key-id", "KEY", "--team-id", "TEAM123456",

@@ -65,14 +65,14 @@ import TidingsStore
             let broken = try administration.createApp(name: "broken", bundleID: "com.example.broken")
             #expect(try await Self.get(service.handler, "/readyz").status == 200)
 
-            // Valid ids, but the key file is not a key any more (a bad copy, a disk fault).
-            let apns = APNsCredentialsStore(dataDirectory: directory)
-            try FileManager.default.createDirectory(at: apns.directory, withIntermediateDirectories: true)
-            try Data(#"{"key_id":"ABC123DEFG","team_id":"DEF123GHIJ"}"#.utf8).write(to: apns.metadataURL(broken.id))
-            try Data("-----BEGIN PRIVATE KEY-----\ngarbage\n".utf8).write(to: apns.keyURL(broken.id))
-            let fcm = FCMCredentialsStore(dataDirectory: directory)
-            try FileManager.default.createDirectory(at: fcm.directory, withIntermediateDirectories: true)
-            try Data("{not json".utf8).write(to: fcm.fileURL(broken.id))
+            // Valid ids, but the stored key is not a key any more (a bad restore, a hand-edited row).
+            try service.store.savePushCredential(
+                PushCredentialRecord(
+                    appID: broken.id, provider: .apns, secret: Array("-----BEGIN PRIVATE KEY-----\ngarbage\n".utf8),
+                    settings: #"{"key_id":"ABC123DEFG","team_id":"DEF123GHIJ"}"#, updatedAt: 1))
+            try service.store.savePushCredential(
+                PushCredentialRecord(
+                    appID: broken.id, provider: .fcm, secret: Array("{not json".utf8), settings: "{}", updatedAt: 1))
 
             let report = try await Self.get(service.handler, "/readyz")
             #expect(report.status == 503)
@@ -86,8 +86,8 @@ import TidingsStore
             #expect(!message.contains(directory.path))
             #expect(report.body?["checks"]?["store"]?["status"]?.stringValue == "ok")
 
-            try FileManager.default.removeItem(at: fcm.fileURL(broken.id))
-            try FileManager.default.removeItem(at: apns.metadataURL(broken.id))
+            try service.store.removePushCredential(appID: broken.id, provider: .fcm)
+            try service.store.removePushCredential(appID: broken.id, provider: .apns)
             #expect(try await Self.get(service.handler, "/readyz").status == 200)
         }
     }

@@ -1,0 +1,47 @@
+import TidingsModel
+import TidingsStore
+
+extension PostgresStore {
+    public func pushCredential(appID: String, provider: PushCredentialRecord.Provider) throws -> PushCredentialRecord? {
+        try read { db in
+            try db.query(
+                """
+                SELECT app_id, provider, secret, settings, updated_at FROM push_credentials
+                WHERE app_id = $1 AND provider = $2
+                """, [.text(appID), .text(provider.rawValue)]
+            ) { row in
+                PushCredentialRecord(
+                    appID: row.text(0), provider: PushCredentialRecord.Provider(rawValue: row.text(1)) ?? provider,
+                    secret: row.blob(2), settings: row.text(3), updatedAt: row.int64(4))
+            }.first
+        }
+    }
+
+    public func savePushCredential(_ credential: PushCredentialRecord) throws {
+        try write(announcing: .pushCredentials(appID: credential.appID)) { db in
+            guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(credential.appID)]) != nil else {
+                throw StoreError(code: .notFound, message: "there is no app \(credential.appID)")
+            }
+            try db.run(
+                """
+                INSERT INTO push_credentials (app_id, provider, secret, settings, updated_at)
+                VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (app_id, provider) DO UPDATE SET
+                    secret = excluded.secret, settings = excluded.settings, updated_at = excluded.updated_at
+                """,
+                [
+                    .text(credential.appID), .text(credential.provider.rawValue), .bytes(credential.secret),
+                    .text(credential.settings), .integer(credential.updatedAt),
+                ])
+        }
+    }
+
+    @discardableResult
+    public func removePushCredential(appID: String, provider: PushCredentialRecord.Provider) throws -> Bool {
+        try write(announcing: .pushCredentials(appID: appID)) { db in
+            try db.run(
+                "DELETE FROM push_credentials WHERE app_id = $1 AND provider = $2",
+                [.text(appID), .text(provider.rawValue)]) > 0
+        }
+    }
+}

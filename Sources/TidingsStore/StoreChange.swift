@@ -1,0 +1,17 @@
+/// A committed write that changed something tidingsd instances keep in memory, so their caches drop it.
+///
+/// Only what is cached is announced: API keys, app settings, identity keys and push credentials. A change
+/// names what to drop, not the new value; a cache reads the store again on the next request.
+public enum StoreChange: Sendable, Hashable {
+    /// A key was created or revoked; caches drop the key with this id.
+    case key(id: String)
+    /// An app's settings (bundle id, identity verification, request rate) changed.
+    case app(id: String)
+    /// An app's identity keys were added or removed.
+    case identityKeys(appID: String)
+    /// An app's APNs or FCM credentials changed.
+    case pushCredentials(appID: String)
+    /// Changes may have been missed (the feed's connection to the database was lost and is back): caches drop
+    /// everything they hold.
+    case everything
+}
