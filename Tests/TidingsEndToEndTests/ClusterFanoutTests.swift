@@ -9,11 +9,15 @@ import TidingsStoreTesting
 import TidingsTesting
 
 @Suite struct ClusterFanoutTests {
-    /// 300 devices in `make test`; `TIDINGS_CLUSTER_DEVICES=50000` (with `TIDINGS_CLUSTER_IN_FLIGHT=16` and
-    /// `TIDINGS_CLUSTER_APNS_DELAY_MS=5`) is the full-size run docs/postgres.md records.
+    /// 300 devices in `make test`; `TIDINGS_CLUSTER_DEVICES=50000 TIDINGS_CLUSTER_IN_FLIGHT=16` is the
+    /// full-size run docs/postgres.md records.
     static let environment = ProcessInfo.processInfo.environment
     static let deviceCount = Int(environment["TIDINGS_CLUSTER_DEVICES"] ?? "") ?? 300
     static let pushesInFlight = Int(environment["TIDINGS_CLUSTER_IN_FLIGHT"] ?? "") ?? 2
+    /// The pushes the killed instance can have sent without recording: those in flight, and those answered
+    /// while their outcomes waited for the batch write (`FanoutWorker.Configuration.completionDelay`, 25 ms,
+    /// plus the commit): with an APNs answering after 40 ms or more, at most two more rounds of the window.
+    static let killedInstanceWindow = 3 * pushesInFlight
     /// How long the emulator waits before answering each push: a slow Apple, so the kills land mid fan-out.
     static let apnsDelay = Duration.milliseconds(Int(environment["TIDINGS_CLUSTER_APNS_DELAY_MS"] ?? "") ?? 40)
 
@@ -86,7 +90,7 @@ import TidingsTesting
         let tally = await fleet.stop()
         // Every device got the message; only the killed instance's pushes in flight may have gone twice.
         #expect(tally.delivered == Self.deviceCount)
-        #expect(tally.repeats <= Self.pushesInFlight, "repeats: \(tally.repeats)")
+        #expect(tally.repeats <= Self.killedInstanceWindow, "repeats: \(tally.repeats)")
         #expect(tally.received == Self.deviceCount + tally.repeats)
         let funnel = try await survivorDriver.waitForFunnel(
             messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(20))
@@ -95,7 +99,7 @@ import TidingsTesting
             print(
                 "cluster: \(Self.deviceCount) devices registered in \(Int(registration.seconds)) s; campaign handled "
                     + "by every device in \(Int((ContinuousClock.now - sendStart).seconds)) s; \(tally.repeats) "
-                    + "pushes sent twice (the killed instance had \(Self.pushesInFlight) in flight)")
+                    + "pushes sent twice (the killed instance's window: \(Self.killedInstanceWindow))")
         }
 
         // The stopped instance retired itself; the killed one was forgotten once seen silent.
