@@ -23,7 +23,7 @@ import TidingsTesting
 
     /// Three tidingsd processes share one PostgreSQL database and send one campaign. One is SIGKILLed a tenth
     /// of the way through, another is stopped with SIGTERM a little later; the third finishes. Every device
-    /// gets the message; the only pushes sent twice are the ones the killed instance had in flight, and the
+    /// gets the message; the only pushes sent twice are the killed instance's unrecorded ones (`killedInstanceWindow`), and the
     /// funnel counts each device once. The lease is the default five minutes, so finishing in time proves the
     /// killed instance's claims came back through its silent heartbeat (`--instance-timeout 3`).
     @Test func aCampaignSurvivesOneInstanceKilledAndAnotherStopped() async throws {
