@@ -148,8 +148,7 @@ final class ConnectionWatch: @unchecked Sendable {
 
     /// Cuts the connections past their deadline; false once stopped (or started again: `run` is over).
     func sweep(now: ContinuousClock.Instant, run: Int) -> Bool {
-        var cuts: [Reason] = []
-        let running = lock.withLock {
+        lock.withLock {
             guard !stopped, run == generation else { return false }
             for (connection, entry) in entries {
                 var entry = entry
@@ -160,16 +159,12 @@ final class ConnectionWatch: @unchecked Sendable {
                     let arrived = now - .milliseconds(quiet)
                     guard arrived > since + Self.arrivalMargin else { continue }
                     entry.stage = .head(since: arrived)
-                    if now - arrived > limits.headerTimeout {
-                        cut(&entry, .headerTimeout)
-                        cuts.append(.headerTimeout)
-                    }
+                    if now - arrived > limits.headerTimeout { cut(&entry, .headerTimeout) }
                     entries[connection] = entry
                 case .head(let since):
                     guard now - since > limits.headerTimeout else { continue }
                     cut(&entry, .headerTimeout)
                     entries[connection] = entry
-                    cuts.append(.headerTimeout)
                 case .body(let since, let bytes):
                     let rate = limits.minimumBodyBytesPerSecond
                     guard rate > 0 else { continue }
@@ -177,20 +172,19 @@ final class ConnectionWatch: @unchecked Sendable {
                     guard now - since > allowed else { continue }
                     cut(&entry, .bodyTooSlow)
                     entries[connection] = entry
-                    cuts.append(.bodyTooSlow)
                 case .busy:
                     continue
                 }
             }
             return true
         }
-        for reason in cuts { onCut(reason) }
-        return running
     }
 
-    /// Writes 408 and shuts the socket down; under `lock`, so the descriptor is still the connection's
-    /// (libmicrohttpd reports a connection closed before it closes its socket).
+    /// Counts the cut, then writes 408 and shuts the socket down; under `lock`, so the descriptor is still the
+    /// connection's (libmicrohttpd reports a connection closed before it closes its socket). Counted first, so
+    /// a client that sees its connection cut finds it in `/metrics`.
     private func cut(_ entry: inout Entry, _ reason: Reason) {
+        onCut(reason)
         entry.stage = .busy
         let response = Self.timeoutResponse(reason, limits: limits)
         _ = response.withUnsafeBytes { bytes in
