@@ -527,13 +527,16 @@ extension ConsoleAssets {
         }
 
         function audienceSection(onChange) {
-          const kinds = [["all", "Everyone"], ["tags", "Tag expression"], ["user_ids", "Users"],
-            ["installation_ids", "Installations"]];
+          const kinds = [["all", "Everyone"], ["audience", "Audience expression"], ["tags", "Tag expression"],
+            ["user_ids", "Users"], ["installation_ids", "Installations"]];
           const radios = kinds.map(([value, label], index) =>
             h("label", { class: "inline" }, h("input", { type: "radio", name: "audience", value, checked: index === 0 }), label));
-          const detail = h("input", { name: "audience_detail", placeholder: "vip AND (ios OR lang_ja), or ids separated by commas" });
+          const detail = h("input", { name: "audience_detail",
+            placeholder: "language = ja and app_version >= 2.3 and last_seen > 30d ago; vip AND ios; or ids" });
           const count = h("p", { class: "muted", "aria-live": "polite", id: "audience-count" });
-          const element = h("fieldset", {}, h("legend", {}, "Audience"), radios, field("Tags or ids", detail), count);
+          const element = h("fieldset", {}, h("legend", {}, "Audience"), radios, field("Expression, tags or ids", detail),
+            h("p", { class: "muted" }, "Audience expressions combine tags with device fields (language, region, time zone, ",
+              "app and OS version, platform, last seen, consents); see docs/audiences.md."), count);
           const kind = () => element.querySelector("input[name=audience]:checked").value;
           element.addEventListener("input", onChange);
           element.addEventListener("change", onChange);
@@ -542,6 +545,7 @@ extension ConsoleAssets {
             target() {
               const value = detail.value.trim();
               switch (kind()) {
+                case "audience": return { audience: value };
                 case "tags": return { tags: value };
                 case "user_ids": return { user_ids: value.split(/[\s,]+/).filter(Boolean) };
                 case "installation_ids": return { installation_ids: value.split(/[\s,]+/).filter(Boolean) };
