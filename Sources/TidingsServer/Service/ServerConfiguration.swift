@@ -353,6 +353,16 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "forwarding-batches-in-flight", environment: "TIDINGS_FORWARDING_BATCHES_IN_FLIGHT",
+            fileKey: "forwarding_batches_in_flight",
+            help: "batches a webhook or Treasure Data destination with a backlog takes at once (1 to 16; 1 keeps "
+                + "every event in stored order, more keep order per installation)",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...16).contains(value) else { return false }
+                configuration.forwarding.batchesInFlight = value
+                return true
+            }),
+        Setting(
             flag: "forwarding-unhealthy-after", environment: "TIDINGS_FORWARDING_UNHEALTHY_AFTER",
             fileKey: "forwarding_unhealthy_after",
             help: "seconds a destination may fail without a success before it counts as unhealthy",

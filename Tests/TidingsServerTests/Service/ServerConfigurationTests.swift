@@ -56,6 +56,20 @@ import TidingsServer
         }
     }
 
+    @Test func forwardingBatchesInFlightFromFlagAndEnvironment() throws {
+        #expect(try Self.configuration([]).forwarding.batchesInFlight == 4)
+        #expect(try Self.configuration(["--forwarding-batches-in-flight", "1"]).forwarding.batchesInFlight == 1)
+        let fromEnvironment = try Self.configuration(
+            [], environment: ["TIDINGS_FORWARDING_BATCHES_IN_FLIGHT": "8"])
+        #expect(fromEnvironment.forwarding.batchesInFlight == 8)
+        for bad in ["0", "17", "many"] {
+            let error = #expect(throws: ServerConfigurationError.self) {
+                try Self.configuration(["--forwarding-batches-in-flight", bad])
+            }
+            #expect(error?.message.contains("--forwarding-batches-in-flight") == true)
+        }
+    }
+
     @Test func anAPNsEndpointReplacesBothOfApplesHosts() throws {
         #expect(try Self.configuration([]).apns == APNsClient.Configuration())
         let configuration = try Self.configuration(
