@@ -114,14 +114,17 @@ extension PostgresStore {
         // A range on each token's index: tokens are ASCII, so every token with the prefix sorts below
         // the prefix followed by U+FFFF.
         let upper = tokenPrefix + "\u{FFFF}"
+        // One range per token index, joined, as on SQLite.
+        let ranges = ["apns_token", "voip_token", "fcm_token"].map { column in
+            """
+            SELECT \(Self.installationColumns) FROM installations
+            WHERE app_id = $1 AND \(column) COLLATE "C" >= $2 AND \(column) COLLATE "C" < $3
+            """
+        }
         return try read { db in
             try db.query(
                 """
-                SELECT \(Self.installationColumns) FROM installations WHERE app_id = $1 AND (
-                    (apns_token COLLATE "C" >= $2 AND apns_token COLLATE "C" < $3)
-                    OR (voip_token COLLATE "C" >= $2 AND voip_token COLLATE "C" < $3)
-                    OR (fcm_token COLLATE "C" >= $2 AND fcm_token COLLATE "C" < $3))
-                ORDER BY installation_id LIMIT $4
+                SELECT * FROM (\(ranges.joined(separator: " UNION "))) AS matched ORDER BY installation_id LIMIT $4
                 """, [.text(appID), .text(tokenPrefix), .text(upper), .integer(Int64(max(0, limit)))],
                 row: Self.installationRow)
         }

@@ -96,12 +96,17 @@ enum ConsoleScaleBench {
         return app.serverKey
     }
 
-    /// Waits until no message is sending any more.
+    /// Waits until no message is queued or sending any more.
     static func waitUntilSent(url: URL, key: String) async throws {
         let start = ContinuousClock.now
-        while try await get("/v1/messages?state=sending&limit=1", url: url, key: key)["messages"]?.arrayValue?
-            .isEmpty == false
-        {
+        func unsent() async throws -> Bool {
+            for state in ["queued", "sending"] {
+                let page = try await get("/v1/messages?state=\(state)&limit=1", url: url, key: key)
+                if page["messages"]?.arrayValue?.isEmpty == false { return true }
+            }
+            return false
+        }
+        while try await unsent() {
             if ContinuousClock.now - start > .seconds(600) { throw APNsBench.Failure(description: "messages not sent") }
             try await Task.sleep(for: .seconds(1))
         }

@@ -114,13 +114,14 @@ extension SQLiteStore {
         // A range on each token's index: tokens are ASCII, so every token with the prefix sorts below
         // the prefix followed by U+FFFF.
         let upper = tokenPrefix + "\u{FFFF}"
+        // One range per token index, joined: an `OR` of the three would walk the app in key order instead.
+        let ranges = ["apns_token", "voip_token", "fcm_token"].map { column in
+            "SELECT \(Self.installationColumns) FROM installations WHERE app_id = ?1 AND \(column) >= ?2 AND \(column) < ?3"
+        }
         return try reader.read { db in
             try db.query(
                 """
-                SELECT \(Self.installationColumns) FROM installations WHERE app_id = ?1 AND (
-                    (apns_token >= ?2 AND apns_token < ?3) OR (voip_token >= ?2 AND voip_token < ?3)
-                    OR (fcm_token >= ?2 AND fcm_token < ?3))
-                ORDER BY installation_id LIMIT ?4
+                SELECT * FROM (\(ranges.joined(separator: " UNION "))) ORDER BY installation_id LIMIT ?4
                 """, [.text(appID), .text(tokenPrefix), .text(upper), .integer(Int64(max(0, limit)))],
                 row: Self.installationRow)
         }
