@@ -114,11 +114,12 @@ extension PostgresStore {
         // A range on each token's index: tokens are ASCII, so every token with the prefix sorts below
         // the prefix followed by U+FFFF.
         let upper = tokenPrefix + "\u{FFFF}"
-        // One range per token index, joined, as on SQLite.
+        // One range per token index, each cut at the limit in the index's order, then joined, as on SQLite.
         let ranges = ["apns_token", "voip_token", "fcm_token"].map { column in
             """
-            SELECT \(Self.installationColumns) FROM installations
+            (SELECT \(Self.installationColumns) FROM installations
             WHERE app_id = $1 AND \(column) COLLATE "C" >= $2 AND \(column) COLLATE "C" < $3
+            ORDER BY \(column) COLLATE "C" LIMIT $4)
             """
         }
         return try read { db in

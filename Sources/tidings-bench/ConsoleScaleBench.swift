@@ -42,6 +42,7 @@ enum ConsoleScaleBench {
             ("search by installation id", "/v1/devices/search?q=\(SeededApp.installationID(middle))"),
             ("search by user id", "/v1/devices/search?q=user-\(middle / 2)"),
             ("search by tag (vip, 50 shown)", "/v1/devices/search?q=vip"),
+            // The seeded tokens count up, so this prefix is shared by 65,536 of them: a worst case.
             ("search by token prefix", "/v1/devices/search?q=\(String(SeededApp.token(middle).prefix(60)))"),
             ("search that finds nothing", "/v1/devices/search?q=nobody-at-all"),
             ("message list, first page", "/v1/stats/messages?limit=25"),

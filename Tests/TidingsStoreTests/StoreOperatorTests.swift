@@ -132,6 +132,7 @@ import TidingsStoreTesting
         #expect(
             try store.installations(appID: "app_a", tokenPrefix: "abcdef1", limit: 10).map(\.installationID) == ["i1"])
         #expect(try store.installations(appID: "app_a", tokenPrefix: "abc", limit: 10).count == 2)
+        #expect(try store.installations(appID: "app_a", tokenPrefix: "abc", limit: 1).count == 1)
         #expect(try store.installations(appID: "app_a", tokenPrefix: "fcm-", limit: 10).map(\.installationID) == ["i2"])
         #expect(try store.installations(appID: "app_b", tokenPrefix: "abc", limit: 10).isEmpty)
 

@@ -114,9 +114,13 @@ extension SQLiteStore {
         // A range on each token's index: tokens are ASCII, so every token with the prefix sorts below
         // the prefix followed by U+FFFF.
         let upper = tokenPrefix + "\u{FFFF}"
-        // One range per token index, joined: an `OR` of the three would walk the app in key order instead.
+        // One range per token index, each read in the index's order and cut at the limit, then joined: an `OR`
+        // of the three would walk the app in key order instead, and a short prefix can match many tokens.
         let ranges = ["apns_token", "voip_token", "fcm_token"].map { column in
-            "SELECT \(Self.installationColumns) FROM installations WHERE app_id = ?1 AND \(column) >= ?2 AND \(column) < ?3"
+            """
+            SELECT * FROM (SELECT \(Self.installationColumns) FROM installations
+                WHERE app_id = ?1 AND \(column) >= ?2 AND \(column) < ?3 ORDER BY \(column) LIMIT ?4)
+            """
         }
         return try reader.read { db in
             try db.query(
