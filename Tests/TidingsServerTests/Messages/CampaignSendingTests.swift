@@ -27,8 +27,13 @@ import TidingsTesting
     func waitUntilDone(_ fixture: MessageFixture, _ ids: [String], timeout: Duration = .seconds(60)) async throws {
         let start = ContinuousClock.now
         for id in ids {
-            while try await fixture.status(id).json["state"] != "done" {
-                if ContinuousClock.now - start > timeout { Issue.record("message \(id) not done in time"); return }
+            while true {
+                let status = try await fixture.status(id)
+                if status.json["state"] == "done" { break }
+                if ContinuousClock.now - start > timeout {
+                    Issue.record("message \(id) not done in time: \(status.status) \(status.json)")
+                    return
+                }
                 try await Task.sleep(for: .milliseconds(5))
             }
         }
