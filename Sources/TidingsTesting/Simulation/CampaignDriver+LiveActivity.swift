@@ -8,9 +8,10 @@ extension CampaignDriver {
         try await call("POST", "/v1/live-activities", body: body)
     }
 
-    /// `GET /v1/live-activities/{id}`: the activity's update tokens on the server and their last outcome.
+    /// `GET /v1/live-activities/{id}`: the activity's update tokens on the server and their last outcome; no
+    /// installations when the server holds none (it answers 404 then).
     public func liveActivity(_ id: String) async throws(DeviceFleetError) -> JSONValue {
-        try await call("GET", "/v1/live-activities/\(id)", body: nil)
+        try await call("GET", "/v1/live-activities/\(id)", body: nil, notFound: ["installations": []])
     }
 
     /// Waits until tidingsd holds `count` update tokens of activity `id` (0: none, `GET` answers 404), as the
@@ -21,14 +22,8 @@ extension CampaignDriver {
     {
         let deadline = clock.now.addingTimeInterval(timeout.seconds)
         while true {
-            let tokens: [String]
-            do throws(DeviceFleetError) {
-                tokens =
-                    try await liveActivity(id)["installations"]?.arrayValue?.compactMap { $0["token"]?.stringValue }
-                    ?? []
-            } catch .serverFailed(let reason) where reason.contains(" 404 ") {
-                tokens = []
-            }
+            let tokens =
+                try await liveActivity(id)["installations"]?.arrayValue?.compactMap { $0["token"]?.stringValue } ?? []
             if tokens.count == count || clock.now >= deadline { return tokens }
             try? await clock.sleep(for: .milliseconds(100))
         }

@@ -84,7 +84,10 @@ public struct CampaignDriver: Sendable {
         }
     }
 
-    func call(_ method: String, _ path: String, body: JSONValue?) async throws(DeviceFleetError) -> JSONValue {
+    /// - Parameter notFound: answered for a 404 instead of throwing, where "none" is a normal answer.
+    func call(_ method: String, _ path: String, body: JSONValue?, notFound: JSONValue? = nil)
+        async throws(DeviceFleetError) -> JSONValue
+    {
         guard let url = URL(string: apiURL.absoluteString + path) else { throw .serverFailed("bad path \(path)") }
         var request = TransportRequest(
             method: method, url: url, headers: ["Authorization": "Bearer \(serverKey)", "Accept": "application/json"])
@@ -99,6 +102,7 @@ public struct CampaignDriver: Sendable {
             throw .serverFailed("\(method) \(url.absoluteString): \(error.message)")
         }
         let answer = (try? JSONValue.parse(response.body)) ?? .null
+        if response.status == 404, let notFound { return notFound }
         guard (200..<300).contains(response.status) else {
             let reason = answer["error"]?["message"]?.stringValue ?? "status \(response.status)"
             throw .serverFailed("\(method) \(path): \(response.status) \(reason)")
