@@ -9,11 +9,12 @@
 /// (NTP does).
 public protocol ClusterStore: Sendable {
     /// Returns to pending every delivery claimed by an instance whose last heartbeat is before
-    /// `heartbeatBefore`, and forgets those instances (one that was only slow writes its heartbeat again).
+    /// `heartbeatBefore`, frees the audience resolutions their resolvers (`instanceID/resolver`) held, and
+    /// forgets those instances (one that was only slow writes its heartbeat again).
     /// - Returns: how many deliveries were released.
     func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int
-    /// An instance stopping cleanly: its remaining claims return to pending at once, and its heartbeat row
-    /// and leases go, so no one waits for it.
+    /// An instance stopping cleanly: its remaining claims return to pending at once, its resolutions are freed,
+    /// and its heartbeat row and leases go, so no one waits for it.
     /// - Returns: how many deliveries were released.
     @discardableResult
     func retireInstance(instanceID: String, now: Int64) throws -> Int

@@ -14,7 +14,7 @@ import TidingsServer
 /// ```
 ///
 /// ``stall(after:)`` simulates a provider that stops answering: sends after the first `n` hang until their
-/// task is cancelled, then return a `retry` outcome with reason `cancelled` and are not recorded.
+/// task is cancelled, then return an `interrupted` outcome with reason `cancelled` and are not recorded.
 public final class RecordingPushProvider: PushProvider {
     private struct State {
         var scripts: [String: [PushOutcome]] = [:]
@@ -65,7 +65,7 @@ public final class RecordingPushProvider: PushProvider {
             // Sleeps until the sending task is cancelled: the provider "stopped answering".
             try? await Task.sleep(for: .seconds(86_400))
             state.withLock { $0.inFlight -= 1 }
-            return PushOutcome(disposition: .retry(after: nil), reason: "cancelled")
+            return PushOutcome(disposition: .interrupted, reason: "cancelled")
         }
         // Lets other sends start, so bounded concurrency is observable.
         for _ in 0..<3 { await Task.yield() }

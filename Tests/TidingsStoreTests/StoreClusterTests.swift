@@ -71,6 +71,60 @@ import TidingsStoreTesting
         #expect(try store.instanceHeartbeats().isEmpty, "and leaves no row behind")
     }
 
+    /// An instance's resolver (`instanceID/resolver`) holds a message's audience resolution for a minute-long
+    /// lease; when the instance goes silent or retires, another resumes from the cursor at once.
+    @Test(arguments: StoreBackend.allCases)
+    func aSilentOrRetiredInstancesResolutionIsHandedOverAtOnce(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend, deliveries: [])
+        for id in ["c1", "c2", "c3"] {
+            try store.createCampaign(
+                MessageRecord(
+                    id: id, appID: "app_a", state: .resolving, kind: .alert, topic: "com.example.a",
+                    payload: Array(#"{"aps":{}}"#.utf8), priority: 10, createdAt: Self.now,
+                    plan: #"{"target":{"all":true}}"#, resolveAt: Self.now),
+                resolver: nil, leaseUntil: nil)
+        }
+        let lease = Self.now + 60_000
+        try store.recordHeartbeat(instanceID: "a", now: Self.now)
+        try store.recordHeartbeat(instanceID: "b", now: Self.now)
+        let ofA = try #require(try store.claimResolution(resolver: "a/resolver", now: Self.now, leaseUntil: lease))
+        #expect(
+            try store.appendDeliveries(
+                messageID: ofA.message.id, resolver: "a/resolver",
+                deliveries: [
+                    MessageDelivery(messageID: ofA.message.id, appID: "app_a", installationID: "i1", token: "t1")
+                ],
+                cursor: "i1", finished: false, leaseUntil: lease, now: Self.now))
+        let ofB = try #require(try store.claimResolution(resolver: "b/resolver", now: Self.now, leaseUntil: lease))
+        // A resolver of no registered instance, whose id merely starts like a's: only its lease frees it.
+        let unregistered = try #require(
+            try store.claimResolution(resolver: "ab/resolver", now: Self.now, leaseUntil: lease))
+
+        try store.recordHeartbeat(instanceID: "b", now: Self.now + 10_000)
+        _ = try store.releaseClaimsOfSilentInstances(heartbeatBefore: Self.now + 5_000, now: Self.now + 10_000)
+        let resumed = try #require(
+            try store.claimResolution(resolver: "b/resolver", now: Self.now + 10_000, leaseUntil: lease + 10_000),
+            "a's resolution is free long before its lease ends")
+        #expect(resumed.message.id == ofA.message.id)
+        #expect(resumed.cursor == "i1", "it resumes where a stopped")
+        #expect(
+            try !store.appendDeliveries(
+                messageID: ofA.message.id, resolver: "a/resolver", deliveries: [], cursor: "i9", finished: true,
+                leaseUntil: lease, now: Self.now + 10_000),
+            "the silent instance's late chunk is refused")
+
+        try store.retireInstance(instanceID: "b", now: Self.now + 11_000)
+        let afterRetirement = try store.claimResolution(
+            resolver: "c/resolver", now: Self.now + 11_000, leaseUntil: lease + 11_000)
+        #expect([ofA.message.id, ofB.message.id].contains(afterRetirement?.message.id))
+        #expect(afterRetirement?.message.id != unregistered.message.id)
+        let last = try store.claimResolution(resolver: "c/resolver", now: Self.now + 11_000, leaseUntil: lease + 11_000)
+        #expect(last?.message.id != unregistered.message.id, "a resolver of no instance keeps its lease")
+        #expect(
+            try store.claimResolution(resolver: "c/resolver", now: Self.now + 11_000, leaseUntil: lease + 11_000)
+                == nil)
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func oneHolderHasTheLeaseUntilItExpiresOrIsGivenUp(_ backend: StoreBackend) throws {
         let store = try makeStore(backend, deliveries: [])

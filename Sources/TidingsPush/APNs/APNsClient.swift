@@ -114,7 +114,7 @@ public final class APNsClient: PushProvider {
             do {
                 response = try await http.send(request)
             } catch {
-                return PushOutcome(disposition: .retry(after: nil), reason: error.code.rawValue, apnsID: push.apnsID)
+                return PushOutcome(noResponse: error, apnsID: push.apnsID)
             }
             let body = APNsErrorBody(response.body)
             if !renewed, let header,

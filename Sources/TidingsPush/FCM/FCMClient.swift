@@ -99,7 +99,7 @@ public final class FCMClient: PushProvider {
             do {
                 response = try await http.send(request)
             } catch {
-                return PushOutcome(disposition: .retry(after: nil), reason: error.code.rawValue)
+                return PushOutcome(noResponse: error)
             }
             if response.status == 401 && !refreshed {
                 refreshed = true

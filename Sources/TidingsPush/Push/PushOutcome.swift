@@ -19,6 +19,10 @@ public struct PushOutcome: Sendable, Hashable {
         case failed
         /// Not sent: no provider the app has credentials for can reach the installation; the reason says why.
         case skipped
+        /// Cut off by this process, not by the provider: the sending task was cancelled or the client shut down
+        /// before an answer came. The push may or may not have arrived; it goes back to the queue without
+        /// using one of its attempts.
+        case interrupted
     }
 
     public var disposition: Disposition
@@ -43,5 +47,15 @@ public struct PushOutcome: Sendable, Hashable {
         self.apnsID = apnsID
         self.token = token
         self.tokenType = tokenType
+    }
+}
+
+extension PushOutcome {
+    /// The outcome of a push that got no response: cut off by this process (cancelled, shut down) or failed
+    /// on the way (transport, timeout), which is worth another attempt.
+    init(noResponse error: HTTP2ClientError, apnsID: UUID? = nil) {
+        let cutOff = error.code == .cancelled || error.code == .shutdown
+        self.init(
+            disposition: cutOff ? .interrupted : .retry(after: nil), reason: error.code.rawValue, apnsID: apnsID)
     }
 }

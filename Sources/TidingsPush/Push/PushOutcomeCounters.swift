@@ -40,6 +40,7 @@ struct PushOutcomeCounters: Sendable {
         case .retry: "retry"
         case .failed: "failed"
         case .skipped: "skipped"
+        case .interrupted: "interrupted"
         }
     }
 }

@@ -69,7 +69,7 @@ struct LiveActivitySender: Sendable {
             case .skipped:
                 label = outcome.reason ?? "skipped"
                 summary.skippedByReason[label, default: 0] += 1
-            case .failed, .tokenMismatch, .retry:
+            case .failed, .tokenMismatch, .retry, .interrupted:
                 label = outcome.reason ?? "failed"
                 summary.failedByReason[label, default: 0] += 1
             }

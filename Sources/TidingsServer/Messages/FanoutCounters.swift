@@ -7,6 +7,7 @@ struct FanoutCounters: Sendable {
     let retried: Counter?
     let deferred: Counter?
     let skipped: Counter?
+    let handedBack: Counter?
     let tokensDeactivated: Counter?
     let messagesAccepted: Counter?
     let messagesFinished: Counter?
@@ -22,6 +23,9 @@ struct FanoutCounters: Sendable {
         deferred = counter("tidings_pushes_deferred_total", "Ads held until 08:00 in the person's time zone.")
         skipped = counter(
             "tidings_message_targets_skipped_total", "Targets skipped by consent, night, expiry, token or user.")
+        handedBack = counter(
+            "tidings_pushes_handed_back_total",
+            "Deliveries a stopping worker returned to the queue: not yet sent, or cut off in flight.")
         tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
         messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
         messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")

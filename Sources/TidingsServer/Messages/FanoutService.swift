@@ -13,8 +13,10 @@ import TidingsStore
 /// await fanout.stop()
 /// ```
 ///
-/// Stopping cancels the workers; pushes in flight finish or come back as the provider's cancellation
-/// outcome, and claims left behind return to pending when their lease expires (a restart resumes).
+/// Stopping is graceful: the workers claim nothing more, the pushes in flight get their answers (for up to
+/// ``stopGracePeriod``, after which they are cut off), and what was claimed but not sent goes back to the queue
+/// at once, without using an attempt. A process killed outright leaves its claims to the lease, or to the
+/// other instances' heartbeat check (``ClusterMembership``).
 public final class FanoutService: Sendable {
     public let workers: [FanoutWorker]
     /// Resolves accepted messages' audiences into deliveries for the workers, beside them.
@@ -24,13 +26,16 @@ public final class FanoutService: Sendable {
     /// - Parameters:
     ///   - workerCount: Workers in this process; each sends up to `configuration.maximumInFlight`.
     ///   - instanceID: The tidingsd instance the workers claim for (``ClusterMembership``): the one worker's id
-    ///     is the instance id, several are `instanceID/1`, `instanceID/2`... Nil: random worker ids.
+    ///     is the instance id, several are `instanceID/1`, `instanceID/2`..., and the resolver is
+    ///     `instanceID/resolver`. Nil: random ids.
     public init(
         store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
         workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil
     ) {
-        resolver = CampaignResolver(store: store, clock: clock, logger: logger)
+        // Named under the instance, so that the instance's silence or retirement hands its resolution over too.
+        resolver = CampaignResolver(
+            store: store, clock: clock, logger: logger, id: instanceID.map { "\($0)/resolver" })
         // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
         let throttle = SendThrottle()
         let count = max(1, workerCount)
@@ -49,14 +54,27 @@ public final class FanoutService: Sendable {
         }
     }
 
-    /// Cancels the workers and waits for them to return.
-    public func stop() async {
+    /// How long ``stop()`` waits for the pushes in flight to be answered before it cuts them off: longer than
+    /// an answer takes, shorter than a service manager's patience (systemd's default is 90 s).
+    public static let stopGracePeriod: Duration = .seconds(20)
+
+    /// Stops the resolver and the workers (``FanoutWorker/requestStop()``) and waits for them to return,
+    /// cancelling the workers that still wait for answers after `gracePeriod`.
+    public func stop(gracePeriod: Duration = FanoutService.stopGracePeriod) async {
         let running = tasks.withLock { tasks in
             defer { tasks = [] }
             return tasks
         }
-        for task in running { task.cancel() }
+        guard !running.isEmpty else { return }
+        for worker in workers { worker.requestStop() }
+        // The resolver holds no pushes: it stops between chunks and hands its message back.
+        running.last?.cancel()
+        let deadline = Task {
+            try? await Task.sleep(for: gracePeriod)
+            if !Task.isCancelled { for task in running { task.cancel() } }
+        }
         for task in running { await task.value }
+        deadline.cancel()
     }
 
     /// Whether the workers are running.

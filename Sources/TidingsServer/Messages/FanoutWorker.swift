@@ -75,6 +75,16 @@ public final class FanoutWorker: Sendable {
     let configuration: Configuration
     let counters: FanoutCounters
     let throttle: SendThrottle
+    private let stopState = LockedBox(StopState())
+
+    /// Whether a stop was asked for, and the idle wait it must cut short.
+    private struct StopState {
+        var requested = false
+        var idleWait: Task<Void, any Error>?
+    }
+
+    /// The reason recorded on a delivery a stopping worker handed back.
+    static let interruptedReason = "interrupted"
 
     /// - Parameter throttle: shared by the workers of one process, so rates hold over all of them.
     public init(
@@ -96,7 +106,7 @@ public final class FanoutWorker: Sendable {
     @discardableResult
     public func drain() async throws -> Int {
         var total = 0
-        while !Task.isCancelled {
+        while !isStopping {
             let processed = try await runOnce()
             if processed == 0 { break }
             total += processed
@@ -104,10 +114,10 @@ public final class FanoutWorker: Sendable {
         return total
     }
 
-    /// Sends until the task is cancelled: claims again whenever its queue runs low, so pushes keep flowing
-    /// between chunks, and sleeps ``Configuration/pollInterval`` when nothing is due.
+    /// Sends until ``requestStop()`` or the task is cancelled: claims again whenever its queue runs low, so
+    /// pushes keep flowing between chunks, and sleeps ``Configuration/pollInterval`` when nothing is due.
     public func run() async {
-        while !Task.isCancelled {
+        while !isStopping {
             var processed = 0
             do {
                 processed = try await pump(continuous: true)
@@ -115,10 +125,43 @@ public final class FanoutWorker: Sendable {
                 logger.error("fan-out failed: \(error)", metadata: ["worker": id])
             }
             if processed == 0 {
-                do { try await clock.sleep(for: configuration.pollInterval) } catch { return }
+                do { try await waitIdle() } catch { return }
             }
         }
     }
+
+    /// Sleeps ``Configuration/pollInterval``, or less when a stop is asked for meanwhile.
+    private func waitIdle() async throws {
+        let clock = clock
+        let interval = configuration.pollInterval
+        let wait = Task { try await clock.sleep(for: interval) }
+        let stopping = stopState.withLock { state in
+            state.idleWait = wait
+            return state.requested
+        }
+        if stopping { wait.cancel() }
+        try await withTaskCancellationHandler {
+            try await wait.value
+        } onCancel: {
+            wait.cancel()
+        }
+    }
+
+    /// Asks the worker to wind down: it claims nothing more and starts no new push; the pushes in flight get
+    /// their answers, which are recorded, and the deliveries it claimed but had not sent go back to the queue
+    /// at once, without using an attempt. ``run()`` and ``drain()`` then return.
+    ///
+    /// Cancelling the task instead cuts the pushes in flight off as well: they come back
+    /// ``PushOutcome/Disposition/interrupted`` and are handed back the same way.
+    public func requestStop() {
+        let idleWait = stopState.withLock { state in
+            state.requested = true
+            return state.idleWait
+        }
+        idleWait?.cancel()
+    }
+
+    private var isStopping: Bool { Task.isCancelled || stopState.withLock { $0.requested } }
 
     /// Claims one chunk, sends it and records the outcomes, then finishes messages with nothing left.
     /// - Returns: How many deliveries were claimed.
@@ -148,7 +191,7 @@ public final class FanoutWorker: Sendable {
                 if exhausted { lastEmptyClaim = .now }
             }
         }
-        try claim(DeliveryClaim(limit: configuration.chunkSize))
+        if !isStopping { try claim(DeliveryClaim(limit: configuration.chunkSize)) }
         let window = max(1, configuration.maximumInFlight)
         try await withThrowingTaskGroup(of: Event.self) { group in
             let provider = self.provider
@@ -156,8 +199,19 @@ public final class FanoutWorker: Sendable {
             var wakeScheduled = false
             var flushScheduled = false
             while true {
+                let stopping = isStopping
+                if stopping && inFlight == 0 {
+                    // Every answer is in: record them, and hand back what was claimed but not sent, so another
+                    // worker sends it now rather than after the lease.
+                    let now = clock.now.millisecondsSince1970
+                    for delivery in queue.removeAll() {
+                        completions.append(delivery, .deferred(reason: Self.interruptedReason, notBefore: now))
+                    }
+                    try await flush(&completions)
+                    break
+                }
                 // While paced messages keep the worker busy, new messages are looked for every poll interval.
-                if continuous && queue.count < configuration.chunkSize / 2
+                if continuous && !stopping && queue.count < configuration.chunkSize / 2
                     && (!exhausted || ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval)
                 {
                     // With pushes in flight a store error must not end the pump: their outcomes would be lost and
@@ -178,7 +232,7 @@ public final class FanoutWorker: Sendable {
                         logger.warning("claiming more deliveries failed: \(error)", metadata: ["worker": id])
                     }
                 }
-                if continuous && !queue.isEmpty
+                if continuous && !stopping && !queue.isEmpty
                     && ContinuousClock.now - lastPriorityClaim >= configuration.priorityPollInterval
                 {
                     lastPriorityClaim = .now
@@ -189,7 +243,7 @@ public final class FanoutWorker: Sendable {
                     }
                 }
                 var wait: Duration?
-                while inFlight < window {
+                while inFlight < window && !stopping {
                     switch queue.next(throttle: throttle) {
                     case .empty:
                         break
@@ -340,6 +394,7 @@ public final class FanoutWorker: Sendable {
             case .sent: counters.sent?.increment()
             case .failed: counters.failed?.increment()
             case .retry: counters.retried?.increment()
+            case .deferred(let reason, _) where reason == Self.interruptedReason: counters.handedBack?.increment()
             case .deferred: counters.deferred?.increment()
             case .skipped: counters.skipped?.increment()
             }
@@ -423,6 +478,9 @@ public final class FanoutWorker: Sendable {
             return .retry(reason: reason, notBefore: now + backoff(attempt: delivery.attempts, after: after))
         case .failed:
             return .failed(reason: outcome.reason ?? "failed")
+        case .interrupted:
+            // This process cut the push off, not the provider: no attempt is used.
+            return .deferred(reason: Self.interruptedReason, notBefore: now)
         }
     }
 

@@ -132,6 +132,18 @@ struct SendQueue {
         return shortestWait.map(Next.wait) ?? .empty
     }
 
+    /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.
+    mutating func removeAll() -> [MessageDelivery] {
+        let waiting = lines.values.flatMap { $0.deliveries[$0.head...] }
+        lines = [:]
+        priority = []
+        rotation = []
+        cursor = 0
+        count = 0
+        rendered = [:]
+        return waiting
+    }
+
     private mutating func pop(_ id: String) -> MessageDelivery {
         let delivery = lines[id]!.pop()
         count -= 1

@@ -11,6 +11,18 @@ extension SQLiteStore {
         """
     }
 
+    /// Messages whose audience a resolver of an instance matching the condition on `i` holds (its resolver is
+    /// named `instanceID/resolver`): given up, so another instance resumes from the cursor now, not after the
+    /// resolution lease.
+    private static func resolutionsOfInstances(where condition: String) -> String {
+        """
+        UPDATE messages SET resolver = NULL, resolver_expires_at = NULL
+        WHERE resolver IS NOT NULL AND EXISTS (
+            SELECT 1 FROM instances i WHERE \(condition)
+                AND substr(messages.resolver, 1, length(i.id) + 1) = i.id || '/')
+        """
+    }
+
     public func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int {
         try database.write { db in
             let released = try db.run(
@@ -19,6 +31,8 @@ extension SQLiteStore {
                     updated_at = ?2
                 WHERE \(Self.claimsOfInstances(where: "i.heartbeat_at < ?1"))
                 """, [.integer(heartbeatBefore), .integer(now)])
+            try db.run(
+                Self.resolutionsOfInstances(where: "i.heartbeat_at < ?1"), [.integer(heartbeatBefore)])
             try db.run(
                 "DELETE FROM leases WHERE holder IN (SELECT id FROM instances WHERE heartbeat_at < ?1)",
                 [.integer(heartbeatBefore)])
@@ -40,6 +54,7 @@ extension SQLiteStore {
                     updated_at = ?2
                 WHERE \(Self.claimsOfInstances(where: "i.id = ?1"))
                 """, [.text(instanceID), .integer(now)])
+            try db.run(Self.resolutionsOfInstances(where: "i.id = ?1"), [.text(instanceID)])
             try db.run("DELETE FROM leases WHERE holder = ?1", [.text(instanceID)])
             try db.run("DELETE FROM instances WHERE id = ?1", [.text(instanceID)])
             return released

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsAPNsEmulator
 import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsPush
 import TidingsServer
@@ -129,6 +130,59 @@ import TidingsTesting
         #expect(status.json["state"] == "done")
     }
 
+    /// A graceful stop (tidingsd's SIGTERM): the pushes in flight are answered and recorded, the rest of the
+    /// claimed chunk goes back at once with no attempt used, and nothing more is claimed.
+    @Test func stoppingFinishesThePushesInFlightAndHandsBackTheRest() async throws {
+        let gate = GatedPushProvider()
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 40)
+        let metrics = MetricsRegistry()
+        let worker = fixture.worker(provider: gate, chunkSize: 20, inFlight: 4, metrics: metrics)
+        let task = Task { await worker.run() }
+        while gate.waiting < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        worker.requestStop()
+        gate.open()
+        await task.value
+
+        #expect(gate.answered == 4)
+        let stopped = try await fixture.status(messageID)
+        #expect(stopped.count("sent") == 4)
+        #expect(stopped.count("failed") == 0)
+        #expect(stopped.count("queued") == 36)
+        #expect(metrics.counter(name: "tidings_pushes_handed_back_total", help: "").value == 16)
+        // Handed back, not left claimed: another worker takes all of it now, not after the lease, and every
+        // delivery still has all its attempts.
+        let now = fixture.harness.now
+        let reclaimed = try fixture.store.claimDeliveries(worker: "next", limit: 100, now: now, leaseUntil: now + 1)
+        #expect(reclaimed.count == 36)
+        #expect(reclaimed.allSatisfy { $0.attempts == 0 })
+    }
+
+    /// A hard stop (the task cancelled): pushes cut off in flight come back `interrupted` and are handed back
+    /// with no attempt used; the cancelled worker claims nothing more. It used to go on claiming and sending,
+    /// each push cut off at once, until every delivery had used its attempts and failed.
+    @Test func cancellingHandsBackThePushesCutOffWithoutUsingAnAttempt() async throws {
+        let provider = RecordingPushProvider()
+        let fixture = try MessageFixture(provider: provider)
+        let messageID = try await queue(fixture, count: 30)
+        provider.stall(after: 5)
+        let worker = fixture.worker(chunkSize: 10, inFlight: 4)
+        let task = Task { await worker.run() }
+        while provider.pushes.count < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(20))
+        task.cancel()
+        await task.value
+
+        let stopped = try await fixture.status(messageID)
+        #expect(stopped.count("sent") == 5)
+        #expect(stopped.count("failed") == 0)
+        #expect(stopped.count("queued") == 25)
+        let now = fixture.harness.now
+        let reclaimed = try fixture.store.claimDeliveries(worker: "next", limit: 100, now: now, leaseUntil: now + 1)
+        #expect(reclaimed.count == 25)
+        #expect(reclaimed.allSatisfy { $0.attempts == 0 })
+    }
+
     @Test func expiredClaimsReturnAndLateOutcomesAreIgnored() async throws {
         let fixture = try MessageFixture()
         let messageID = try await queue(fixture, count: 3)
@@ -245,5 +299,44 @@ import TidingsTesting
     @Test func migratesToTheLatestVersion() throws {
         let store = try SQLiteStore(path: ":memory:", checkpointInterval: nil)
         #expect(try store.schemaVersion == SQLiteStore.latestSchemaVersion)
+    }
+}
+
+/// A provider whose pushes wait until ``open()``, then are accepted: pushes in flight while a worker stops.
+private final class GatedPushProvider: PushProvider {
+    private struct State {
+        var waiting = 0
+        var answered = 0
+        var isOpen = false
+        var continuations: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = LockedBox(State())
+
+    /// Pushes waiting for the gate.
+    var waiting: Int { state.withLock { $0.waiting } }
+    /// Pushes answered after the gate opened.
+    var answered: Int { state.withLock { $0.answered } }
+
+    func open() {
+        let continuations = state.withLock { state in
+            state.isOpen = true
+            defer { state.continuations = [] }
+            return state.continuations
+        }
+        for continuation in continuations { continuation.resume() }
+    }
+
+    func send(_ push: OutgoingPush) async -> PushOutcome {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                state.waiting += 1
+                if !state.isOpen { state.continuations.append(continuation) }
+                return state.isOpen
+            }
+            if resumeNow { continuation.resume() }
+        }
+        state.withLock { $0.answered += 1 }
+        return PushOutcome(disposition: .sent, status: 200)
     }
 }
