@@ -16,14 +16,19 @@ extension APIService {
         let elements = try eventBatch(request, limits: limits)
         let now = self.now
         var receipts = [EventReceipt?](repeating: nil, count: elements.count)
-        var candidates: [(index: Int, event: TidingsEvent, eventID: String)] = []
+        // The events to store, and for each its place in the batch and its id for the receipt: kept apart so
+        // each event is moved into the array the store takes once, not copied out of a tuple again.
+        var events: [TidingsEvent] = []
+        var candidates: [(index: Int, eventID: String)] = []
+        events.reserveCapacity(elements.count)
         candidates.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             switch element {
             case .event(let event, let rawEventID, let serializedBytes):
                 do {
                     try event.validate(now: now, limits: limits, serializedBytes: serializedBytes)
-                    candidates.append((index, event, event.eventID.lowercasedString))
+                    candidates.append((index, event.eventID.lowercasedString))
+                    events.append(event)
                 } catch {
                     receipts[index] = Self.rejection(error, eventID: Self.readableEventID(rawEventID))
                 }
@@ -31,7 +36,8 @@ extension APIService {
                 do {
                     let event = try TidingsEvent(json: value)
                     try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(value))
-                    candidates.append((index, event, event.eventID.lowercasedString))
+                    candidates.append((index, event.eventID.lowercasedString))
+                    events.append(event)
                 } catch {
                     receipts[index] = Self.rejection(
                         error, eventID: value["event_id"]?.stringValue.map(Self.readableEventID))
@@ -41,10 +47,9 @@ extension APIService {
         // Events are kept even when their installation has not registered yet: the SDK's registration and
         // its event upload are separate durable queues, and a first launch offline may flush events first.
         // Everything is scoped to the calling app, so another app's key only ever writes its own data.
-        let accepted = candidates
-        let inserted = try store.insertEvents(appID: caller.appID, events: accepted.map(\.event), receivedAt: now)
+        let inserted = try store.insertEvents(appID: caller.appID, events: events, receivedAt: now)
         var counts = (accepted: 0, duplicate: 0)
-        for (candidate, isNew) in zip(accepted, inserted) {
+        for (candidate, isNew) in zip(candidates, inserted) {
             receipts[candidate.index] = EventReceipt(
                 eventID: candidate.eventID, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
