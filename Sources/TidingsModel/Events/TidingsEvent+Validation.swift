@@ -39,18 +39,28 @@ extension TidingsEvent {
                 code: .timestampOutOfRange, field: Field.occurredAt,
                 message: "occurred_at \(occurredAt) is not within the accepted range (up to 24 h ahead of server time)")
         }
-        let strings: [(String, String?)] = [
-            (Field.installationID, installationID), (Field.platform, platform), (Field.sdkVersion, sdkVersion),
-            (Field.appVersion, appVersion), (Field.osVersion, osVersion), (Field.deviceModel, deviceModel),
-            (Field.userID, userID), (Field.messageID, messageID), (Field.campaignID, campaignID),
-            (Field.dialect, dialect), (Field.actionID, actionID), (Field.value, value), (Field.token, token),
-            (Field.environment, environment), (Field.permission, permission),
-        ]
-        for (field, text) in strings where (text?.utf8.count ?? 0) > limits.maximumFieldBytes {
+        // Field by field rather than through an array of pairs: every event of every batch is checked here.
+        func checkLength(_ field: String, _ text: String?) throws(EventValidationError) {
+            guard let text, text.utf8.count > limits.maximumFieldBytes else { return }
             throw EventValidationError(
                 code: .fieldTooLong, field: field,
-                message: "\(field) is \(text!.utf8.count) bytes; the limit is \(limits.maximumFieldBytes) bytes")
+                message: "\(field) is \(text.utf8.count) bytes; the limit is \(limits.maximumFieldBytes) bytes")
         }
+        try checkLength(Field.installationID, installationID)
+        try checkLength(Field.platform, platform)
+        try checkLength(Field.sdkVersion, sdkVersion)
+        try checkLength(Field.appVersion, appVersion)
+        try checkLength(Field.osVersion, osVersion)
+        try checkLength(Field.deviceModel, deviceModel)
+        try checkLength(Field.userID, userID)
+        try checkLength(Field.messageID, messageID)
+        try checkLength(Field.campaignID, campaignID)
+        try checkLength(Field.dialect, dialect)
+        try checkLength(Field.actionID, actionID)
+        try checkLength(Field.value, value)
+        try checkLength(Field.token, token)
+        try checkLength(Field.environment, environment)
+        try checkLength(Field.permission, permission)
         if let serializedBytes, serializedBytes > limits.maximumEventBytes {
             throw EventValidationError(
                 code: .eventTooLarge, field: nil,

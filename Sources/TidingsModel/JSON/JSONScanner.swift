@@ -13,10 +13,11 @@ struct JSONScanner {
         var byte: UInt8? = nil
     }
 
-    private let bytes: UnsafePointer<UInt8>
-    private let count: Int
+    // Read by `EventBatchReader`, which walks an event batch with this scanner's primitives.
+    let bytes: UnsafePointer<UInt8>
+    let count: Int
     private let maximumDepth: Int
-    private var index = 0
+    var index = 0
     private var scratch: [UInt8] = []
     /// Members of the objects being read, innermost last; an object is built once its size is known, so its
     /// dictionary is allocated once instead of rehashing as it grows.
@@ -63,7 +64,7 @@ struct JSONScanner {
         var key: String
     }
 
-    private mutating func parseValue() throws(Failure) -> JSONValue {
+    mutating func parseValue() throws(Failure) -> JSONValue {
         var frames: [Frame] = []
         var value: JSONValue
         readValue: while true {
@@ -219,7 +220,7 @@ struct JSONScanner {
     // MARK: - Strings
 
     /// Reads a string whose opening quote has been consumed, and the closing quote.
-    private mutating func parseString() throws(Failure) -> String {
+    mutating func parseString() throws(Failure) -> String {
         let start = index
         skipPlainASCII()
         while index < count {
@@ -427,7 +428,7 @@ struct JSONScanner {
 
     // MARK: - Numbers
 
-    private mutating func parseNumber() throws(Failure) -> JSONValue {
+    mutating func parseNumber() throws(Failure) -> JSONValue {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -556,7 +557,7 @@ struct JSONScanner {
     // MARK: - Whitespace and errors
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < count {
             let byte = bytes[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }

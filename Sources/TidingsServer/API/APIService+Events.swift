@@ -13,38 +13,43 @@ extension APIService {
     func postEvents(_ request: HTTPRequest) throws -> HTTPResponse {
         let caller = try authenticate(request, .anyKey)
         let limits = configuration.eventLimits
-        let body = try jsonObject(request, maximumBytes: limits.maximumBatchBytes)
-        guard let elements = body["events"]?.arrayValue else {
-            throw HTTPError(status: 400, code: "invalid_field", message: "events must be an array of event objects")
-        }
-        if elements.count > limits.maximumBatchEvents {
-            throw HTTPError(
-                status: 413, code: "too_many_events",
-                message: "the batch has \(elements.count) events; the limit is \(limits.maximumBatchEvents) per request"
-            )
-        }
+        let elements = try eventBatch(request, limits: limits)
         let now = self.now
         var receipts = [EventReceipt?](repeating: nil, count: elements.count)
-        var candidates: [(index: Int, event: TidingsEvent, eventID: String)] = []
+        // The events to store, and for each its place in the batch and its id for the receipt: kept apart so
+        // each event is moved into the array the store takes once, not copied out of a tuple again.
+        var events: [TidingsEvent] = []
+        var candidates: [(index: Int, eventID: String)] = []
+        events.reserveCapacity(elements.count)
         candidates.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            do {
-                let event = try TidingsEvent(json: element)
-                try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(element))
-                candidates.append((index, event, event.eventID.lowercasedString))
-            } catch {
-                receipts[index] = EventReceipt(
-                    eventID: Self.readableEventID(element), status: .rejected,
-                    error: WireError(code: error.code.rawValue, message: error.message))
+            switch element {
+            case .event(let event, let rawEventID, let serializedBytes):
+                do {
+                    try event.validate(now: now, limits: limits, serializedBytes: serializedBytes)
+                    candidates.append((index, event.eventID.lowercasedString))
+                    events.append(event)
+                } catch {
+                    receipts[index] = Self.rejection(error, eventID: Self.readableEventID(rawEventID))
+                }
+            case .value(let value):
+                do {
+                    let event = try TidingsEvent(json: value)
+                    try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(value))
+                    candidates.append((index, event.eventID.lowercasedString))
+                    events.append(event)
+                } catch {
+                    receipts[index] = Self.rejection(
+                        error, eventID: value["event_id"]?.stringValue.map(Self.readableEventID))
+                }
             }
         }
         // Events are kept even when their installation has not registered yet: the SDK's registration and
         // its event upload are separate durable queues, and a first launch offline may flush events first.
         // Everything is scoped to the calling app, so another app's key only ever writes its own data.
-        let accepted = candidates
-        let inserted = try store.insertEvents(appID: caller.appID, events: accepted.map(\.event), receivedAt: now)
+        let inserted = try store.insertEvents(appID: caller.appID, events: events, receivedAt: now)
         var counts = (accepted: 0, duplicate: 0)
-        for (candidate, isNew) in zip(accepted, inserted) {
+        for (candidate, isNew) in zip(candidates, inserted) {
             receipts[candidate.index] = EventReceipt(
                 eventID: candidate.eventID, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
@@ -61,10 +66,37 @@ extension APIService {
             status: 200, headers: ["Content-Type": "application/json"], body: Self.receiptsData(receipts))
     }
 
+    /// The entries of the body's `events` array, read straight from the bytes where the reader can
+    /// (``EventBatchReader``), otherwise through `JSONValue` as any other body, which names the error.
+    /// - Throws: 413 `payload_too_large` or `too_many_events`, 400 `invalid_json` or `invalid_field`.
+    private func eventBatch(_ request: HTTPRequest, limits: EventLimits) throws -> [EventBatchReader.Element] {
+        if request.body.count <= limits.maximumBatchBytes,
+            let elements = EventBatchReader.read(request.body, maximumEvents: limits.maximumBatchEvents)
+        {
+            return elements
+        }
+        let body = try jsonObject(request, maximumBytes: limits.maximumBatchBytes)
+        guard let elements = body["events"]?.arrayValue else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "events must be an array of event objects")
+        }
+        if elements.count > limits.maximumBatchEvents {
+            throw HTTPError(
+                status: 413, code: "too_many_events",
+                message: "the batch has \(elements.count) events; the limit is \(limits.maximumBatchEvents) per request"
+            )
+        }
+        return elements.map { .value($0) }
+    }
+
+    /// The receipt of an event refused for `error`.
+    private static func rejection(_ error: EventValidationError, eventID: String?) -> EventReceipt {
+        EventReceipt(
+            eventID: eventID, status: .rejected, error: WireError(code: error.code.rawValue, message: error.message))
+    }
+
     /// The id to put on a receipt for an event that could not be read: lower-cased when it is a UUID.
-    private static func readableEventID(_ element: JSONValue) -> String? {
-        guard let raw = element["event_id"]?.stringValue else { return nil }
-        return UUID(uuidString: raw).map { $0.lowercasedString } ?? raw
+    private static func readableEventID(_ raw: String) -> String {
+        UUID(uuidString: raw).map { $0.lowercasedString } ?? raw
     }
 
     /// `{"receipts":[...]}`, each receipt written with sorted keys (`error`, `event_id`, `status`) as
