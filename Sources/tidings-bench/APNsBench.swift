@@ -112,26 +112,29 @@ enum APNsBench {
 
     /// h2o's configuration: one thread, answer 200 + the request's `apns-id`, body `{}`: h2o ends an empty
     /// response with an empty DATA frame, which aioapns tries to parse as JSON and drops the connection.
-    static func h2oConfiguration(port: Int, certificate: String, key: String) -> String {
-        """
-        listen:
-          port: \(port)
-          host: 127.0.0.1
-          ssl:
-            certificate-file: \(certificate)
-            key-file: \(key)
-        num-threads: 1
-        http2-max-concurrent-requests-per-connection: 1000
-        hosts:
-          default:
-            paths:
-              /:
-                mruby.handler: |
-                  Proc.new do |env|
-                    [200, {"apns-id" => env["HTTP_APNS_ID"] || ""}, ["{}"]]
-                  end
+    /// With `accessLog`, each request's path (`/3/device/TOKEN`) and `apns-id` are written there, a line each,
+    /// so a run can count the pushes that reached the sink twice.
+    static func h2oConfiguration(port: Int, certificate: String, key: String, accessLog: String? = nil) -> String {
+        let logging = accessLog.map { "access-log:\n  path: \($0)\n  format: \"%U %{apns-id}i\"\n" } ?? ""
+        return """
+            \(logging)listen:
+              port: \(port)
+              host: 127.0.0.1
+              ssl:
+                certificate-file: \(certificate)
+                key-file: \(key)
+            num-threads: 1
+            http2-max-concurrent-requests-per-connection: 1000
+            hosts:
+              default:
+                paths:
+                  /:
+                    mruby.handler: |
+                      Proc.new do |env|
+                        [200, {"apns-id" => env["HTTP_APNS_ID"] || ""}, ["{}"]]
+                      end
 
-        """
+            """
     }
 
     /// Polls the sink until it answers (h2o needs a moment to listen), for at most five seconds.

@@ -55,33 +55,17 @@ enum CampaignBench {
             tidingsd.process.waitUntilExit()
         }
         let pid = tidingsd.process.processIdentifier
-        let transport = URLSessionTransport()
-        func call(_ method: String, _ path: String, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
-            var request = TransportRequest(
-                method: method, url: URL(string: tidingsd.url.absoluteString + path)!,
-                headers: ["Authorization": "Bearer \(serverKey)"], timeout: .seconds(30))
-            if let body {
-                request.headers["Content-Type"] = "application/json"
-                request.body = try body.serialized()
-            }
-            let response = try await transport.send(request)
-            return (response.status, (try? JSONValue.parse(response.body)) ?? .null)
-        }
+        let api = ServerKeyClient(baseURL: tidingsd.url, serverKey: serverKey)
         let idleKiB = Measure.processMemoryKiB(pid: pid, field: "VmRSS")
 
         let sendStart = ContinuousClock.now
-        let (status, answer) = try await call(
-            "POST", "/v1/messages",
-            ["target": ["all": true], "content": ["title": "Campaign bench", "body": "One push to everyone"]])
+        let (messageID, _) = try await api.sendToEveryone(title: "Campaign bench")
         let answered = ContinuousClock.now
-        guard status == 202, let messageID = answer["message_id"]?.stringValue else {
-            throw APNsBench.Failure(description: "POST /v1/messages answered \(status): \(answer)")
-        }
         var firstPush: Duration?
         var resolved: Duration?
         var largestRSS = 0
         while true {
-            let (_, message) = try await call("GET", "/v1/messages/\(messageID)")
+            let (_, message) = try await api.call("GET", "/v1/messages/\(messageID)")
             let sent = Int(message["counts"]?["sent"]?.integerValue ?? 0)
             let state = message["state"]?.stringValue ?? "?"
             largestRSS = max(largestRSS, Measure.processMemoryKiB(pid: pid, field: "VmRSS"))

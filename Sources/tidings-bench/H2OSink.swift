@@ -2,16 +2,19 @@ import Foundation
 import TidingsPush
 
 /// The local HTTP/2 sink the sending benchmarks share: Debian's `h2o` over TLS with a throw-away self-signed
-/// certificate, one thread, answering every push 200 (``APNsBench/h2oConfiguration(port:certificate:key:)``).
-/// Started in `directory`; ``stop()`` ends it.
+/// certificate, one thread, answering every push 200
+/// (``APNsBench/h2oConfiguration(port:certificate:key:accessLog:)``). Started in `directory`; ``stop()`` ends it.
+/// With `logsPushes`, every request is written to ``accessLog`` so ``tally()`` can count the pushes received.
 struct H2OSink {
     let endpoint: String
     let port: Int
     /// The certificate's PEM file, which clients must trust (`--apns-ca-file` for tidingsd).
     let certificate: String
+    /// The file h2o writes `PATH APNS-ID` to for each request, when the sink logs pushes.
+    let accessLog: String?
     private let process: Process
 
-    init(directory: URL) throws {
+    init(directory: URL, logsPushes: Bool = false) throws {
         certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         try APNsBench.shell(
@@ -19,9 +22,11 @@ struct H2OSink {
             "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE")
         port = try APNsBench.freePort()
-        let configuration = directory.appendingPathComponent("h2o.conf")
-        try Data(APNsBench.h2oConfiguration(port: port, certificate: certificate, key: key).utf8)
-            .write(to: configuration)
+        accessLog = logsPushes ? directory.appendingPathComponent("h2o-access-\(port).log").path : nil
+        let configuration = directory.appendingPathComponent("h2o-\(port).conf")
+        try Data(
+            APNsBench.h2oConfiguration(port: port, certificate: certificate, key: key, accessLog: accessLog).utf8
+        ).write(to: configuration)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["h2o", "-c", configuration.path]
@@ -47,6 +52,14 @@ struct H2OSink {
         configuration.maxConcurrentStreams = 100
         configuration.caBundlePath = certificate
         return configuration
+    }
+
+    /// The pushes the sink has received so far, from its access log (all zero when it keeps none).
+    func tally() -> SinkTally {
+        guard let accessLog, let log = try? String(contentsOfFile: accessLog, encoding: .utf8) else {
+            return SinkTally(lines: [])
+        }
+        return SinkTally(lines: log.split(separator: "\n").filter { $0.hasPrefix("/3/device/") })
     }
 
     func stop() {

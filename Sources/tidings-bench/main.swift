@@ -12,6 +12,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("e2e", EndToEndBench.run),
     ("forwarding", ForwardingBench.run),
     ("campaign", CampaignBench.run),
+    ("campaign-fanout", CampaignFanoutBench.run),
     ("console-scale", ConsoleScaleBench.run),
     ("audience", AudienceBench.run),
 ]
