@@ -206,7 +206,8 @@ extension PostgresStore {
                 UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
                     not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
                     updated_at = $8
-                WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by = $3
+                WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed'
+                    AND claimed_by IS NOT DISTINCT FROM $3  -- through the primary key, as in completeDeliveries
                 """,
                 [
                     .text(messageID), .text(installationID), .text(worker), .text(state), PostgresValue(reason),

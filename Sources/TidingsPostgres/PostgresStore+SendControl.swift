@@ -2,11 +2,15 @@ import TidingsModel
 import TidingsStore
 
 extension PostgresStore {
+    /// Found through the primary key. Written `claimed_by = $3`, the claim check let the planner pick the partial
+    /// index of claims (`message_deliveries_claimed_by`) instead, and walk every claim the worker holds (up to a
+    /// thousand) for each outcome: most of PostgreSQL's CPU during a campaign. `IS NOT DISTINCT FROM` means the
+    /// same for a worker id, which is never null, and no index can serve it.
     private static let completeDeliverySQL = """
         UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
             not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
             updated_at = $8
-        WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by = $3
+        WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by IS NOT DISTINCT FROM $3
         """
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1

@@ -24,6 +24,11 @@ public final class SQLiteConnection {
         public init() {}
     }
 
+    /// Library-wide settings, made once before the first connection initializes SQLite.
+    private static let configureLibrary: Void = {
+        _ = tidings_sqlite3_disable_memory_statistics()
+    }()
+
     let handle: OpaquePointer
     private var statementCache: [String: SQLiteStatement] = [:]
 
@@ -34,6 +39,7 @@ public final class SQLiteConnection {
             options.readOnly
             ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        _ = Self.configureLibrary
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
