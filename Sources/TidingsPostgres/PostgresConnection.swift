@@ -186,6 +186,72 @@ final class PostgresConnection: @unchecked Sendable {
         return changed
     }
 
+    /// One statement of ``pipeline(_:row:)``.
+    struct Statement {
+        var sql: String
+        var parameters: [PostgresValue] = []
+    }
+
+    /// Sends `statements` in pipeline mode, in one write, and reads their results in one go: one round trip
+    /// for all of them. Transaction control (`BEGIN`, `COMMIT`) may be among them; without it each
+    /// statement is its own transaction. Every statement is prepared once per connection.
+    ///
+    /// - Parameter row: maps the rows of statements that return some; statements that return none give [].
+    /// - Returns: for each statement, its rows and how many rows it changed.
+    /// - Throws: the first error; the server skips the statements after it (an open transaction is left
+    ///   aborted, for the caller to roll back).
+    func pipeline<Row>(_ statements: [Statement], row: (PostgresRow) -> Row) throws(PostgresError)
+        -> [(rows: [Row], changed: Int)]
+    {
+        guard !statements.isEmpty else { return [] }
+        let deadline = ContinuousClock.now + settings.callTimeout
+        var names: [String] = []
+        names.reserveCapacity(statements.count)
+        for statement in statements {
+            guard let name = try preparedName(statement.sql, deadline: deadline, force: true) else {
+                throw broken("statement not prepared")
+            }
+            names.append(name)
+        }
+        guard PQenterPipelineMode(handle) == 1 else { throw broken("cannot enter pipeline mode") }
+        for (statement, name) in zip(statements, names) {
+            let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw lost() }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw lost() }
+        var results: [(rows: [Row], changed: Int)] = []
+        results.reserveCapacity(statements.count)
+        var firstError: PostgresError?
+        for _ in statements {
+            var rows: [Row] = []
+            var changed = 0
+            while let result = try nextResult(deadline: deadline) {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                    changed = Self.changedRows(result)
+                    for index in 0..<PQntuples(result) { rows.append(row(PostgresRow(result: result, row: index))) }
+                case PGRES_PIPELINE_ABORTED: break
+                default: firstError = firstError ?? serverError(result)
+                }
+            }
+            results.append((rows, changed))
+        }
+        guard let sync = try nextResult(deadline: deadline) else { throw broken("pipeline sync missing") }
+        let syncStatus = PQresultStatus(sync)
+        PQclear(sync)
+        guard syncStatus == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
+            throw broken("pipeline out of step")
+        }
+        if let firstError { throw firstError }
+        return results
+    }
+
+    /// Whether a transaction is open on the connection (in progress or aborted by an error).
+    var inTransaction: Bool { !isBroken && PQtransactionStatus(handle) != PQTRANS_IDLE }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// - Throws: ``StaleConnection`` when the connection turns out dead before anything was sent, so the

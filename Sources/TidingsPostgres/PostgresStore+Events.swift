@@ -26,7 +26,11 @@ extension PostgresStore {
         FROM fresh
         """
 
-    /// Inserts the batch in one transaction, its statements pipelined (one round trip per 64 events).
+    /// Events sent in one round trip: a whole request's batch (the API takes at most 500).
+    static let eventPipelineChunk = 500
+
+    /// Inserts the batch in one transaction, its statements pipelined (one round trip per
+    /// ``eventPipelineChunk`` events, besides `BEGIN` and `COMMIT`).
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
         guard !events.isEmpty else { return [] }
         try ensureEventPartition(receivedAt: receivedAt)
@@ -42,7 +46,9 @@ extension PostgresStore {
                 PostgresValue(event.permission), PostgresValue(event.attributes.map { JSONText.string(.object($0)) }),
             ]
         }
-        return try write { db in try db.pipeline(Self.insertEventSQL, parameterLists).map { $0 > 0 } }
+        return try write { db in
+            try db.pipeline(Self.insertEventSQL, parameterLists, chunkSize: Self.eventPipelineChunk).map { $0 > 0 }
+        }
     }
 
     public func events(appID: String, query: EventQuery) throws -> EventPage {

@@ -28,40 +28,242 @@ extension PostgresStore {
             attributes = excluded.attributes
         """
 
+    /// The column types of ``installationColumns``, in order, for binding one array per column.
+    private static let installationColumnTypes = [
+        "text", "text", "text", "text", "text", "text", "text", "text", "boolean", "boolean", "boolean", "text",
+        "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "text", "text", "text", "bigint",
+        "bigint", "bigint", "bytea", "jsonb",
+    ]
+
+    /// Writes a group's installations in one statement: one array per column ($1 the app ids, $2 the
+    /// installation ids, ...), one element per installation, each installation once.
+    private static let upsertGroupSQL = """
+        INSERT INTO installations (\(installationColumns))
+        SELECT * FROM unnest(\(installationColumnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }
+            .joined(separator: ", ")))
+        ON CONFLICT (app_id, installation_id) DO UPDATE SET
+            platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
+            fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
+            consent_notifications = excluded.consent_notifications, consent_ads = excluded.consent_ads,
+            consent_night_ads = excluded.consent_night_ads, permission = excluded.permission,
+            locale = excluded.locale, country = excluded.country, timezone = excluded.timezone,
+            app_version = excluded.app_version, sdk_version = excluded.sdk_version,
+            os_version = excluded.os_version, device_model = excluded.device_model,
+            updated_at = excluded.updated_at, language = excluded.language, app_build = excluded.app_build,
+            os_name = excluded.os_name, apns_token_registered_at = excluded.apns_token_registered_at,
+            voip_token_registered_at = excluded.voip_token_registered_at,
+            fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest,
+            attributes = excluded.attributes
+        """
+
+    /// Reads and locks one installation. One statement per installation of a group, all in one round trip:
+    /// an equality on the primary key plans as an index lookup whatever the table's size, where a join
+    /// against an array of keys was planned once on a small table as a scan and kept that plan as it grew.
+    private static let lockInstallationSQL = """
+        SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND installation_id = $2 FOR UPDATE
+        """
+
+    /// Takes a `kind` token ($2) from every other installation of the app holding it ($3 is the one taking
+    /// it, $4 when): a token belongs to one installation (the device reinstalled the app or changed hands).
+    private static func moveTokenSQL(_ kind: TokenType) -> String {
+        """
+        UPDATE installations SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL,
+            updated_at = $4
+        WHERE app_id = $1 AND \(kind.rawValue)_token = $2 AND installation_id <> $3
+        """
+    }
+
+    /// Concurrent calls are written together by one of them (``PostgresUpsertQueue``, see
+    /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
+    /// group's transaction fails and each of its upserts is tried again alone.
     public func upsertInstallation(
         appID: String, installationID: String, now: Int64,
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool) {
-        try write { db in
-            // The row stays locked until the change commits, so no other call slips in between the check that
-            // `prepare` makes and the write.
-            let existing = try Self.installation(db, appID: appID, installationID: installationID, forUpdate: true)
-            let update = try prepare(existing)
-            var installation = update.applied(
-                to: existing
-                    ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
-            installation.updatedAt = now
-            for kind in TokenType.allCases {
-                if installation.token(kind) == nil {
-                    installation.tokenRegisteredAt[kind] = nil
-                } else if update.presents(kind) || installation.token(kind) != existing?.token(kind) {
-                    installation.tokenRegisteredAt[kind] = now
+        try withoutActuallyEscaping(prepare) { prepare in
+            let member = PostgresUpsertQueue.Member(
+                appID: appID, installationID: installationID, now: now, prepare: prepare)
+            upserts.submit(member) { group in commitUpserts(group) }
+            guard let outcome = member.outcome else {
+                throw PostgresError(code: .server, message: "the installation upsert was not written")
+            }
+            return try outcome.get()
+        }
+    }
+
+    /// Writes `group` in one transaction and sets each member's outcome. A member whose `prepare` throws is
+    /// left out (nothing of it is written) and gets its error; the others are written. When the transaction
+    /// itself fails with an error of the server (a deadlock, a unique token taken meanwhile by another
+    /// instance, a lock timeout), it is rolled back and each member is tried again alone, so the failure
+    /// stays with the member that causes it.
+    func commitUpserts(_ group: [PostgresUpsertQueue.Member]) {
+        guard !group.isEmpty else { return }
+        do {
+            try writeUpserts(group)
+        } catch let error as PostgresError where error.code == .server && group.count > 1 {
+            for member in group {
+                do {
+                    try writeUpserts([member])
+                } catch {
+                    member.outcome = .failure(error)
                 }
             }
-            for kind in TokenType.allCases {
-                guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
-                // A token belongs to one installation: the device reinstalled the app or changed hands.
-                try db.run(
-                    """
-                    UPDATE installations
-                    SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = $4
-                    WHERE app_id = $1 AND \(kind.rawValue)_token = $2 AND installation_id <> $3
-                    """,
-                    [.text(appID), .text(token), .text(installationID), .integer(now)])
-            }
-            try Self.write(installation, db)
-            return (installation, existing == nil)
+        } catch {
+            for member in group { member.outcome = .failure(error) }
         }
+    }
+
+    /// One transaction for `members`, in two round trips: `BEGIN` with each installation read and locked
+    /// (`SELECT ... FOR UPDATE`), then, once every `prepare` has decided, the token moves, the writes and
+    /// `COMMIT`. Sets the outcome of each member (a `prepare`'s error included) when the transaction commits.
+    /// - Throws: when the transaction fails (rolled back, no outcome set that counts).
+    private func writeUpserts(_ members: [PostgresUpsertQueue.Member]) throws {
+        var attempts = 0
+        while true {
+            do {
+                return try pool.withConnection { db in try Self.writeUpserts(members, db) }
+            } catch let stale as StaleConnection {
+                // Lost before anything was written: the same group on another connection.
+                attempts += 1
+                if attempts > pool.maximumConnections { throw stale.error }
+            }
+        }
+    }
+
+    private struct InstallationKey: Hashable {
+        var appID: String
+        var installationID: String
+    }
+
+    private struct AppToken: Hashable {
+        var appID: String
+        var token: String
+    }
+
+    private static func writeUpserts(_ members: [PostgresUpsertQueue.Member], _ db: PostgresConnection) throws {
+        // In the database's order (`COLLATE "C"`: by bytes), the order rows are locked and written in.
+        let keys = Set(members.map { InstallationKey(appID: $0.appID, installationID: $0.installationID) })
+            .sorted { left, right in
+                left.appID == right.appID
+                    ? left.installationID.utf8.lexicographicallyPrecedes(right.installationID.utf8)
+                    : left.appID.utf8.lexicographicallyPrecedes(right.appID.utf8)
+            }
+        do {
+            // The latest state of each installation as the group goes: a later member sees what an earlier
+            // one wrote, and a token one takes is gone from the others.
+            var current = try lockInstallations(keys, db)
+            var changed: Set<InstallationKey> = []
+            /// For each kind, the tokens taken: by which installation, and when (the last taker's).
+            var taken: [TokenType: [AppToken: (installationID: String, at: Int64)]] = [:]
+            for member in members {
+                let key = InstallationKey(appID: member.appID, installationID: member.installationID)
+                let existing = current[key]
+                let update: InstallationUpdate
+                do {
+                    update = try member.prepare(existing)
+                } catch {
+                    member.outcome = .failure(error)
+                    continue
+                }
+                let installation = applying(update, to: existing, member: member)
+                for kind in TokenType.allCases {
+                    guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
+                    taken[kind, default: [:]][AppToken(appID: member.appID, token: token)] = (
+                        member.installationID, member.now
+                    )
+                    for (other, var holder) in current
+                    where other != key && other.appID == member.appID && holder.token(kind) == token {
+                        switch kind {
+                        case .apns: holder.apnsToken = nil
+                        case .voip: holder.voipToken = nil
+                        case .fcm: holder.fcmToken = nil
+                        }
+                        holder.tokenRegisteredAt[kind] = nil
+                        holder.updatedAt = member.now
+                        current[other] = holder
+                        changed.insert(other)
+                    }
+                }
+                current[key] = installation
+                changed.insert(key)
+                member.outcome = .success((installation, existing == nil))
+            }
+            // The tokens are taken first, from the database's rows, the group's included (their final state,
+            // written next, has already lost them): then no row written holds a token another row still has.
+            var writes: [PostgresConnection.Statement] = []
+            for kind in TokenType.allCases {
+                // In one order, so that two groups taking tokens never wait for each other in a cycle.
+                let ordered = (taken[kind] ?? [:]).sorted {
+                    ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
+                }
+                for (token, taker) in ordered {
+                    writes.append(
+                        PostgresConnection.Statement(
+                            sql: moveTokenSQL(kind),
+                            parameters: [
+                                .text(token.appID), .text(token.token), .text(taker.installationID), .integer(taker.at),
+                            ]))
+                }
+            }
+            let written = keys.filter(changed.contains).compactMap { current[$0] }
+            if !written.isEmpty {
+                let rows = written.map(parameters(of:))
+                writes.append(
+                    PostgresConnection.Statement(
+                        sql: upsertGroupSQL,
+                        parameters: installationColumnTypes.indices.map { column in .array(rows.map { $0[column] }) }))
+            }
+            writes.append(PostgresConnection.Statement(sql: "COMMIT"))
+            _ = try db.pipeline(writes) { _ in () }
+        } catch {
+            if db.inTransaction { try? db.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// `BEGIN`, then the installations read and locked (in key order, so that two groups, of two instances,
+    /// never wait for each other in a cycle), in one round trip.
+    /// - Throws: ``StaleConnection`` when the connection was found lost: nothing was written.
+    private static func lockInstallations(_ keys: [InstallationKey], _ db: PostgresConnection) throws
+        -> [InstallationKey: Installation]
+    {
+        let statements =
+            [PostgresConnection.Statement(sql: "BEGIN")]
+            + keys.map { key in
+                PostgresConnection.Statement(
+                    sql: lockInstallationSQL, parameters: [.text(key.appID), .text(key.installationID)])
+            }
+        let rows: [Installation]
+        do {
+            rows = try db.pipeline(statements, row: installationRow).dropFirst().compactMap(\.rows.first)
+        } catch {
+            if error.code == .connectionLost { throw StaleConnection(error: error) }
+            throw error
+        }
+        var found: [InstallationKey: Installation] = [:]
+        for row in rows { found[InstallationKey(appID: row.appID, installationID: row.installationID)] = row }
+        return found
+    }
+
+    /// The installation `update` makes of `existing` (or of a new one), with the registration time of each
+    /// token that is new or presented again.
+    private static func applying(
+        _ update: InstallationUpdate, to existing: Installation?, member: PostgresUpsertQueue.Member
+    ) -> Installation {
+        var installation = update.applied(
+            to: existing
+                ?? Installation(
+                    appID: member.appID, installationID: member.installationID, createdAt: member.now,
+                    updatedAt: member.now))
+        installation.updatedAt = member.now
+        for kind in TokenType.allCases {
+            if installation.token(kind) == nil {
+                installation.tokenRegisteredAt[kind] = nil
+            } else if update.presents(kind) || installation.token(kind) != existing?.token(kind) {
+                installation.tokenRegisteredAt[kind] = member.now
+            }
+        }
+        return installation
     }
 
     public func installation(appID: String, installationID: String) throws -> Installation? {
@@ -109,25 +311,27 @@ extension PostgresStore {
     }
 
     private static func write(_ installation: Installation, _ db: PostgresConnection) throws {
-        try db.run(
-            upsertSQL,
-            [
-                .text(installation.appID), .text(installation.installationID), .text(installation.platform),
-                PostgresValue(installation.apnsToken), PostgresValue(installation.voipToken),
-                PostgresValue(installation.fcmToken), PostgresValue(installation.environment),
-                PostgresValue(installation.userID), PostgresValue(installation.consents.notifications),
-                PostgresValue(installation.consents.ads), PostgresValue(installation.consents.nightAds),
-                PostgresValue(installation.permission), PostgresValue(installation.locale),
-                PostgresValue(installation.country), PostgresValue(installation.timezone),
-                PostgresValue(installation.appVersion), PostgresValue(installation.sdkVersion),
-                PostgresValue(installation.osVersion), PostgresValue(installation.deviceModel),
-                .integer(installation.createdAt), .integer(installation.updatedAt),
-                PostgresValue(installation.language), PostgresValue(installation.appBuild),
-                PostgresValue(installation.osName), PostgresValue(installation.tokenRegisteredAt[.apns]),
-                PostgresValue(installation.tokenRegisteredAt[.voip]),
-                PostgresValue(installation.tokenRegisteredAt[.fcm]), PostgresValue(installation.secretDigest),
-                PostgresValue(installation.encodedAttributes),
-            ])
+        try db.run(upsertSQL, parameters(of: installation))
+    }
+
+    private static func parameters(of installation: Installation) -> [PostgresValue] {
+        [
+            .text(installation.appID), .text(installation.installationID), .text(installation.platform),
+            PostgresValue(installation.apnsToken), PostgresValue(installation.voipToken),
+            PostgresValue(installation.fcmToken), PostgresValue(installation.environment),
+            PostgresValue(installation.userID), PostgresValue(installation.consents.notifications),
+            PostgresValue(installation.consents.ads), PostgresValue(installation.consents.nightAds),
+            PostgresValue(installation.permission), PostgresValue(installation.locale),
+            PostgresValue(installation.country), PostgresValue(installation.timezone),
+            PostgresValue(installation.appVersion), PostgresValue(installation.sdkVersion),
+            PostgresValue(installation.osVersion), PostgresValue(installation.deviceModel),
+            .integer(installation.createdAt), .integer(installation.updatedAt),
+            PostgresValue(installation.language), PostgresValue(installation.appBuild),
+            PostgresValue(installation.osName), PostgresValue(installation.tokenRegisteredAt[.apns]),
+            PostgresValue(installation.tokenRegisteredAt[.voip]),
+            PostgresValue(installation.tokenRegisteredAt[.fcm]), PostgresValue(installation.secretDigest),
+            PostgresValue(installation.encodedAttributes),
+        ]
     }
 
     static func installationRow(_ row: PostgresRow) -> Installation {

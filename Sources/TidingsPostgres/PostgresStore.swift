@@ -38,6 +38,10 @@ public final class PostgresStore: Store {
         public var idleInTransactionTimeout: Duration = .seconds(60)
         /// Shown in `pg_stat_activity`.
         public var applicationName = "tidingsd"
+        /// How many groups of installation upserts are written at once (each group is one transaction of
+        /// every upsert that arrived while the previous one committed). One gave the most upserts on two
+        /// shared cores: the upserts waiting form larger groups (BENCHMARKS.md).
+        public var concurrentUpsertGroups = 1
 
         public init(connectionString: String) {
             self.connectionString = connectionString
@@ -53,6 +57,8 @@ public final class PostgresStore: Store {
     /// what the others notify.
     public let changes: StoreChangeFeed
     let listener: PostgresChangeListener
+    /// Installation upserts waiting to be written together.
+    let upserts: PostgresUpsertQueue
 
     /// Connects, migrates the schema to this version and makes sure this month's and next month's event
     /// partitions exist.
@@ -65,6 +71,7 @@ public final class PostgresStore: Store {
                 lockTimeout: configuration.lockTimeout,
                 idleInTransactionTimeout: configuration.idleInTransactionTimeout),
             maximumConnections: configuration.maximumConnections, acquireTimeout: configuration.acquireTimeout)
+        upserts = PostgresUpsertQueue(maximumGroups: configuration.concurrentUpsertGroups)
         let listener = PostgresChangeListener(settings: pool.settings)
         self.listener = listener
         // Until the listener has connected, other instances' changes go unheard.

@@ -21,4 +21,37 @@ enum PostgresValue: Sendable, Hashable {
         case .bytes(let value): (value, true)
         }
     }
+
+    /// An array of `elements` in PostgreSQL's text form (`{"a",NULL,"b"}`), to bind to a `$n::type[]`
+    /// parameter: every element quoted (bytes as `\x` hex, which `bytea` reads), NULL for ``null``.
+    static func array(_ elements: [PostgresValue]) -> PostgresValue {
+        var literal = "{"
+        for (index, element) in elements.enumerated() {
+            if index > 0 { literal += "," }
+            let text: String
+            switch element {
+            case .null:
+                literal += "NULL"
+                continue
+            case .text(let value): text = value
+            case .integer(let value): text = String(value)
+            case .boolean(let value): text = value ? "t" : "f"
+            case .bytes(let value):
+                text = "\\x" + value.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+            }
+            literal += "\""
+            for character in text.unicodeScalars {
+                if character == "\"" || character == "\\" { literal += "\\" }
+                literal.unicodeScalars.append(character)
+            }
+            literal += "\""
+        }
+        return .text(literal + "}")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

@@ -64,11 +64,12 @@ import TidingsStoreTesting
 
     @Test func aBatchLongerThanAPipelineChunkKeepsItsOrderAndItsDuplicates() throws {
         let (store, _) = try makeStore()
-        let events = (0..<150).map { event(at: Self.now + Int64($0)) }
+        let count = PostgresStore.eventPipelineChunk + 150
+        let events = (0..<count).map { event(at: Self.now + Int64($0)) }
         let batch = events + events.prefix(10)
         let inserted = try store.insertEvents(appID: "app_a", events: batch, receivedAt: Self.now)
-        #expect(inserted == Array(repeating: true, count: 150) + Array(repeating: false, count: 10))
-        let stored = try store.events(appID: "app_a", query: .init(limit: 500)).events
+        #expect(inserted == Array(repeating: true, count: count) + Array(repeating: false, count: 10))
+        let stored = try store.events(appID: "app_a", query: .init(limit: count + 10)).events
         #expect(stored.map(\.event) == events)
     }
 

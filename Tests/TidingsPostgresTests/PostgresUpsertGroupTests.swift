@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsStore
+import TidingsStoreTesting
+
+@testable import TidingsPostgres
+
+/// Installation upserts written together (group commit on PostgreSQL): each member gets its own outcome, a
+/// member whose `prepare` throws writes nothing while the others are written, tokens taken inside a group
+/// end up where the last taker is, and concurrent upserts of one installation lose no update.
+@Suite struct PostgresUpsertGroupTests {
+    static let now: Int64 = 1_800_000_000_000
+
+    struct Refused: Error {}
+
+    func makeStore() throws -> PostgresStore {
+        let store = try PostgresStore(configuration: try StoreBackend.postgresConfiguration())
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        return store
+    }
+
+    func member(
+        _ installationID: String, at now: Int64 = now, _ prepare: @escaping (Installation?) throws -> InstallationUpdate
+    ) -> PostgresUpsertQueue.Member {
+        PostgresUpsertQueue.Member(appID: "app_a", installationID: installationID, now: now, prepare: prepare)
+    }
+
+    func apns(_ token: String) -> InstallationUpdate {
+        var update = InstallationUpdate()
+        update.apnsToken = .set(token)
+        return update
+    }
+
+    @Test func aGroupWritesEveryMemberButTheOneWhosePrepareThrows() throws {
+        let store = try makeStore()
+        var seenBySecond: Installation??
+        let group = [
+            member("i1") { _ in
+                var update = InstallationUpdate()
+                update.userID = .set("alice")
+                return update
+            },
+            member("refused") { _ in throw Refused() },
+            member("i2") { _ in self.apns("t2") },
+            member("i1", at: Self.now + 1) { existing in
+                seenBySecond = existing
+                var update = InstallationUpdate()
+                update.locale = .set("ja_JP")
+                return update
+            },
+        ]
+        store.commitUpserts(group)
+
+        let first = try #require(try group[0].outcome?.get())
+        #expect(first.created && first.installation.userID == "alice")
+        #expect(throws: Refused.self) { try group[1].outcome?.get() }
+        #expect(try group[2].outcome?.get().installation.apnsToken == "t2")
+        // The later member of the same installation saw the earlier one's write, in the same transaction.
+        #expect(seenBySecond == .some(first.installation))
+        let second = try #require(try group[3].outcome?.get())
+        #expect(!second.created)
+        #expect(second.installation.userID == "alice" && second.installation.locale == "ja_JP")
+
+        #expect(try store.installation(appID: "app_a", installationID: "refused") == nil)
+        #expect(try store.installation(appID: "app_a", installationID: "i1") == second.installation)
+        #expect(try store.installation(appID: "app_a", installationID: "i2") == group[2].outcome?.get().installation)
+    }
+
+    @Test func aGroupWhoseEveryPrepareThrowsWritesNothing() throws {
+        let store = try makeStore()
+        let group = [member("a") { _ in throw Refused() }, member("b") { _ in throw Refused() }]
+        store.commitUpserts(group)
+        for member in group { #expect(throws: Refused.self) { try member.outcome?.get() } }
+        #expect(try store.installations(appID: "app_a", query: .init()).isEmpty)
+    }
+
+    @Test func tokensTakenInsideAndOutsideAGroupEndUpWithTheLastTaker() throws {
+        let store = try makeStore()
+        _ = try store.upsertInstallation(
+            appID: "app_a", installationID: "outside", update: apns("t-out"), now: Self.now)
+        let group = [
+            member("first") { _ in self.apns("shared") },
+            member("second") { _ in self.apns("shared") },
+            member("taker") { _ in self.apns("t-out") },
+        ]
+        store.commitUpserts(group)
+        #expect(try group[0].outcome?.get().installation.apnsToken == "shared")
+        #expect(try store.installation(appID: "app_a", installationID: "first")?.apnsToken == nil)
+        #expect(try store.installation(appID: "app_a", installationID: "first")?.tokenRegisteredAt[.apns] == nil)
+        #expect(try store.installation(appID: "app_a", installationID: "second")?.apnsToken == "shared")
+        #expect(try store.installation(appID: "app_a", installationID: "taker")?.apnsToken == "t-out")
+        let outside = try #require(try store.installation(appID: "app_a", installationID: "outside"))
+        #expect(outside.apnsToken == nil && outside.tokenRegisteredAt[.apns] == nil)
+    }
+
+    @Test func twoInstallationsSwappingTokensInOneGroupEachEndUpWithTheOther() throws {
+        // The unique token index checks row by row: the tokens are taken from the stored rows before the
+        // group's rows are written, so neither row is refused for a token the other still holds.
+        let store = try makeStore()
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "x", update: apns("tx"), now: Self.now)
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "y", update: apns("ty"), now: Self.now)
+        let group = [member("x", at: Self.now + 1) { _ in self.apns("ty") }, member("y") { _ in self.apns("tx") }]
+        store.commitUpserts(group)
+        for member in group { #expect(throws: Never.self) { try member.outcome?.get() } }
+        #expect(try store.installation(appID: "app_a", installationID: "x")?.apnsToken == "ty")
+        #expect(try store.installation(appID: "app_a", installationID: "y")?.apnsToken == "tx")
+    }
+
+    @Test func aGroupTheServerRefusesIsWrittenMemberByMemberSoOnlyTheCulpritFails() throws {
+        var configuration = try StoreBackend.postgresConfiguration()
+        configuration.lockTimeout = .milliseconds(300)
+        let store = try PostgresStore(configuration: configuration)
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "held", update: apns("t-held"), now: Self.now)
+        // Another instance holds the row whose token "b" takes: taking it runs into the lock timeout.
+        let other = try PostgresConnection(settings: store.pool.settings)
+        try other.execute("BEGIN")
+        try other.run("UPDATE installations SET locale = 'busy' WHERE installation_id = 'held'")
+        let group = [member("a") { _ in self.apns("t-a") }, member("b") { _ in self.apns("t-held") }]
+        store.commitUpserts(group)
+        try other.execute("ROLLBACK")
+
+        #expect(try group[0].outcome?.get().installation.apnsToken == "t-a")
+        let refused = #expect(throws: PostgresError.self) { try group[1].outcome?.get() }
+        #expect(refused?.isServerTimeout == true)
+        #expect(try store.installation(appID: "app_a", installationID: "a")?.apnsToken == "t-a")
+        #expect(try store.installation(appID: "app_a", installationID: "b") == nil)
+        #expect(try store.installation(appID: "app_a", installationID: "held")?.apnsToken == "t-held")
+    }
+
+    @Test func concurrentUpsertsOfOneInstallationOnTwoInstancesLoseNoUpdate() throws {
+        let configuration = try StoreBackend.postgresConfiguration()
+        let instances = [
+            try PostgresStore(configuration: configuration), try PostgresStore(configuration: configuration),
+        ]
+        try instances[0].createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        var start = InstallationUpdate()
+        start.locale = .set("0")
+        _ = try instances[0].upsertInstallation(appID: "app_a", installationID: "i", update: start, now: Self.now)
+        let threads = 8
+        let perThread = 25
+        let failures = LockedBox<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for step in 0..<perThread {
+                do {
+                    // Each upsert adds one to the count it reads: a lost update shows as a smaller total.
+                    _ = try instances[(thread + step) % 2].upsertInstallation(
+                        appID: "app_a", installationID: "i", now: Self.now
+                    ) { existing in
+                        var update = InstallationUpdate()
+                        update.locale = .set(String(Int(existing?.locale ?? "").map { $0 + 1 } ?? -1))
+                        return update
+                    }
+                } catch {
+                    failures.withLock { $0.append(String(describing: error)) }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let final = try instances[1].installation(appID: "app_a", installationID: "i")
+        #expect(final?.locale == String(threads * perThread))
+    }
+
+    @Test func textBytesAndJSONSurviveTheGroupsArrays() throws {
+        let store = try makeStore()
+        let awkward = #"a "quoted", {braced} back\slash NULL"#
+        var update = InstallationUpdate()
+        update.userID = .set(awkward)
+        update.locale = .set("NULL")
+        update.deviceModel = .set("")
+        update.consentAds = .set(false)
+        update.secretDigest = .set([0, 1, 0x5c, 0x22, 0xff])
+        update.attributes = ["name": .string(awkward), "orders": .number(3), "vip": .bool(true)]
+        let written = try store.upsertInstallation(
+            appID: "app_a", installationID: awkward, update: update, now: Self.now)
+        let read = try #require(try store.installation(appID: "app_a", installationID: awkward))
+        #expect(read == written.installation)
+        #expect(read.userID == awkward && read.locale == "NULL" && read.deviceModel == "")
+        #expect(read.consents.ads == false && read.consents.notifications == nil)
+        #expect(read.secretDigest == [0, 1, 0x5c, 0x22, 0xff])
+        #expect(read.attributes["name"] == .string(awkward))
+    }
+}
