@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import TidingsMetrics
 import TidingsModel
@@ -36,6 +37,16 @@ public final class APNsClient: PushProvider {
 
         public init() {}
 
+        /// Connections per host to an endpoint spoken to over HTTP/1.1.
+        static let http1ConnectionsPerHost = 32
+
+        /// Whether the endpoints are cleartext ones (an emulator, a test server) that this libcurl speaks
+        /// HTTP/1.1 to (``CurlMultiClient/cleartextVersion``); Apple's are HTTP/2 over TLS.
+        var speaksHTTP1: Bool {
+            CurlMultiClient.cleartextVersion == TIDINGS_CURL_HTTP_VERSION_1_1
+                && (productionEndpoint.hasPrefix("http://") || sandboxEndpoint.hasPrefix("http://"))
+        }
+
         /// The endpoint serving `environment`, without a trailing slash.
         public func endpoint(for environment: OutgoingPush.Environment) -> String {
             let raw = environment == .production ? productionEndpoint : sandboxEndpoint
@@ -45,6 +56,10 @@ public final class APNsClient: PushProvider {
         var http: CurlMultiClient.Configuration {
             var http = CurlMultiClient.Configuration()
             http.maxConnectionsPerHost = connectionsPerHost
+            if speaksHTTP1 {
+                // One request at a time per connection: one connection would send a push per round trip.
+                http.maxConnectionsPerHost = max(connectionsPerHost, Self.http1ConnectionsPerHost)
+            }
             http.maxConcurrentStreams = maxConcurrentStreams
             http.caBundlePath = caBundlePath
             http.insecureSkipTLSVerificationForTestsOnly = insecureSkipTLSVerificationForTestsOnly

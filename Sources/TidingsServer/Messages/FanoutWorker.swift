@@ -182,10 +182,12 @@ public final class FanoutWorker: Sendable {
         var lastFinish = ContinuousClock.now
         func claim(_ request: DeliveryClaim) throws {
             let now = clock.now.millisecondsSince1970
-            let claimed = try store.claimDeliveries(
-                worker: id, claim: request, now: now, leaseUntil: now + Int64(configuration.lease.seconds * 1000))
+            let leaseUntil = now + Int64(configuration.lease.seconds * 1000)
+            let claimed = try store.claimDeliveries(worker: id, claim: request, now: now, leaseUntil: leaseUntil)
             claimedTotal += claimed.count
-            if !claimed.isEmpty { try intake(claimed, into: &queue, completions: &completions) }
+            if !claimed.isEmpty {
+                try intake(claimed, leaseUntil: leaseUntil, into: &queue, completions: &completions)
+            }
             if !request.onlyTransactional {
                 exhausted = claimed.isEmpty
                 if exhausted { lastEmptyClaim = .now }
@@ -243,8 +245,9 @@ public final class FanoutWorker: Sendable {
                     }
                 }
                 var wait: Duration?
+                let now = clock.now.millisecondsSince1970
                 while inFlight < window && !stopping {
-                    switch queue.next(throttle: throttle) {
+                    switch queue.next(throttle: throttle, now: now) {
                     case .empty:
                         break
                     case .wait(let duration):
@@ -295,6 +298,12 @@ public final class FanoutWorker: Sendable {
             // Only timers can be left: the sends have all returned.
             group.cancelAll()
         }
+        if queue.expired > 0 {
+            // The store was out of reach for longer than the lease: those rows go out from the queue again.
+            logger.warning(
+                "claimed deliveries waited past their lease and were left to the next claim",
+                metadata: ["worker": id, "count": "\(queue.expired)"])
+        }
         try finishMessages()
         return claimedTotal
     }
@@ -307,7 +316,8 @@ public final class FanoutWorker: Sendable {
     /// Decides each claimed delivery against its installation as it is now and its app's frequency cap: what
     /// goes out joins the queue, the rest is recorded as it is.
     private func intake(
-        _ deliveries: [MessageDelivery], into queue: inout SendQueue, completions: inout CompletionBuffer
+        _ deliveries: [MessageDelivery], leaseUntil: Int64, into queue: inout SendQueue,
+        completions: inout CompletionBuffer
     ) throws {
         for delivery in deliveries where !queue.knowsMessage(delivery.messageID) {
             queue.addMessage(
@@ -375,7 +385,7 @@ public final class FanoutWorker: Sendable {
                 }
             }
         }
-        queue.enqueue(ready)
+        queue.enqueue(ready, leaseUntil: leaseUntil)
     }
 
     /// Writes the waiting outcomes in one transaction and counts them.

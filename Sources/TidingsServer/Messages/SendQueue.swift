@@ -3,6 +3,10 @@ import TidingsStore
 
 /// A fan-out worker's claimed deliveries waiting for a push slot, one line per message: transactional
 /// messages first, the others taking turns, each only when ``SendThrottle`` admits it.
+///
+/// Each delivery waits with the end of its claim's lease. One whose lease has passed is dropped instead of
+/// sent: the store may already have handed it to another worker (or back to this one, queued again), and
+/// sending it would send it twice. That happens when the database was out of reach for longer than the lease.
 struct SendQueue {
     /// What ``next(throttle:)`` found.
     enum Next {
@@ -12,13 +16,19 @@ struct SendQueue {
         case empty
     }
 
+    /// A claimed delivery and when its claim's lease ends (unix milliseconds).
+    private struct Entry {
+        var delivery: MessageDelivery
+        var leaseUntil: Int64
+    }
+
     /// One message's waiting deliveries, oldest first.
     private struct Line {
-        var deliveries: [MessageDelivery] = []
+        var deliveries: [Entry] = []
         var head = 0
         var count: Int { deliveries.count - head }
 
-        mutating func pop() -> MessageDelivery {
+        mutating func pop() -> Entry {
             defer {
                 head += 1
                 if head > 256 && head * 2 > deliveries.count {
@@ -41,6 +51,8 @@ struct SendQueue {
     private var rotation: [String] = []
     private var cursor = 0
     private(set) var count = 0
+    /// Deliveries dropped because their lease passed while they waited.
+    private(set) var expired = 0
     /// Whether each message's stored payloads hold `{{` at all; only those are rendered per delivery.
     var templated: [String: Bool] = [:]
     /// Each templated message's payloads compiled, by message id and payload key; nil when one has no template.
@@ -63,8 +75,8 @@ struct SendQueue {
 
     func message(_ delivery: MessageDelivery) -> MessageRecord? { messages[delivery.messageID] ?? nil }
 
-    /// Adds deliveries whose message has been read with ``addMessage(_:_:)``.
-    mutating func enqueue(_ deliveries: [MessageDelivery]) {
+    /// Adds deliveries whose message has been read with ``addMessage(_:_:)``, claimed until `leaseUntil`.
+    mutating func enqueue(_ deliveries: [MessageDelivery], leaseUntil: Int64) {
         for delivery in deliveries {
             guard let message = message(delivery) else { continue }
             if lines[delivery.messageID] == nil {
@@ -74,7 +86,8 @@ struct SendQueue {
                     rotation.append(delivery.messageID)
                 }
             }
-            lines[delivery.messageID, default: Line()].deliveries.append(delivery)
+            lines[delivery.messageID, default: Line()].deliveries.append(
+                Entry(delivery: delivery, leaseUntil: leaseUntil))
             count += 1
         }
     }
@@ -92,9 +105,28 @@ struct SendQueue {
         return saturated
     }
 
-    /// The next delivery its message's and app's rates allow now: a transactional one when any may go, else the
-    /// next message in turn that may.
-    mutating func next(throttle: SendThrottle) -> Next {
+    /// The next delivery its message's and app's rates allow now (`now` in unix milliseconds), still inside its
+    /// lease: a transactional one when any may go, else the next message in turn that may.
+    mutating func next(throttle: SendThrottle, now: Int64) -> Next {
+        while true {
+            let next = nextAdmitted(throttle: throttle)
+            guard case .send(let entry, let message) = next else {
+                if case .wait(let duration) = next { return .wait(duration) }
+                return .empty
+            }
+            if entry.leaseUntil > now { return .send(entry.delivery, message) }
+            expired += 1
+            rendered[Self.renderedKey(entry.delivery)] = nil
+        }
+    }
+
+    private enum Admitted {
+        case send(Entry, MessageRecord)
+        case wait(Duration)
+        case empty
+    }
+
+    private mutating func nextAdmitted(throttle: SendThrottle) -> Admitted {
         var shortestWait: Duration?
         func admitted(_ id: String) -> MessageRecord? {
             guard let message = messages[id] ?? nil else { return nil }
@@ -129,12 +161,12 @@ struct SendQueue {
                 return .send(delivery, message)
             }
         }
-        return shortestWait.map(Next.wait) ?? .empty
+        return shortestWait.map(Admitted.wait) ?? .empty
     }
 
     /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.
     mutating func removeAll() -> [MessageDelivery] {
-        let waiting = lines.values.flatMap { $0.deliveries[$0.head...] }
+        let waiting = lines.values.flatMap { $0.deliveries[$0.head...].map(\.delivery) }
         lines = [:]
         priority = []
         rotation = []
@@ -144,7 +176,7 @@ struct SendQueue {
         return waiting
     }
 
-    private mutating func pop(_ id: String) -> MessageDelivery {
+    private mutating func pop(_ id: String) -> Entry {
         let delivery = lines[id]!.pop()
         count -= 1
         if lines[id]!.count == 0 { lines[id] = nil }

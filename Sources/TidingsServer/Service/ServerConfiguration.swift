@@ -224,7 +224,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
         Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
-            help: "network threads (default: three per core)",
+            help: "network threads (default: three per core, sixteen per core on PostgreSQL)",
             apply: { configuration, text in
                 guard let value = Int(text), (1...256).contains(value) else { return false }
                 configuration.http.threadCount = value
@@ -407,8 +407,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         let flags = try parseFlags(arguments)
         if flags["help"] != nil { return .help }
         var configuration = ServerConfiguration()
+        var threadsGiven = flags["threads"] != nil || environment["TIDINGS_THREADS"] != nil
         if let path = flags["config"] ?? environment["TIDINGS_CONFIG"] {
             let values = try readConfigFile(path: path, readFile: readFile)
+            threadsGiven = threadsGiven || values["threads"] != nil
             for setting in settings {
                 guard let text = values[setting.fileKey] else { continue }
                 try apply(setting, text, to: &configuration, source: "\(setting.fileKey) in \(path)")
@@ -421,6 +423,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         for setting in settings {
             guard let text = flags[setting.flag] else { continue }
             try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
+        }
+        if configuration.postgresStore != nil && !threadsGiven {
+            // A network thread runs its request's store calls, which on PostgreSQL wait on round trips and on the
+            // commit's disk sync rather than on the cores: more threads keep the cores busy, and let concurrent
+            // upserts share one commit (`PostgresUpsertQueue`). BENCHMARKS.md, upserts with 32 threads.
+            configuration.http.threadCount = min(256, 16 * ProcessInfo.processInfo.activeProcessorCount)
         }
         if let admin = configuration.adminHTTP, admin.port != 0, admin.port == configuration.http.port,
             admin.host == configuration.http.host

@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import Testing
 
@@ -86,5 +87,17 @@ struct APNsRequestBuilderTests {
         #expect(configuration.endpoint(for: .sandbox) == "https://api.sandbox.push.apple.com")
         configuration.sandboxEndpoint = "http://127.0.0.1:9000/"
         #expect(configuration.endpoint(for: .sandbox) == "http://127.0.0.1:9000")
+    }
+
+    @Test("Apple's HTTP/2 endpoints share one connection; a cleartext HTTP/1.1 emulator gets one per request")
+    func connectionsPerHost() {
+        var configuration = APNsClient.Configuration()
+        #expect(configuration.http.maxConnectionsPerHost == 1)
+        configuration.productionEndpoint = "http://127.0.0.1:9000"
+        let http1 = CurlMultiClient.cleartextVersion == TIDINGS_CURL_HTTP_VERSION_1_1
+        // One HTTP/1.1 connection carries one request at a time: pushes would go one per round trip.
+        #expect(configuration.http.maxConnectionsPerHost == (http1 ? 32 : 1))
+        configuration.connectionsPerHost = 40
+        #expect(configuration.http.maxConnectionsPerHost == 40)
     }
 }

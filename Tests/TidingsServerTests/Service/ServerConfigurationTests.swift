@@ -115,6 +115,17 @@ import TidingsServer
         #expect(configuration.http.threadCount == 3)
     }
 
+    @Test func postgresGetsMoreNetworkThreadsUnlessTheyAreGiven() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let postgres = ["--store", "postgres://tidings@db/tidings"]
+        #expect(try Self.configuration([]).http.threadCount == min(256, 3 * cores))
+        #expect(try Self.configuration(postgres).http.threadCount == min(256, 16 * cores))
+        #expect(try Self.configuration(postgres + ["--threads", "5"]).http.threadCount == 5)
+        #expect(try Self.configuration(postgres, environment: ["TIDINGS_THREADS": "7"]).http.threadCount == 7)
+        let files = ["/t.json": #"{"threads": 9}"#]
+        #expect(try Self.configuration(postgres + ["--config", "/t.json"], files: files).http.threadCount == 9)
+    }
+
     @Test func configFlagBeatsTheConfigVariable() throws {
         let files = ["/a.json": #"{"data_dir": "/a"}"#, "/b.json": #"{"data_dir": "/b"}"#]
         let configuration = try Self.configuration(
