@@ -9,10 +9,8 @@ extension PostgresStore {
         apns_token_registered_at, voip_token_registered_at, fcm_token_registered_at, secret_digest, attributes
         """
 
-    private static let upsertSQL = """
-        INSERT INTO installations (\(installationColumns))
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23, $24, $25, $26, $27, $28, $29)
+    /// What an insert of an installation that exists already changes: every column but its key and creation time.
+    private static let upsertConflictClause = """
         ON CONFLICT (app_id, installation_id) DO UPDATE SET
             platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
             fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
@@ -28,6 +26,13 @@ extension PostgresStore {
             attributes = excluded.attributes
         """
 
+    private static let upsertSQL = """
+        INSERT INTO installations (\(installationColumns))
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+            $23, $24, $25, $26, $27, $28, $29)
+        \(upsertConflictClause)
+        """
+
     /// The column types of ``installationColumns``, in order, for binding one array per column.
     private static let installationColumnTypes = [
         "text", "text", "text", "text", "text", "text", "text", "text", "boolean", "boolean", "boolean", "text",
@@ -41,19 +46,7 @@ extension PostgresStore {
         INSERT INTO installations (\(installationColumns))
         SELECT * FROM unnest(\(installationColumnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }
             .joined(separator: ", ")))
-        ON CONFLICT (app_id, installation_id) DO UPDATE SET
-            platform = excluded.platform, apns_token = excluded.apns_token, voip_token = excluded.voip_token,
-            fcm_token = excluded.fcm_token, environment = excluded.environment, user_id = excluded.user_id,
-            consent_notifications = excluded.consent_notifications, consent_ads = excluded.consent_ads,
-            consent_night_ads = excluded.consent_night_ads, permission = excluded.permission,
-            locale = excluded.locale, country = excluded.country, timezone = excluded.timezone,
-            app_version = excluded.app_version, sdk_version = excluded.sdk_version,
-            os_version = excluded.os_version, device_model = excluded.device_model,
-            updated_at = excluded.updated_at, language = excluded.language, app_build = excluded.app_build,
-            os_name = excluded.os_name, apns_token_registered_at = excluded.apns_token_registered_at,
-            voip_token_registered_at = excluded.voip_token_registered_at,
-            fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest,
-            attributes = excluded.attributes
+        \(upsertConflictClause)
         """
 
     /// Reads and locks one installation. One statement per installation of a group, all in one round trip:
