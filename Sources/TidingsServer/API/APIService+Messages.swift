@@ -47,7 +47,8 @@ extension APIService {
             plan: CampaignPlan(request: messageRequest).encoded(), resolveAt: resolveAt,
             payloadVariants: payloads.variants, ratePerSecond: messageRequest.ratePerSecond)
         let resolver = CampaignResolver(
-            store: store, clock: clock, logger: logger, id: "api-" + UUID().lowercasedString)
+            store: store, clock: clock, logger: logger,
+            id: (configuration.instanceID.map { "\($0)/" } ?? "") + "api-" + UUID().lowercasedString)
         let lease = date.millisecondsSince1970 + Int64(resolver.configuration.lease.seconds * 1000)
         try storeCall {
             try store.createCampaign(record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil)

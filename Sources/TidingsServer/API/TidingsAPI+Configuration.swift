@@ -49,6 +49,11 @@ extension TidingsAPI {
         /// Console sessions: timeouts, the cookie's `Secure`, accepted origins, sign-in limits.
         public var consoleSessions = ConsoleSessionSettings()
 
+        /// The tidingsd instance serving the API (``ClusterMembership``): the resolver that resolves a message's
+        /// first chunk inline is named under it, so that the instance's silence or retirement frees what it
+        /// held. Nil: a name of its own.
+        public var instanceID: String?
+
         /// `POST /v1/live-activities`: the priority-10 budget, recipients per request, concurrency, retries.
         public var liveActivities = LiveActivityLimits()
 

@@ -111,6 +111,7 @@ public final class TidingsService: Sendable {
         apiConfiguration.credentialBacking = credentialBacking
         apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
         apiConfiguration.consoleSessions = configuration.consoleSessions
+        apiConfiguration.instanceID = instanceID
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
