@@ -62,15 +62,26 @@ import TidingsStoreTesting
         #expect(try store.events(appID: "app_a", query: .init()).events.map(\.receivedAt) == [january, march])
     }
 
-    @Test func aBatchLongerThanAPipelineChunkKeepsItsOrderAndItsDuplicates() throws {
+    /// A batch is one statement: its events are stored in the batch's order, and a repeated id, of an event
+    /// stored before or of one earlier in the same batch, stores nothing and answers false at its position.
+    @Test func aBatchKeepsItsOrderAndItsDuplicates() throws {
         let (store, _) = try makeStore()
-        let count = PostgresStore.eventPipelineChunk + 150
-        let events = (0..<count).map { event(at: Self.now + Int64($0)) }
-        let batch = events + events.prefix(10)
+        let earlier = event(at: Self.now - 1)
+        #expect(try store.insertEvents(appID: "app_a", events: [earlier], receivedAt: Self.now) == [true])
+        let count = 650
+        // Ids descending while positions ascend, so the batch's order cannot come from the ids.
+        let events = (0..<count).map { index in
+            event(
+                at: Self.now + Int64(index),
+                id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", count - index))!)
+        }
+        let batch = [events[0]] + events + events.prefix(10) + [earlier]
         let inserted = try store.insertEvents(appID: "app_a", events: batch, receivedAt: Self.now)
-        #expect(inserted == Array(repeating: true, count: count) + Array(repeating: false, count: 10))
+        #expect(
+            inserted == [true] + Array(repeating: false, count: 1) + Array(repeating: true, count: count - 1)
+                + Array(repeating: false, count: 11))
         let stored = try store.events(appID: "app_a", query: .init(limit: count + 10)).events
-        #expect(stored.map(\.event) == events)
+        #expect(stored.map(\.event) == [earlier] + events)
     }
 
     @Test func aCallThatCannotGetAConnectionInTimeThrowsATypedError() throws {
