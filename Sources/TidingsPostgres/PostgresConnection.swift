@@ -147,41 +147,14 @@ final class PostgresConnection: @unchecked Sendable {
     func pipeline(_ sql: String, _ parameterLists: [[PostgresValue]], chunkSize: Int = 64) throws(PostgresError)
         -> [Int]
     {
-        guard let name = try preparedName(sql, deadline: .now + settings.callTimeout, force: true) else { return [] }
         var changed: [Int] = []
         changed.reserveCapacity(parameterLists.count)
         var start = 0
         while start < parameterLists.count {
             let chunk = parameterLists[start..<min(start + max(1, chunkSize), parameterLists.count)]
             start += chunk.count
-            // Each chunk has its own deadline: a long batch is many short exchanges, not one long wait.
-            let deadline = ContinuousClock.now + settings.callTimeout
-            guard PQenterPipelineMode(handle) == 1 else { throw broken("cannot enter pipeline mode") }
-            for parameters in chunk {
-                let sent = Self.withParameters(parameters) { count, values, lengths, formats in
-                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-                }
-                guard sent == 1 else { throw lost() }
-            }
-            guard PQpipelineSync(handle) == 1 else { throw lost() }
-            var firstError: PostgresError?
-            for _ in chunk {
-                while let result = try nextResult(deadline: deadline) {
-                    defer { PQclear(result) }
-                    switch PQresultStatus(result) {
-                    case PGRES_COMMAND_OK, PGRES_TUPLES_OK: changed.append(Self.changedRows(result))
-                    case PGRES_PIPELINE_ABORTED: break
-                    default: firstError = firstError ?? serverError(result)
-                    }
-                }
-            }
-            guard let sync = try nextResult(deadline: deadline) else { throw broken("pipeline sync missing") }
-            let syncStatus = PQresultStatus(sync)
-            PQclear(sync)
-            guard syncStatus == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
-                throw broken("pipeline out of step")
-            }
-            if let firstError { throw firstError }
+            // Each chunk is one exchange with its own deadline: a long batch is many short waits, not one long one.
+            changed += try pipeline(chunk.map { Statement(sql: sql, parameters: $0) }) { _ in () }.map(\.changed)
         }
         return changed
     }
