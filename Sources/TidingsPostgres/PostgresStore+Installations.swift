@@ -49,22 +49,32 @@ extension PostgresStore {
         \(upsertConflictClause)
         """
 
-    /// Reads and locks one installation. One statement per installation of a group, all in one round trip:
-    /// an equality on the primary key plans as an index lookup whatever the table's size, where a join
-    /// against an array of keys was planned once on a small table as a scan and kept that plan as it grew.
-    private static let lockInstallationSQL = """
-        SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND installation_id = $2 FOR UPDATE
+    /// Reads and locks a group's installations ($1 the app ids, $2 the installation ids, pairwise), in key
+    /// order: two groups, of two instances, never wait for each other in a cycle.
+    private static let lockInstallationsSQL = """
+        SELECT \(installationColumns) FROM installations
+        WHERE (app_id, installation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        ORDER BY app_id, installation_id FOR UPDATE
         """
 
-    /// Takes a `kind` token ($2) from every other installation of the app holding it ($3 is the one taking
-    /// it, $4 when): a token belongs to one installation (the device reinstalled the app or changed hands).
-    private static func moveTokenSQL(_ kind: TokenType) -> String {
+    /// Takes each `kind` token of $2 from every other installation of its app ($1) holding it ($3 is the one
+    /// taking it, $4 when; one element per token): a token belongs to one installation (the device
+    /// reinstalled the app or changed hands).
+    private static func moveTokensSQL(_ kind: TokenType) -> String {
         """
-        UPDATE installations SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL,
-            updated_at = $4
-        WHERE app_id = $1 AND \(kind.rawValue)_token = $2 AND installation_id <> $3
+        UPDATE installations AS holder SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL,
+            updated_at = taken.at
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS taken(app_id, token, taker, at)
+        WHERE holder.app_id = taken.app_id AND holder.\(kind.rawValue)_token = taken.token
+            AND holder.installation_id <> taken.taker
         """
     }
+
+    /// Set in each group's transaction: its statements are planned for their parameters every time. A plan
+    /// kept from when the table was small (a scan of a few pages) would otherwise stay in use as the table
+    /// grows, until the next `ANALYZE`: a lookup by key that should take microseconds then reads the table.
+    private static let planForEachCallSQL = "SET LOCAL plan_cache_mode = force_custom_plan"
+    private static let planOnceSQL = "SET LOCAL plan_cache_mode TO DEFAULT"
 
     /// Concurrent calls are written together by one of them (``PostgresUpsertQueue``, see
     /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
@@ -153,7 +163,10 @@ extension PostgresStore {
                 let existing = current[key]
                 let update: InstallationUpdate
                 do {
-                    update = try member.prepare(existing)
+                    guard let prepare = member.prepare else {
+                        preconditionFailure("an upsert is prepared only until its group is done")
+                    }
+                    update = try prepare(existing)
                 } catch {
                     member.outcome = .failure(error)
                     continue
@@ -189,18 +202,21 @@ extension PostgresStore {
                 let ordered = (taken[kind] ?? [:]).sorted {
                     ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
                 }
-                for (token, taker) in ordered {
-                    writes.append(
-                        PostgresConnection.Statement(
-                            sql: moveTokenSQL(kind),
-                            parameters: [
-                                .text(token.appID), .text(token.token), .text(taker.installationID), .integer(taker.at),
-                            ]))
-                }
+                guard !ordered.isEmpty else { continue }
+                writes.append(
+                    PostgresConnection.Statement(
+                        sql: moveTokensSQL(kind),
+                        parameters: [
+                            .array(ordered.map { .text($0.key.appID) }), .array(ordered.map { .text($0.key.token) }),
+                            .array(ordered.map { .text($0.value.installationID) }),
+                            .array(ordered.map { .integer($0.value.at) }),
+                        ]))
             }
             let written = keys.filter(changed.contains).compactMap { current[$0] }
             if !written.isEmpty {
                 let rows = written.map(parameters(of:))
+                // The insert's plan does not depend on the table's size: it is made once per connection.
+                writes.append(PostgresConnection.Statement(sql: planOnceSQL))
                 writes.append(
                     PostgresConnection.Statement(
                         sql: upsertGroupSQL,
@@ -214,21 +230,20 @@ extension PostgresStore {
         }
     }
 
-    /// `BEGIN`, then the installations read and locked (in key order, so that two groups, of two instances,
-    /// never wait for each other in a cycle), in one round trip.
+    /// `BEGIN`, then the installations read and locked, in one round trip.
     /// - Throws: ``StaleConnection`` when the connection was found lost: nothing was written.
     private static func lockInstallations(_ keys: [InstallationKey], _ db: PostgresConnection) throws
         -> [InstallationKey: Installation]
     {
-        let statements =
-            [PostgresConnection.Statement(sql: "BEGIN")]
-            + keys.map { key in
-                PostgresConnection.Statement(
-                    sql: lockInstallationSQL, parameters: [.text(key.appID), .text(key.installationID)])
-            }
+        let statements = [
+            PostgresConnection.Statement(sql: "BEGIN"), PostgresConnection.Statement(sql: planForEachCallSQL),
+            PostgresConnection.Statement(
+                sql: lockInstallationsSQL,
+                parameters: [.array(keys.map { .text($0.appID) }), .array(keys.map { .text($0.installationID) })]),
+        ]
         let rows: [Installation]
         do {
-            rows = try db.pipeline(statements, row: installationRow).dropFirst().compactMap(\.rows.first)
+            rows = try db.pipeline(statements, row: installationRow).last?.rows ?? []
         } catch {
             if error.code == .connectionLost { throw StaleConnection(error: error) }
             throw error

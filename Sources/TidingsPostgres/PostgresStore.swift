@@ -39,9 +39,10 @@ public final class PostgresStore: Store {
         /// Shown in `pg_stat_activity`.
         public var applicationName = "tidingsd"
         /// How many groups of installation upserts are written at once (each group is one transaction of
-        /// every upsert that arrived while the previous one committed). One gave the most upserts on two
-        /// shared cores: the upserts waiting form larger groups (BENCHMARKS.md).
-        public var concurrentUpsertGroups = 1
+        /// every upsert that arrived while the others committed), each on its own connection of the pool.
+        /// Four gave the most upserts on two shared cores: a group's round trips and WAL flush leave the
+        /// cores idle, which other groups fill (BENCHMARKS.md).
+        public var concurrentUpsertGroups = 4
 
         public init(connectionString: String) {
             self.connectionString = connectionString

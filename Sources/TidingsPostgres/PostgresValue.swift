@@ -25,33 +25,44 @@ enum PostgresValue: Sendable, Hashable {
     /// An array of `elements` in PostgreSQL's text form (`{"a",NULL,"b"}`), to bind to a `$n::type[]`
     /// parameter: every element quoted (bytes as `\x` hex, which `bytea` reads), NULL for ``null``.
     static func array(_ elements: [PostgresValue]) -> PostgresValue {
-        var literal = "{"
+        // Built as bytes: appending to a String scalar by scalar was a twentieth of the server's CPU in a
+        // profile of installation upserts. A quote or backslash is never part of a multi-byte UTF-8
+        // sequence, so escaping byte by byte is exact.
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(2 + elements.count * 24)
         for (index, element) in elements.enumerated() {
-            if index > 0 { literal += "," }
-            let text: String
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
             switch element {
             case .null:
-                literal += "NULL"
-                continue
-            case .text(let value): text = value
-            case .integer(let value): text = String(value)
-            case .boolean(let value): text = value ? "t" : "f"
+                literal += "NULL".utf8
+            case .text(let value):
+                appendQuoted(value.utf8, to: &literal)
+            case .integer(let value):
+                appendQuoted(String(value).utf8, to: &literal)
+            case .boolean(let value):
+                appendQuoted((value ? "t" : "f").utf8, to: &literal)
             case .bytes(let value):
-                text = "\\x" + value.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+                // `\x` and the hex digits: the backslash escaped inside the quotes.
+                literal += #""\\x"#.utf8
+                for byte in value {
+                    literal.append(hexDigits[Int(byte >> 4)])
+                    literal.append(hexDigits[Int(byte & 0x0f)])
+                }
+                literal.append(UInt8(ascii: "\""))
             }
-            literal += "\""
-            for character in text.unicodeScalars {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.unicodeScalars.append(character)
-            }
-            literal += "\""
         }
-        return .text(literal + "}")
+        literal.append(UInt8(ascii: "}"))
+        return .text(String(decoding: literal, as: UTF8.self))
     }
-}
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendQuoted(_ text: some Sequence<UInt8>, to literal: inout [UInt8]) {
+        literal.append(UInt8(ascii: "\""))
+        for byte in text {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+            literal.append(byte)
+        }
+        literal.append(UInt8(ascii: "\""))
     }
 }

@@ -358,6 +358,41 @@ import TidingsTestSupport
         #expect(try await waiting.value.status == 200)
     }
 
+    /// A load balancer opens its pool of keep-alive connections at once. libmicrohttpd's own accept let the
+    /// first network thread to wake take up to ten of them, which it then served one request at a time.
+    @Test func connectionsOpenedTogetherAreSpreadOverTheNetworkThreads() throws {
+        let servingThreads = LockedBox(Set<UInt>())
+        let route = HTTPRoute.immediate("GET", "/thread") { _ in
+            servingThreads.withLock { _ = $0.insert(UInt(pthread_self())) }
+            return HTTPResponse(status: 200)
+        }
+        let loopback = try LoopbackServer(threads: 16, routes: [route])
+        defer { loopback.server.stopNow() }
+        let connections = try (0..<8).map { _ in try RawHTTPClient.holdConnection(port: loopback.port) }
+        defer { connections.forEach(RawHTTPClient.release) }
+        for connection in connections {
+            #expect(Self.statusLine(of: "GET /thread HTTP/1.1\r\nHost: t\r\n\r\n", on: connection) == "HTTP/1.1 200 OK")
+        }
+        // A connection is served by the thread that holds it. Spread by descriptor number over sixteen
+        // threads, eight connections opened in a row land on eight threads, even when the server's
+        // descriptors alternate with the client's (both are in this process); the count is left some room
+        // for descriptors other tests open meanwhile.
+        #expect(servingThreads.withLock { $0.count } >= 6)
+    }
+
+    /// Sends `request` on an open connection and returns the first line of the answer.
+    private static func statusLine(of request: String, on connection: Int32) -> String? {
+        _ = request.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while !received.contains(UInt8(ascii: "\n")) {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+    }
+
     @Test func startingTwiceOrOnABadHostFails() throws {
         let loopback = try LoopbackServer(routes: [])
         defer { loopback.server.stopNow() }

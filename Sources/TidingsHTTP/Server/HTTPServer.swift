@@ -4,6 +4,8 @@ import TidingsMetrics
 import TidingsModel
 
 /// The HTTP/1.1 server of `tidingsd`: libmicrohttpd's epoll thread pool in front of one ``HTTPHandler``.
+/// Connections are accepted by a thread of ours (``ConnectionAcceptor``) and spread over the pool's
+/// threads, so that connections opened together do not pile up on one of them.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), handler: handler, logger: logger)
@@ -39,7 +41,7 @@ import TidingsModel
 ///   however steadily the bytes trickle (``ConnectionWatch``).
 /// - more than ``Configuration/maximumConnectionsPerAddress`` from one client address: the new
 ///   connection is accepted and closed at once, with no answer.
-/// - more than ``Configuration/maximumConnections`` open: libmicrohttpd stops accepting, so new
+/// - more than ``Configuration/maximumConnections`` open: the server stops accepting, so new
 ///   connections wait in the kernel's listen backlog until one closes.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
 ///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
@@ -127,12 +129,16 @@ public final class HTTPServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var daemon: OpaquePointer?
+    private var acceptor: ConnectionAcceptor?
     private var boundPort: Int?
     /// Set once shutdown closes connections: after it no connection is resumed again.
     private var closing = false
     /// Connections suspended now (waiting for a handler or for a streamed body's next piece).
     private var suspended: [ObjectIdentifier: ConnectionState] = [:]
     private let inFlight = LockedBox(0)
+    /// Connections handed to libmicrohttpd and not yet closed: counted up by ``ConnectionAcceptor``, down
+    /// by libmicrohttpd's close notification.
+    let openConnections = LockedBox(0)
     private let drainingBox = LockedBox(false)
 
     /// A server that runs `handler` for every request it reads.
@@ -187,18 +193,22 @@ public final class HTTPServer: @unchecked Sendable {
             }
             closing = false
             drainingBox.withLock { $0 = false }
+            let acceptor = try ConnectionAcceptor(host: configuration.host, port: configuration.port)
             watch.start()
             let started: OpaquePointer
             do {
                 started = try MicroHTTPDDaemon.start(server: self)
             } catch {
                 watch.stop()
+                acceptor.stop()
                 throw error
             }
             daemon = started
-            let port = MicroHTTPDDaemon.boundPort(of: started)
-            boundPort = port
-            return port
+            self.acceptor = acceptor
+            acceptor.start(
+                handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections))
+            boundPort = acceptor.port
+            return acceptor.port
         }
     }
 
@@ -207,9 +217,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// New connections are refused from the moment this is called. Requests still running when the
     /// grace period ends lose their connection.
     public func shutdown() async {
-        guard let listenSocket = lock.withLock({ daemon.map { MHD_quiesce_daemon($0) } }) else { return }
+        guard let acceptor = lock.withLock({ daemon == nil ? nil : self.acceptor }) else { return }
         drainingBox.withLock { $0 = true }
-        if listenSocket >= 0 { close(listenSocket) }
+        acceptor.stop()
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         while requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -226,6 +236,9 @@ public final class HTTPServer: @unchecked Sendable {
     public func stopNow() {
         let (toStop, abandoned): (OpaquePointer?, Int) = lock.withLock {
             closing = true
+            // Before the daemon stops: no connection may be handed to it after.
+            acceptor?.stop()
+            acceptor = nil
             // MHD must not be stopped with suspended connections: resume them so that they close.
             let abandoned = suspended.count
             for state in suspended.values {

@@ -14,30 +14,15 @@ enum MicroHTTPDDaemon {
     /// 413), past that the connection is closed.
     static let drainFactor = 4
 
+    /// Starts the daemon without a listening socket of its own: ``ConnectionAcceptor`` accepts and hands
+    /// it each connection.
     static func start(server: HTTPServer) throws -> OpaquePointer {
         let configuration = server.configuration
-        var storage = sockaddr_storage()
-        guard (0...65535).contains(configuration.port) else {
-            throw HTTPServerError(code: "invalid_port", message: "port \(configuration.port) is not within 0...65535")
-        }
-        // Suspend/resume implies MHD's inter-thread channel, which MHD_quiesce_daemon also needs.
-        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        let port = in_port_t(UInt16(truncatingIfNeeded: configuration.port)).bigEndian
-        var address4 = sockaddr_in()
-        var address6 = sockaddr_in6()
-        if inet_pton(AF_INET, configuration.host, &address4.sin_addr) == 1 {
-            address4.sin_family = sa_family_t(AF_INET)
-            address4.sin_port = port
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address4, as: sockaddr_in.self) }
-        } else if inet_pton(AF_INET6, configuration.host, &address6.sin6_addr) == 1 {
-            address6.sin6_family = sa_family_t(AF_INET6)
-            address6.sin6_port = port
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address6, as: sockaddr_in6.self) }
-            flags |= MHD_USE_IPv6.rawValue
-        } else {
-            throw HTTPServerError(
-                code: "invalid_host", message: "listen host \(configuration.host) is not an IPv4 or IPv6 address")
-        }
+        // Suspend/resume implies MHD's inter-thread channel, which connections added from another thread
+        // need.
+        let flags =
+            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue
         let context = Unmanaged.passUnretained(server).toOpaque()
         let access: MHD_AccessHandlerCallback = accessHandler
         let completed: MHD_RequestCompletedCallback = requestCompleted
@@ -47,7 +32,7 @@ enum MicroHTTPDDaemon {
                 UnsafeMutableRawPointer? = requestLineRead
         let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
             keepEscaped
-        let daemon: OpaquePointer? = withUnsafeMutablePointer(to: &storage) { address in
+        let daemon: OpaquePointer? = {
             var options: [CVarArg] = [
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threadCount)),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
@@ -61,7 +46,6 @@ enum MicroHTTPDDaemon {
                 OpaquePointer(context),
                 MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(uriLogged, to: OpaquePointer.self),
                 OpaquePointer(context),
-                MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(address),
             ]
             if configuration.maximumConnectionsPerAddress > 0 {
                 options += [
@@ -70,21 +54,14 @@ enum MicroHTTPDDaemon {
             }
             options.append(MHD_OPTION.END.rawValue)
             return withVaList(options) { arguments in
-                MHD_start_daemon_va(
-                    UInt32(flags), UInt16(truncatingIfNeeded: configuration.port), nil, nil, access, context,
-                    arguments)
+                MHD_start_daemon_va(UInt32(flags), 0, nil, nil, access, context, arguments)
             }
-        }
+        }()
         guard let daemon else {
             throw HTTPServerError(
-                code: "bind_failed",
-                message: "could not listen on \(configuration.host):\(configuration.port) (in use, or not allowed)")
+                code: "daemon_failed", message: "libmicrohttpd could not start its network threads")
         }
         return daemon
-    }
-
-    static func boundPort(of daemon: OpaquePointer) -> Int {
-        Int(tidings_mhd_bind_port(daemon))
     }
 
     // MARK: Callbacks
@@ -218,6 +195,7 @@ enum MicroHTTPDDaemon {
             gauge?.increment()
             if let connection { server.watch.opened(connection) }
         } else {
+            server.openConnections.withLock { $0 -= 1 }
             gauge?.decrement()
             if let connection { server.watch.closed(connection) }
         }

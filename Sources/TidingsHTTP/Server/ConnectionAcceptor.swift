@@ -1,0 +1,152 @@
+import CMicroHTTPD
+import Foundation
+import TidingsModel
+
+/// The server's listening socket, and the thread that accepts its connections and hands each to
+/// libmicrohttpd (`MHD_add_connection`).
+///
+/// Why not libmicrohttpd's own accept: in its thread pool, whichever network thread wakes first accepts up
+/// to ten waiting connections in a row. A client that opens its keep-alive connections together (a load
+/// balancer's upstream pool, a benchmark) then finds most of them on one or two threads, which serve them
+/// one request at a time while the other threads stay idle: with 32 connections, 11 were seen on one thread
+/// and 30 of 32 threads held none. A connection added from outside goes to the thread its descriptor
+/// number selects, or the next with room, which spreads connections open at once over every thread.
+final class ConnectionAcceptor: @unchecked Sendable {
+    // @unchecked: `socket` is closed only once the accepting thread has ended (or never started).
+
+    /// The port bound (the one asked for, or the one the kernel picked for 0).
+    let port: Int
+    private let socket: Int32
+    private let stopping = LockedBox(false)
+    private let ended = DispatchSemaphore(value: 0)
+    private let started = LockedBox(false)
+
+    /// Binds and listens on `host`:`port`; nothing is accepted before ``start(handingTo:isFull:)``.
+    ///
+    /// - Throws: `invalid_port`, `invalid_host` (not an IPv4 or IPv6 literal) or `bind_failed`.
+    init(host: String, port: Int) throws(HTTPServerError) {
+        guard (0...65535).contains(port) else {
+            throw HTTPServerError(code: "invalid_port", message: "port \(port) is not within 0...65535")
+        }
+        let networkPort = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        var address4 = sockaddr_in()
+        var address6 = sockaddr_in6()
+        if inet_pton(AF_INET, host, &address4.sin_addr) == 1 {
+            address4.sin_family = sa_family_t(AF_INET)
+            address4.sin_port = networkPort
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address4, as: sockaddr_in.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        } else if inet_pton(AF_INET6, host, &address6.sin6_addr) == 1 {
+            address6.sin6_family = sa_family_t(AF_INET6)
+            address6.sin6_port = networkPort
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address6, as: sockaddr_in6.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            throw HTTPServerError(code: "invalid_host", message: "listen host \(host) is not an IPv4 or IPv6 address")
+        }
+        let family = Int32(storage.ss_family)
+        let listening = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let bound =
+            listening >= 0
+            && Self.setOption(listening, SO_REUSEADDR)
+            && (family != AF_INET6 || Self.setOption(listening, IPV6_V6ONLY, level: Int32(IPPROTO_IPV6)))
+            && withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, length) } == 0
+            }
+            && listen(listening, SOMAXCONN) == 0
+        guard bound, let boundPort = Self.localPort(of: listening) else {
+            if listening >= 0 { close(listening) }
+            throw HTTPServerError(
+                code: "bind_failed", message: "could not listen on \(host):\(port) (in use, or not allowed)")
+        }
+        socket = listening
+        self.port = boundPort
+    }
+
+    deinit { stop() }
+
+    /// Starts the accepting thread. Each connection the daemon takes adds one to `openConnections` (the
+    /// daemon's close notification takes it off); while it is at `limit`, nothing is accepted: new
+    /// connections wait in the kernel's listen backlog, as with libmicrohttpd's own accept at its limit.
+    func start(handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int) {
+        started.withLock { $0 = true }
+        // The daemon outlives this thread: the server stops the acceptor before the daemon.
+        nonisolated(unsafe) let daemon = daemon
+        let thread = Thread { [self] in
+            acceptConnections(handingTo: daemon, openConnections: openConnections, limit: limit)
+            ended.signal()
+        }
+        thread.name = "tidings-accept"
+        thread.start()
+    }
+
+    /// Stops accepting and closes the listening socket; returns once the accepting thread has ended, so
+    /// the daemon may be stopped after it. Safe to call more than once.
+    func stop() {
+        let wasStopping = stopping.withLock { stopping in
+            defer { stopping = true }
+            return stopping
+        }
+        guard !wasStopping else { return }
+        // Wakes the thread from `poll` at once (a listening socket shut down reads as ready and refuses).
+        shutdown(socket, Int32(SHUT_RDWR))
+        if started.withLock({ $0 }) { ended.wait() }
+        close(socket)
+    }
+
+    private func acceptConnections(handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int) {
+        while !stopping.withLock({ $0 }) {
+            if openConnections.withLock({ $0 >= limit }) {
+                usleep(5_000)
+                continue
+            }
+            // Bounded, so that a stop is seen even if the shutdown's wake-up were missed.
+            var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, 250) > 0, !stopping.withLock({ $0 }) else { continue }
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let connection = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(socket, $0, &length) }
+            }
+            guard connection >= 0 else {
+                // Out of descriptors or memory: wait for some to be freed instead of spinning. Anything
+                // else (the client gave up meanwhile, an interrupted call) is tried again at once.
+                if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(errno) { usleep(10_000) }
+                continue
+            }
+            // libmicrohttpd makes it non-blocking itself, and closes it when it refuses it (the per-address cap).
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            // Counted here, not when the network thread announces it: the next accept must already see it.
+            let added = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    MHD_add_connection(daemon, connection, $0, length)
+                }
+            }
+            if added == MHD_Result.YES { openConnections.withLock { $0 += 1 } }
+        }
+    }
+
+    private static func setOption(_ socket: Int32, _ option: Int32, level: Int32 = SOL_SOCKET) -> Bool {
+        var on: Int32 = 1
+        return setsockopt(socket, level, option, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
+
+    private static func localPort(of socket: Int32) -> Int? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } == 0
+        }
+        guard found else { return nil }
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &address) { Int(UInt16(bigEndian: $0.load(as: sockaddr_in.self).sin_port)) }
+        case AF_INET6:
+            return withUnsafeBytes(of: &address) { Int(UInt16(bigEndian: $0.load(as: sockaddr_in6.self).sin6_port)) }
+        default:
+            return nil
+        }
+    }
+}
