@@ -84,6 +84,27 @@ import TidingsStoreTesting
         #expect(stored.map(\.event) == [earlier] + events)
     }
 
+    /// The index on `tidings_version_key(app_version)` and the audiences that compare versions rely on the
+    /// database computing exactly what `VersionKey` computes in Swift (SQLite's function).
+    @Test func theDatabasesVersionKeyIsSwiftsVersionKey() throws {
+        let (store, _) = try makeStore()
+        let versions = [
+            "0", "00", "0.0.1", "0.1", "1", "1.0", "1.0.0", "1.0.5", "1.2", "1.10", "2.3.", "02.3", "2.3.1-beta",
+            "7 (42)", "10", "100.0", "2.0.0.1", "", "beta", "v2", ".1", "1..2", "1.2.3.4.5.6.7.8",
+            String(repeating: "9", count: 30), String(repeating: "9", count: 31),
+            "1." + String(repeating: "0", count: 40),
+            "1.000000000000000000000000000000000000007", "５",
+        ]
+        try store.pool.withConnection { db in
+            for version in versions {
+                let key = try db.query("SELECT tidings_version_key($1)", [.text(version)]) { $0.optionalText(0) }
+                #expect(key == [VersionKey.key(version)], "\(version)")
+            }
+            let none = try db.query("SELECT tidings_version_key(NULL)") { $0.optionalText(0) }
+            #expect(none == [nil])
+        }
+    }
+
     @Test func aCallThatCannotGetAConnectionInTimeThrowsATypedError() throws {
         let (store, _) = try makeStore {
             $0.maximumConnections = 1
