@@ -285,7 +285,8 @@ public final class HTTPServer: @unchecked Sendable {
 
 /// Why the server could not start.
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `invalid_host`, `invalid_port`, `bind_failed` or `already_started`.
+    /// `invalid_host`, `invalid_port`, `bind_failed`, `daemon_failed` (libmicrohttpd could not start) or
+    /// `already_started`.
     public var code: String
     public var message: String
 
