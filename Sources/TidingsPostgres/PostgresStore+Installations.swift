@@ -116,9 +116,9 @@ extension PostgresStore {
         }
     }
 
-    /// One transaction for `members`, in two round trips: `BEGIN` with each installation read and locked
-    /// (`SELECT ... FOR UPDATE`), then, once every `prepare` has decided, the token moves, the writes and
-    /// `COMMIT`. Sets the outcome of each member (a `prepare`'s error included) when the transaction commits.
+    /// One transaction for `members`, in two round trips: `BEGIN` with the group's installations read and
+    /// locked (one `SELECT ... FOR UPDATE`), then, once every `prepare` has decided, the token moves, the
+    /// writes and `COMMIT`. Sets the outcome of each member (a `prepare`'s error included) when the transaction commits.
     /// - Throws: when the transaction fails (rolled back, no outcome set that counts).
     private func writeUpserts(_ members: [PostgresUpsertQueue.Member]) throws {
         var attempts = 0
@@ -144,7 +144,8 @@ extension PostgresStore {
     }
 
     private static func writeUpserts(_ members: [PostgresUpsertQueue.Member], _ db: PostgresConnection) throws {
-        // In the database's order (`COLLATE "C"`: by bytes), the order rows are locked and written in.
+        // In the database's order (`COLLATE "C"`: by bytes), the order the lock statement takes the rows in;
+        // they are written in it too.
         let keys = Set(members.map { InstallationKey(appID: $0.appID, installationID: $0.installationID) })
             .sorted { left, right in
                 left.appID == right.appID
@@ -198,7 +199,9 @@ extension PostgresStore {
             // written next, has already lost them): then no row written holds a token another row still has.
             var writes: [PostgresConnection.Statement] = []
             for kind in TokenType.allCases {
-                // In one order, so that two groups taking tokens never wait for each other in a cycle.
+                // In one order, which the usual plan (a loop over the tokens) locks their holders in, so that two
+                // groups taking tokens do not wait for each other in a cycle; a deadlock all the same fails the
+                // group, which is then tried member by member.
                 let ordered = (taken[kind] ?? [:]).sorted {
                     ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
                 }

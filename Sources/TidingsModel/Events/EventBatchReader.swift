@@ -75,17 +75,23 @@ public struct EventBatchReader {
             } else {
                 _ = try readValue(level: 2)
             }
-            scanner.skipWhitespace()
-            if take(UInt8(ascii: ",")) {
-                scanner.skipWhitespace()
-                continue
-            }
-            guard take(UInt8(ascii: "}")) else { return nil }
-            break
+            guard let another = takeMemberEnd() else { return nil }
+            if !another { break }
         }
         scanner.skipWhitespace()
         guard scanner.index == scanner.count else { return nil }
         return elements
+    }
+
+    /// What follows an object's member: `true` for a comma (taken, with the whitespace after it), `false` for
+    /// the closing brace (taken), `nil` for anything else.
+    private mutating func takeMemberEnd() -> Bool? {
+        scanner.skipWhitespace()
+        if take(UInt8(ascii: ",")) {
+            scanner.skipWhitespace()
+            return true
+        }
+        return take(UInt8(ascii: "}")) ? false : nil
     }
 
     /// The entries of the array at `index`, or `nil` past `maximumEvents`.
@@ -147,13 +153,8 @@ public struct EventBatchReader {
             guard try takeColon() else { return nil }
             guard let valueBytes = try readFieldValue(field, into: &fields) else { return nil }
             serializedBytes += valueBytes
-            scanner.skipWhitespace()
-            if take(UInt8(ascii: ",")) {
-                scanner.skipWhitespace()
-                continue
-            }
-            guard take(UInt8(ascii: "}")) else { return nil }
-            break
+            guard let another = takeMemberEnd() else { return nil }
+            if !another { break }
         }
         serializedBytes += members - 1
         guard let element = fields.element(serializedBytes: serializedBytes) else { return nil }
