@@ -14,12 +14,12 @@ import os
 import sqlite3
 import sys
 import tempfile
-import time
 import uuid
+
+from sqlite_events import cpu_per_event, event_row, version7
 
 EVENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 600_000
 BATCH = int(sys.argv[2]) if len(sys.argv) > 2 else 500
-APP = "app_d5b2b8569db2600b"
 
 VARIANTS = {
     "text id, UNIQUE (app_id, event_id) (tidingsd's schema)": ("TEXT", "CREATE UNIQUE INDEX events_event_id ON events(app_id, event_id)"),
@@ -28,12 +28,6 @@ VARIANTS = {
     "16-byte BLOB id, UNIQUE (event_id) only": ("BLOB", "CREATE UNIQUE INDEX events_event_id ON events(event_id)"),
     "no event_id index (no de-duplication)": ("TEXT", None),
 }
-
-
-def version7(number):
-    """A version 7 UUID: milliseconds first (50 events a millisecond here), then random bits."""
-    milliseconds = int(time.time() * 1000) + number // 50
-    return uuid.UUID(int=(milliseconds << 80) | (0x7 << 76) | (uuid.uuid4().int & ((1 << 76) - 1)))
 
 
 def run(label, id_kind, index_sql, directory):
@@ -59,20 +53,10 @@ def run(label, id_kind, index_sql, directory):
     rows = []
     for number in range(EVENTS):
         event_id = version7(number) if id_kind == "TEXT-V7" else uuid.uuid4()
-        rows.append((APP, event_id.bytes if id_type == "BLOB" else str(event_id), "delivery", 1_700_000_000_000,
-                     1_700_000_000_000, f"bench-{number % 100}", "ios", "0.1.0", "1.0.0", f"m-{number % 10}",
-                     f"c-{number % 3}", "native", "app", "foreground", "https://example.com/x"))
-    insert = ("INSERT INTO events (app_id, event_id, type, occurred_at, received_at, installation_id, platform, "
-              "sdk_version, app_version, message_id, campaign_id, dialect, source, app_state, value) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-    cpu = time.process_time()
-    for start in range(0, EVENTS, BATCH):
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany(insert, rows[start:start + BATCH])
-        db.execute("COMMIT")
-    cpu = time.process_time() - cpu
+        rows.append(event_row(number, event_id.bytes if id_type == "BLOB" else str(event_id)))
+    microseconds = cpu_per_event(db, rows, BATCH)
     db.close()
-    print(f"{label:58} {cpu / EVENTS * 1e6:6.2f} us CPU per event")
+    print(f"{label:58} {microseconds:6.2f} us CPU per event")
 
 
 with tempfile.TemporaryDirectory(prefix="tidings-sqlite-bench-") as directory:

@@ -13,12 +13,11 @@ import os
 import sqlite3
 import sys
 import tempfile
-import time
-import uuid
+
+from sqlite_events import cpu_per_event, event_row, version7
 
 EVENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 BATCH = 500
-APP = "app_d5b2b8569db2600b"
 SCHEMA = """
     CREATE TABLE events (seq INTEGER PRIMARY KEY, app_id TEXT NOT NULL, event_id TEXT NOT NULL,
         type TEXT NOT NULL, occurred_at INTEGER NOT NULL, received_at INTEGER NOT NULL,
@@ -32,20 +31,7 @@ SCHEMA = """
     CREATE INDEX events_user ON events(app_id, user_id) WHERE user_id IS NOT NULL;
     CREATE INDEX events_installation ON events(app_id, installation_id, seq);
 """
-INSERT = ("INSERT INTO events (app_id, event_id, type, occurred_at, received_at, installation_id, platform, "
-          "sdk_version, app_version, message_id, campaign_id, dialect, source, app_state, value) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, event_id) DO NOTHING")
-
-
-def version7(number):
-    """A version 7 UUID: milliseconds first (50 events a millisecond here), then random bits."""
-    milliseconds = int(time.time() * 1000) + number // 50
-    return uuid.UUID(int=(milliseconds << 80) | (0x7 << 76) | (uuid.uuid4().int & ((1 << 76) - 1)))
-
-
-ROWS = [(APP, str(version7(number)), "delivery", 1_700_000_000_000, 1_700_000_000_000, f"bench-{number % 100}",
-         "ios", "0.1.0", "1.0.0", f"m-{number % 10}", f"c-{number % 3}", "native", "app", "foreground",
-         "https://example.com/x") for number in range(EVENTS)]
+ROWS = [event_row(number, str(version7(number))) for number in range(EVENTS)]
 
 
 def run(label, page_size, directory):
@@ -56,14 +42,9 @@ def run(label, page_size, directory):
     db.execute("PRAGMA cache_size=-65536")
     db.execute("PRAGMA wal_autocheckpoint=65536")
     db.executescript(SCHEMA)
-    cpu = time.process_time()
-    for start in range(0, EVENTS, BATCH):
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany(INSERT, ROWS[start:start + BATCH])
-        db.execute("COMMIT")
-    cpu = time.process_time() - cpu
+    microseconds = cpu_per_event(db, ROWS, BATCH)
     db.close()
-    print(f"{label:24} {cpu / EVENTS * 1e6:6.2f} us CPU per event")
+    print(f"{label:24} {microseconds:6.2f} us CPU per event")
 
 
 with tempfile.TemporaryDirectory(prefix="tidings-sqlite-page-size-") as directory:
