@@ -22,6 +22,8 @@ final class ConnectionState: @unchecked Sendable {
     }
 
     var phase = Phase.receiving
+    /// The request's header lines, read once when its head is checked.
+    var headers: [(name: String, value: String)] = []
     var body = Data()
     /// Bytes of an oversize body discarded so far; past a bound the connection is closed instead.
     var discarded = 0

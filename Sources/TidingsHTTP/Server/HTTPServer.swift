@@ -32,8 +32,12 @@ import TidingsModel
 ///   connection memory libmicrohttpd cannot read the head at all and answers the same statuses itself,
 ///   with its own small HTML body, and closes the connection.
 /// - a path or query parameter whose percent-escapes are not UTF-8: `400 invalid_parameter` naming it.
-/// - a malformed header line: libmicrohttpd answers `400` (HTML); an unknown HTTP version `505`; a request
-///   line it cannot parse at all gets the connection closed without an answer.
+/// - framing two parsers could read differently (no `Host`, two lengths, a length with chunks, a coding
+///   other than chunked, a header name with whitespace): `400` or `501` (JSON, ``RequestFraming``) and the
+///   connection is closed.
+/// - a malformed header line, a `Content-Length` that is not a number, malformed chunks: libmicrohttpd
+///   answers `400` (HTML); an unknown HTTP version `505`; a request line it cannot parse at all gets the
+///   connection closed without an answer.
 /// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
 /// - a request whose headers take longer than ``Configuration/requestHeaderTimeout`` from its first
 ///   byte, or whose body arrives slower than ``Configuration/minimumBodyBytesPerSecond`` after

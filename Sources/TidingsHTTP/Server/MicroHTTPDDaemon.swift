@@ -67,7 +67,7 @@ enum MicroHTTPDDaemon {
     // MARK: Callbacks
 
     static let accessHandler: MHD_AccessHandlerCallback = {
-        context, connection, url, method, _, uploadData, uploadDataSize, connectionContext in
+        context, connection, url, method, version, uploadData, uploadDataSize, connectionContext in
         guard let context, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
 
@@ -77,21 +77,24 @@ enum MicroHTTPDDaemon {
             connectionContext.pointee = Unmanaged.passRetained(state).toOpaque()
             server.requestBegan()
             server.watch.headersRead(connection)
-            if let refusal = headRefusal(connection, url: url, limit: server.configuration.connectionMemoryLimit / 2) {
+            let limit = server.configuration.connectionMemoryLimit / 2
+            if let refusal = headRefusal(connection, url: url, version: version, limit: limit, state: state) {
                 state.phase = .responded
                 server.watch.requestRead(connection)
                 server.logger.info(
                     "request refused", metadata: ["status": String(refusal.status), "code": refusal.code])
                 return queue(.error(refusal), on: connection, state: state, server: server)
             }
-            let limit = server.configuration.maximumBodyBytes
-            if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > limit {
+            let bodyLimit = server.configuration.maximumBodyBytes
+            if let declared = headerValue(connection, "Content-Length"), let length = Int(declared), length > bodyLimit
+            {
                 state.phase = .responded
                 server.watch.requestRead(connection)
                 server.metrics?.refusedTooLarge.increment()
                 server.logger.info(
-                    "request refused", metadata: ["status": "413", "declared_bytes": declared, "limit": String(limit)])
-                return queue(.error(.payloadTooLarge(limit: limit)), on: connection, state: state, server: server)
+                    "request refused",
+                    metadata: ["status": "413", "declared_bytes": declared, "limit": String(bodyLimit)])
+                return queue(.error(.payloadTooLarge(limit: bodyLimit)), on: connection, state: state, server: server)
             }
             return MHD_Result.YES
         }
@@ -128,7 +131,8 @@ enum MicroHTTPDDaemon {
         switch state.phase {
         case .receiving:
             let (request, undecodable) = makeRequest(
-                connection: connection, url: url, method: method, body: state.body)
+                connection: connection, url: url, method: method, headers: state.headers, body: state.body)
+            state.headers = []
             state.body = Data()
             if let undecodable {
                 state.phase = .responded
@@ -248,9 +252,13 @@ enum MicroHTTPDDaemon {
     }
 
     /// `414 uri_too_long` when the path and query pass `limit` bytes, `431 headers_too_large` when they and
-    /// the headers together do; nil within. libmicrohttpd answers heads past its connection memory itself
+    /// the headers together do, then ``RequestFraming``'s refusals; nil for a sound head, whose headers are
+    /// then kept in `state` for the request. libmicrohttpd answers heads past its connection memory itself
     /// (with HTML), so the server refuses at half of it, where its answer can still be JSON.
-    static func headRefusal(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, limit: Int) -> HTTPError? {
+    static func headRefusal(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, limit: Int,
+        state: ConnectionState
+    ) -> HTTPError? {
         let count = ByteCount()
         let unmanaged = Unmanaged.passUnretained(count).toOpaque()
         count.bytes = url.map { strlen($0) } ?? 0
@@ -260,13 +268,19 @@ enum MicroHTTPDDaemon {
                 status: 414, code: "uri_too_long",
                 message: "the request's path and query are longer than the limit of \(limit) bytes")
         }
-        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, countValue, unmanaged)
-        if count.bytes > limit {
+        let collected = CollectedValues()
+        collected.bytes = count.bytes
+        _ = MHD_get_connection_values_n(
+            connection, MHD_ValueKind.HEADER_KIND, collectValue, Unmanaged.passUnretained(collected).toOpaque())
+        if collected.bytes > limit {
             return HTTPError(
                 status: 431, code: "headers_too_large",
                 message: "the request line and headers are larger than the limit of \(limit) bytes")
         }
-        return nil
+        let refusal = RequestFraming.refusal(
+            version: version.map { String(cString: $0) } ?? "", headers: collected.headers)
+        if refusal == nil { state.headers = collected.headers }
+        return refusal
     }
 
     /// Adds a value's name and value, plus its separators, to a ``ByteCount``.
@@ -282,15 +296,15 @@ enum MicroHTTPDDaemon {
 
     /// The request, and the name of the first query parameter that is not percent-encoded UTF-8, if any.
     private static func makeRequest(
-        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, body: Data
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        headers headerLines: [(name: String, value: String)], body: Data
     ) -> (HTTPRequest, undecodable: String?) {
         let collected = CollectedValues()
-        let unmanaged = Unmanaged.passUnretained(collected).toOpaque()
-        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, collectValue, unmanaged)
         collected.kind = .query
-        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, unmanaged)
+        _ = MHD_get_connection_values_n(
+            connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectValue, Unmanaged.passUnretained(collected).toOpaque())
         var headers = HTTPHeaders()
-        for (name, value) in collected.headers { headers.add(name: name, value: value) }
+        for (name, value) in headerLines { headers.add(name: name, value: value) }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
@@ -327,6 +341,7 @@ enum MicroHTTPDDaemon {
         let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
         switch collected.kind {
         case .headers:
+            collected.bytes += keySize + valueSize + 4
             collected.headers.append((name, text ?? ""))
         case .query:
             let decodedName = decodeQueryComponent(name)
@@ -358,7 +373,9 @@ private final class ByteCount {
 private final class CollectedValues {
     enum Kind { case headers, query }
     var kind = Kind.headers
-    var headers: [(String, String)] = []
+    var headers: [(name: String, value: String)] = []
+    /// The bytes of the head so far, counted as ``MicroHTTPDDaemon/countValue`` does.
+    var bytes = 0
     var query: [(name: String, value: String)] = []
     /// The first query parameter whose name or value is not percent-encoded UTF-8.
     var undecodable: String?

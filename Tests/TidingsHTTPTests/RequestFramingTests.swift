@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import TidingsModel
+import TidingsTestSupport
+
+@testable import TidingsHTTP
+
+/// Requests whose end two HTTP parsers could place differently are refused before any handler runs.
+@Suite struct RequestFramingTests {
+    static func refusal(_ headers: [(String, String)], version: String = "HTTP/1.1") -> HTTPError? {
+        RequestFraming.refusal(version: version, headers: headers.map { (name: $0.0, value: $0.1) })
+    }
+
+    @Test func aPlainRequestPasses() {
+        #expect(Self.refusal([("Host", "t"), ("Content-Length", "3")]) == nil)
+        #expect(Self.refusal([("host", "t"), ("transfer-encoding", "Chunked")]) == nil)
+        #expect(Self.refusal([("Host", "t"), ("Content-Length", "3"), ("content-length", "3")]) == nil)
+        #expect(Self.refusal([], version: "HTTP/1.0") == nil)
+    }
+
+    @Test func hostMustAppearExactlyOnceInHTTP11() {
+        #expect(Self.refusal([])?.code == "invalid_host")
+        #expect(Self.refusal([("Host", "a"), ("Host", "b")])?.message.hasSuffix("this one has 2") == true)
+        #expect(Self.refusal([("Host", "a"), ("host", "b")], version: "HTTP/1.0")?.code == "invalid_host")
+    }
+
+    @Test func lengthsThatDisagreeAreRefused() {
+        let refusal = Self.refusal([("Host", "t"), ("Content-Length", "5"), ("Content-Length", "6")])
+        #expect(refusal?.status == 400)
+        #expect(refusal?.code == "conflicting_content_length")
+        #expect(refusal?.message.hasSuffix("5, 6") == true)
+        #expect(refusal?.headers["Connection"] == "close")
+    }
+
+    @Test func aLengthWithChunksIsRefused() {
+        let refusal = Self.refusal([("Host", "t"), ("Content-Length", "4"), ("Transfer-Encoding", "chunked")])
+        #expect(refusal?.status == 400)
+        #expect(refusal?.code == "conflicting_framing")
+    }
+
+    @Test(arguments: ["gzip", "gzip, chunked", "chunked, chunked", "identity"])
+    func codingsOtherThanChunkedAre501(_ coding: String) {
+        let refusal = Self.refusal([("Host", "t"), ("Transfer-Encoding", coding)])
+        #expect(refusal?.status == 501)
+        #expect(refusal?.code == "unsupported_transfer_encoding")
+        #expect(refusal?.message.hasSuffix(coding) == true)
+    }
+
+    @Test(arguments: ["Host ", "X A", "X:A", "", "X\u{7F}"])
+    func headerNamesMustBeTokens(_ name: String) {
+        #expect(Self.refusal([("Host", "t"), (name, "v")])?.code == "malformed_header")
+    }
+
+    // MARK: Over the wire
+
+    static let routes = [
+        HTTPRoute("POST", "/echo") { request in HTTPResponse(status: 200, body: request.body) }
+    ]
+
+    @Test func conflictingLengthsAreAnsweredInJSONAndTheConnectionClosed() async throws {
+        let loopback = try LoopbackServer(routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        // Without the check the server read 5 bytes and took the sixth for the start of another request.
+        let response = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdefGET /echo HTTP/1.1\r\n\r\n"
+        )
+        #expect(response.status == 400)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.headers["connection"]?.lowercased() == "close")
+        #expect(try JSONText.parse(response.body)["error"]?["code"]?.stringValue == "conflicting_content_length")
+    }
+
+    @Test func theOtherRefusalsOverTheWire() async throws {
+        let loopback = try LoopbackServer(routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let cases: [(head: String, status: Int, code: String)] = [
+            ("Host: t\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "conflicting_framing"),
+            ("Host: t\r\nTransfer-Encoding: gzip\r\n\r\nabc", 501, "unsupported_transfer_encoding"),
+            ("Content-Length: 1\r\n\r\na", 400, "invalid_host"),
+            ("Host: a\r\nHost: b\r\nContent-Length: 1\r\n\r\na", 400, "invalid_host"),
+            ("Host: t\r\nX-A : b\r\nContent-Length: 1\r\n\r\na", 400, "malformed_header"),
+        ]
+        for (head, status, code) in cases {
+            let response = try await RawHTTPClient.exchange(port: loopback.port, "POST /echo HTTP/1.1\r\n" + head)
+            #expect(response.status == status, "\(head)")
+            #expect(try JSONText.parse(response.body)["error"]?["code"]?.stringValue == code, "\(head)")
+        }
+        // A sound request on the same server is still served.
+        let echoed = try await RawHTTPClient.exchange(
+            port: loopback.port, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
+        #expect(echoed.status == 200)
+        #expect(echoed.bodyText == "abc")
+    }
+}
