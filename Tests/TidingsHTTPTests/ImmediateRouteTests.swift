@@ -88,7 +88,9 @@ import TidingsTestSupport
             router: Router(routes: Self.routes), logger: .disabled(), metrics: MetricsRegistry())
         #expect(handler(HTTPRequest(method: "GET", path: "/v1/items/x")) == nil)
         #expect(handler(HTTPRequest(method: "GET", path: "/v1/unknown")) == nil)
-        #expect(handler(HTTPRequest(method: "PUT", path: "/v1/items/x"))?.status == 201)
+        let answer = handler(HTTPRequest(method: "PUT", path: "/v1/items/x"))
+        #expect(answer?.runsOn == .networkThread)
+        #expect(answer?.respond().status == 201)
     }
 
     @Test func inProcessCallersSeeTheSameAnswerThroughTheAsyncHandler() async throws {

@@ -1,9 +1,12 @@
 /// One route: a method, a path pattern such as `/v1/installations/{installation_id}`, and its handler.
 ///
-/// A route whose work never waits (a bounded store call, no network) may be declared with an
-/// ``ImmediateHTTPHandler``: the server then answers it on the network thread that read the request,
-/// without a task or a suspended connection (see ``HTTPServer``). Its ``handler`` runs the same code,
-/// so in-process callers and the standard pipeline see no difference.
+/// A route whose work never waits (a bounded store read, no network) may be declared with
+/// ``immediate(_:_:_:)``: the server then answers it on the network thread that read the request, without
+/// a task or a suspended connection (see ``HTTPServer``). A route whose plain work may wait on other
+/// requests (a store write joining a group commit) is declared with ``blocking(_:_:_:)``: the server runs
+/// it on a worker thread while its connection is suspended, so the network thread goes on reading. Either
+/// way its ``handler`` runs the same code, so in-process callers and the standard pipeline see no
+/// difference.
 public struct HTTPRoute: Sendable {
     public var method: String
     /// Literal segments and `{name}` parameters, one per path segment.
@@ -11,8 +14,10 @@ public struct HTTPRoute: Sendable {
         didSet { segments = Self.split(pattern) }
     }
     public var handler: HTTPHandler
-    /// The same handler as a plain function, for routes that never wait; nil for the others.
+    /// The same handler as a plain function, for routes that never wait on the network; nil for the others.
     public var immediate: ImmediateHTTPHandler?
+    /// Where the server runs ``immediate``.
+    public var immediateRunsOn: SynchronousExecution = .networkThread
     /// `pattern` split once, so that matching a request does not split it again.
     private(set) var segments: [Substring]
 
@@ -36,6 +41,16 @@ public struct HTTPRoute: Sendable {
         return route
     }
 
+    /// A route whose plain handler may wait on other requests, such as a store write that joins a group
+    /// commit: the server runs it on a worker thread, so no network thread waits.
+    public static func blocking(
+        _ method: String, _ pattern: String, _ handler: @escaping ImmediateHTTPHandler
+    ) -> HTTPRoute {
+        var route = immediate(method, pattern, handler)
+        route.immediateRunsOn = .workerThread
+        return route
+    }
+
     private static func split(_ pattern: String) -> [Substring] {
         pattern.split(separator: "/", omittingEmptySubsequences: true)
     }
@@ -44,3 +59,11 @@ public struct HTTPRoute: Sendable {
 /// A handler that answers without waiting: it must only do bounded work (store calls, parsing), never
 /// sleep or wait for the network, because it runs on one of the server's few network threads.
 public typealias ImmediateHTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// Where the server runs a route's plain handler.
+public enum SynchronousExecution: Sendable {
+    /// On the network thread that read the request: for work that never waits on other requests.
+    case networkThread
+    /// On one of the server's worker threads, with the connection suspended meanwhile.
+    case workerThread
+}

@@ -15,9 +15,11 @@ import TidingsModel
 /// ```
 ///
 /// Once a request is read in full, the server first offers it to the immediate handler, if one was given
-/// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared with an
-/// ``ImmediateHTTPHandler`` is answered right there, on the network thread, with no task, no suspended
-/// connection and no thread hand-off. Every other request suspends its connection while the handler runs
+/// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared
+/// ``HTTPRoute/immediate(_:_:_:)`` is answered right there, on the network thread, with no task, no suspended
+/// connection and no thread hand-off; one declared ``HTTPRoute/blocking(_:_:_:)`` suspends its connection and
+/// runs on one of ``Configuration/workerThreadCount`` worker threads, so the network thread reads other
+/// connections while it waits on the store. Every other request suspends its connection while the handler runs
 /// in a Swift task; the connection resumes when the response is ready, so no network thread waits for
 /// asynchronous work.
 ///
@@ -75,12 +77,11 @@ public final class HTTPServer: @unchecked Sendable {
         /// streamed body may go without a write before the server ends it (as failed).
         public var handlerTimeout: Duration
         public var maximumConnections: Int
-        /// Network threads; defaults to three per core (at most 256). They also run the immediate routes, which
-        /// write to the store on them, so several must be able to wait on the store at once for group commit
-        /// to form groups (`SQLiteDatabase.groupWrite`). On two cores, one per core left the store idle between
-        /// commits; six per core added upserts but cost event batches (many threads contending for two
-        /// cores); three per core gave the best of both (BENCHMARKS.md, 2026-11-29).
+        /// Network threads; defaults to three per core (at most 256). They also run the immediate routes.
         public var threadCount: Int
+        /// Threads for the routes declared ``HTTPRoute/blocking(_:_:_:)``, whose store writes wait for a group
+        /// commit: as many writes can wait at once, and join one commit, as there are of these threads.
+        public var workerThreadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration
         /// A request's line and headers must arrive within this long of its first byte, however steadily
@@ -105,7 +106,7 @@ public final class HTTPServer: @unchecked Sendable {
             threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10), requestHeaderTimeout: Duration = .seconds(10),
             requestBodyGracePeriod: Duration = .seconds(10), minimumBodyBytesPerSecond: Int = 1024,
-            maximumConnectionsPerAddress: Int = 64
+            maximumConnectionsPerAddress: Int = 64, workerThreadCount: Int = 32
         ) {
             self.host = host
             self.port = port
@@ -120,6 +121,7 @@ public final class HTTPServer: @unchecked Sendable {
             self.requestBodyGracePeriod = requestBodyGracePeriod
             self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+            self.workerThreadCount = workerThreadCount
         }
     }
 
@@ -134,6 +136,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var daemon: OpaquePointer?
     private var acceptor: ConnectionAcceptor?
+    /// Runs the blocking routes while the server runs; nil when stopped.
+    private var workers: WorkerThreadPool?
     private var boundPort: Int?
     /// Set once shutdown closes connections: after it no connection is resumed again.
     private var closing = false
@@ -209,6 +213,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             daemon = started
             self.acceptor = acceptor
+            workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
             acceptor.start(
                 handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections))
             boundPort = acceptor.port
@@ -238,7 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes the listening socket and every connection at once.
     public func stopNow() {
-        let (toStop, abandoned): (OpaquePointer?, Int) = lock.withLock {
+        let (toStop, abandoned, workers): (OpaquePointer?, Int, WorkerThreadPool?) = lock.withLock {
             closing = true
             // Before the daemon stops: no connection may be handed to it after.
             acceptor?.stop()
@@ -250,9 +255,11 @@ public final class HTTPServer: @unchecked Sendable {
                 if let connection = state.connection { MHD_resume_connection(connection) }
             }
             suspended.removeAll()
-            defer { daemon = nil }
-            return (daemon, abandoned)
+            defer { (daemon, self.workers) = (nil, nil) }
+            return (daemon, abandoned, self.workers)
         }
+        // Work already handed to the workers still runs; its connection, closed, is not resumed.
+        workers?.stop()
         guard let toStop else { return }
         if abandoned > 0 {
             // The resumed connections close on the network threads; give them a moment first.
@@ -267,6 +274,17 @@ public final class HTTPServer: @unchecked Sendable {
 
     func requestBegan() { inFlight.withLock { $0 += 1 } }
     func requestEnded() { inFlight.withLock { $0 -= 1 } }
+
+    /// Suspends the connection of `state` and runs `answer` on a worker thread, then resumes it; on a
+    /// network thread, inside a callback.
+    func answerOnWorker(_ state: ConnectionState, _ answer: PlainAnswer) {
+        guard let workers = lock.withLock({ workers }) else { return }
+        suspend(state)
+        workers.submit {
+            state.response = answer.respond()
+            self.resume(state)
+        }
+    }
 
     /// Suspends the connection of `state`; on a network thread, inside a callback.
     func suspend(_ state: ConnectionState) {

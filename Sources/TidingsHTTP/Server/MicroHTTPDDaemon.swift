@@ -141,9 +141,16 @@ enum MicroHTTPDDaemon {
                     message: "query parameter \(undecodable) is not valid percent-encoded UTF-8")
                 return queue(.error(error), on: connection, state: state, server: server)
             }
-            if let immediate = server.immediateHandler, let response = immediate(request) {
-                state.phase = .responded
-                return queue(response, on: connection, state: state, server: server)
+            if let immediate = server.immediateHandler, let answer = immediate(request) {
+                switch answer.runsOn {
+                case .networkThread:
+                    state.phase = .responded
+                    return queue(answer.respond(), on: connection, state: state, server: server)
+                case .workerThread:
+                    state.phase = .handling
+                    server.answerOnWorker(state, answer)
+                    return MHD_Result.YES
+                }
             }
             state.phase = .handling
             server.suspend(state)

@@ -12,15 +12,25 @@ enum RequestFraming {
     ///   - version: the request line's protocol, such as `HTTP/1.1`.
     ///   - headers: every header line, in order, as received.
     static func refusal(version: String, headers: [(name: String, value: String)]) -> HTTPError? {
-        if let name = headers.first(where: { !isToken($0.name) })?.name {
-            return refuse(400, "malformed_header", "the header name \"\(name)\" is not a valid field name")
+        // One pass, as it runs for every request; the lists are built only for the rare headers they hold.
+        var hosts = 0
+        var lengths: [String] = []
+        var codings: [String] = []
+        for (name, value) in headers {
+            if !isToken(name) {
+                return refuse(400, "malformed_header", "the header name \"\(name)\" is not a valid field name")
+            }
+            if HTTPHeaders.sameName(name, "Host") {
+                hosts += 1
+            } else if HTTPHeaders.sameName(name, "Content-Length") {
+                lengths += elements(of: value)
+            } else if HTTPHeaders.sameName(name, "Transfer-Encoding") {
+                codings += elements(of: value)
+            }
         }
-        let hosts = headers.filter { HTTPHeaders.sameName($0.name, "Host") }.count
         if hosts > 1 || (hosts == 0 && version == "HTTP/1.1") {
             return refuse(400, "invalid_host", "a request must carry exactly one Host header; this one has \(hosts)")
         }
-        let lengths = Set(values(of: "Content-Length", in: headers))
-        let codings = values(of: "Transfer-Encoding", in: headers)
         if !codings.isEmpty {
             if !lengths.isEmpty {
                 return refuse(
@@ -32,26 +42,33 @@ enum RequestFraming {
                     "the only transfer coding accepted is chunked; this request has \(codings.joined(separator: ", "))")
             }
         }
-        if lengths.count > 1 {
+        if let first = lengths.first, lengths.contains(where: { $0 != first }) {
             return refuse(
                 400, "conflicting_content_length",
-                "the request carries different Content-Length values: \(lengths.sorted().joined(separator: ", "))")
+                "the request carries different Content-Length values: \(lengths.joined(separator: ", "))")
         }
         return nil
     }
 
-    /// The comma-separated elements of every `name` header, trimmed, empty ones left out.
-    private static func values(of name: String, in headers: [(name: String, value: String)]) -> [String] {
-        headers.filter { HTTPHeaders.sameName($0.name, name) }.flatMap { header in
-            header.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+    /// The comma-separated elements of a header value, trimmed, empty ones left out.
+    private static func elements(of value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// RFC 9110 `token`: visible ASCII except the separators, so no whitespace before the colon.
+    /// RFC 9110 `token`: letters, digits and ``!#$%&'*+-.^_`|~``, so no whitespace before the colon.
     private static func isToken(_ name: String) -> Bool {
         !name.isEmpty
             && name.utf8.allSatisfy { byte in
-                byte > 0x20 && byte < 0x7F && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                    UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+                    UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"), UInt8(ascii: "`"),
+                    UInt8(ascii: "|"), UInt8(ascii: "~"):
+                    true
+                default:
+                    false
+                }
             }
     }
 

@@ -50,7 +50,7 @@ extension APIService {
         guard route.method != "GET", !unaudited.contains(route.pattern) else { return route }
         let action = "\(route.method) \(route.pattern)"
         if let immediate = route.immediate {
-            return HTTPRoute.immediate(route.method, route.pattern) { request in
+            var wrapped = HTTPRoute.immediate(route.method, route.pattern) { request in
                 do {
                     let response = try immediate(request)
                     self.audit(request, action: action, status: response.status)
@@ -60,6 +60,8 @@ extension APIService {
                     throw error
                 }
             }
+            wrapped.immediateRunsOn = route.immediateRunsOn
+            return wrapped
         }
         let handler = route.handler
         return HTTPRoute(route.method, route.pattern) { request in

@@ -54,15 +54,16 @@ final class APIService: Sendable {
     var now: Int64 { clock.now.millisecondsSince1970 }
 
     /// The route table: one line per endpoint, documented in docs/openapi.yaml. Routes whose handler only
-    /// parses and calls the store are `immediate`: the server answers them on its network thread.
+    /// parses and calls the store are plain: `immediate` ones (reads) are answered on the network thread,
+    /// `blocking` ones (writes, which wait for the store's writer and its group commit) on a worker thread.
     func routes() -> [HTTPRoute] {
         [
-            HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
+            HTTPRoute.blocking("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
             HTTPRoute.immediate("GET", "/v1/installations/{installation_id}") { try self.getInstallation($0) },
-            HTTPRoute.immediate("PATCH", "/v1/installations/{installation_id}/attributes") {
+            HTTPRoute.blocking("PATCH", "/v1/installations/{installation_id}/attributes") {
                 try self.patchAttributes($0)
             },
-            HTTPRoute.immediate("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
+            HTTPRoute.blocking("DELETE", "/v1/installations/{installation_id}/tokens/{token_type}") {
                 try self.deleteToken($0)
             },
             HTTPRoute.immediate("GET", "/v1/installations") { try self.listInstallations($0) },
@@ -71,7 +72,7 @@ final class APIService: Sendable {
             HTTPRoute("POST", "/v1/users/{user_id}/tags") { try await self.addTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags") { try await self.removeAllTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags/{tag}") { try await self.removeTag($0) },
-            HTTPRoute.immediate("POST", "/v1/events") { try self.postEvents($0) },
+            HTTPRoute.blocking("POST", "/v1/events") { try self.postEvents($0) },
             HTTPRoute.immediate("GET", "/v1/events") { try self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },

@@ -26,6 +26,7 @@ import TidingsServer
         #expect(http.requestBodyGracePeriod == .seconds(10))
         #expect(http.minimumBodyBytesPerSecond == 1024)
         #expect(http.maximumConnectionsPerAddress == 64)
+        #expect(http.workerThreadCount == 32)
         // The idle timeout is separate, and longer than the header deadline.
         #expect(http.connectionTimeout > http.requestHeaderTimeout)
     }
@@ -33,12 +34,13 @@ import TidingsServer
     @Test func flagsSetEveryEdgeSetting() throws {
         let http = try Self.resolve([
             "--request-header-timeout", "2.5", "--request-body-grace", "4", "--min-body-rate", "0",
-            "--max-connections-per-address", "0",
+            "--max-connections-per-address", "0", "--worker-threads", "8",
         ])
         #expect(http.requestHeaderTimeout == .milliseconds(2500))
         #expect(http.requestBodyGracePeriod == .seconds(4))
         #expect(http.minimumBodyBytesPerSecond == 0)
         #expect(http.maximumConnectionsPerAddress == 0)
+        #expect(http.workerThreadCount == 8)
     }
 
     @Test func environmentAndFileSetThemAndFlagsWin() throws {
@@ -56,7 +58,7 @@ import TidingsServer
     @Test(arguments: [
         ["--request-header-timeout", "0"], ["--request-header-timeout", "soon"], ["--request-body-grace", "-1"],
         ["--min-body-rate", "-5"], ["--min-body-rate", "1.5"], ["--max-connections-per-address", "-1"],
-        ["--max-connections-per-address", "many"],
+        ["--max-connections-per-address", "many"], ["--worker-threads", "0"], ["--worker-threads", "2000"],
     ])
     func invalidValuesAreRefusedNamingTheFlag(arguments: [String]) {
         do {
