@@ -123,7 +123,9 @@ let package = Package(
         .testTarget(name: "TidingsModelTests", dependencies: ["TidingsModel"]),
         .testTarget(
             name: "TidingsTests",
-            dependencies: ["Tidings", "TidingsHTTP", "TidingsStore", "TidingsServer", "TidingsTesting"]),
+            dependencies: [
+                "Tidings", "TidingsHTTP", "TidingsStore", "TidingsServer", "TidingsTesting", "TidingsTestSupport",
+            ]),
         // Test support shared by several test targets (not products).
         .target(
             name: "TidingsTestSupport",
@@ -173,6 +175,7 @@ let package = Package(
             name: "TidingsCLITests",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsStore", "TidingsServer", "TidingsTesting",
+                "TidingsTestSupport",
             ]),
         .testTarget(
             name: "TidingsEndToEndTests",

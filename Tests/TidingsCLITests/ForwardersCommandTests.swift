@@ -1,9 +1,14 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTestSupport
 
 /// `tidings forwarders ...` over the administration API of a real tidingsd on loopback.
 @Suite struct ForwardersCommandTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-forwarders") }
+
     @Test func addShowsTheSigningSecretOnceAndTheOtherCommandsManageTheForwarder() async throws {
         let backend = try APIBackend(sending: false)
         let admin = try backend.makeAdminKey()
@@ -64,8 +69,8 @@ import TidingsModel
     }
 
     @Test func verifySignatureAcceptsWhatTheServerSignsAndRefusesTampering() async throws {
-        let body = try PayloadFixtures.file(#"{"batch_id":"b","events":[]}"#)
-        let secretFile = try PayloadFixtures.file("whsec_cli_test_secret_012345678\n")
+        let body = try scratch.file(#"{"batch_id":"b","events":[]}"#).path
+        let secretFile = try scratch.file("whsec_cli_test_secret_012345678\n").path
         let now = Int64(Date().timeIntervalSince1970)
         // The reference signature: HMAC-SHA256 over "<t>.<body>" under the secret, computed by openssl.
         let openssl = Process()

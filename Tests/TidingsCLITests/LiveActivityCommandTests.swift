@@ -3,10 +3,14 @@ import Testing
 import TidingsHTTP
 import TidingsModel
 import TidingsPush
+import TidingsTestSupport
 
 /// `tidings live-activity` against a real tidingsd API over loopback, pushes going to a recording provider.
 @Suite struct LiveActivityCommandTests {
     static let pushToStartToken = String(repeating: "ab", count: 40)
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-live-activity") }
 
     /// Registers installation `phone-1` and its push-to-start token for `DeliveryAttributes`, as the SDK does.
     func backendWithPushToStartToken() async throws -> APIBackend {
@@ -27,8 +31,7 @@ import TidingsPush
 
     @Test func startSendsALiveActivityPushWithEveryOption() async throws {
         let backend = try await backendWithPushToStartToken()
-        let attributes = FileManager.default.temporaryDirectory.appendingPathComponent("attributes-\(UUID()).json")
-        try Data(#"{"orderNumber": "42"}"#.utf8).write(to: attributes)
+        let attributes = try scratch.file(#"{"orderNumber": "42"}"#, named: "attributes.json")
         let before = Int64(Date().timeIntervalSince1970)
         let result = try await backend.tidingsConnected([
             "live-activity", "start", "--all", "--activity-id", "order-42", "--attributes-type", "DeliveryAttributes",

@@ -1,7 +1,12 @@
 import Foundation
 import Testing
+import TidingsTestSupport
 
 @Suite struct PayloadCommandErrorTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-payload") }
+
     @Test(arguments: [
         (Data(), "empty input"),
         (Data("  \n".utf8), "empty input"),
@@ -12,7 +17,7 @@ import Testing
         (Data("{aps: 1}".utf8), "unexpected character"),
     ])
     func malformedInputExitsTwoWithOneLine(_ input: Data, _ problem: String) throws {
-        let path = try PayloadFixtures.file(input)
+        let path = try scratch.file(input).path
         for command in ["inspect", "lint"] {
             let result = try TidingsExecutable.run(["payload", command, path])
             #expect(result.status == 2)
@@ -40,7 +45,7 @@ import Testing
     }
 
     @Test func directoryExitsTwo() throws {
-        let result = try TidingsExecutable.run(["payload", "lint", FileManager.default.temporaryDirectory.path])
+        let result = try TidingsExecutable.run(["payload", "lint", scratch.url.path])
         #expect(result.status == 2)
         #expect(result.standardError.contains("is a directory"))
     }

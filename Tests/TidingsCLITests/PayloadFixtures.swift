@@ -1,6 +1,6 @@
 import Foundation
 
-/// Payload files for the `tidings payload` tests, written to a temporary directory.
+/// Payloads for the `tidings payload` tests; each suite writes them into its own ``TemporaryDirectory``.
 enum PayloadFixtures {
     /// The full MoEngage payload from the vendor's integration guide (seeds/000).
     static let moengage = String(
@@ -44,16 +44,5 @@ enum PayloadFixtures {
         let head = #"{"aps":{"alert":"Hi"},"pad":""#
         let tail = #""}"#
         return head + String(repeating: "x", count: size - head.utf8.count - tail.utf8.count) + tail
-    }
-
-    /// Writes `contents` to a fresh temporary file and returns its path.
-    static func file(_ contents: String) throws -> String {
-        try file(Data(contents.utf8))
-    }
-
-    static func file(_ contents: Data) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-payload-\(UUID()).json")
-        try contents.write(to: url)
-        return url.path
     }
 }

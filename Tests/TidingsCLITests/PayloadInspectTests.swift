@@ -1,8 +1,13 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTestSupport
 
 @Suite struct PayloadInspectTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-payload") }
+
     static let requiredKeys = [
         "dialect", "kind", "message_id", "campaign_id", "alert", "sound", "category", "thread_id", "badge",
         "mutable_content", "content_available", "action", "buttons", "media", "coupon", "inbox", "data", "warnings",
@@ -10,7 +15,7 @@ import TidingsModel
     ]
 
     private func inspectJSON(_ payload: String, _ extra: [String] = []) throws -> JSONValue {
-        let path = try PayloadFixtures.file(payload)
+        let path = try scratch.file(payload).path
         let result = try TidingsExecutable.run(["payload", "inspect", path, "--json"] + extra)
         #expect(result.status == 0, "stderr: \(result.standardError)")
         #expect(result.standardError.isEmpty)
@@ -59,7 +64,7 @@ import TidingsModel
     }
 
     @Test func jsonKeysAreSorted() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.cleanAlert)
+        let path = try scratch.file(PayloadFixtures.cleanAlert).path
         let output = try TidingsExecutable.run(["payload", "inspect", "--json", path]).standardOutput
         let topLevelKeys = output.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map {
             String($0.dropFirst(3).prefix { $0 != "\"" })
@@ -82,7 +87,7 @@ import TidingsModel
     }
 
     @Test func humanOutputShowsAlignedSections() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.moengage)
+        let path = try scratch.file(PayloadFixtures.moengage).path
         let result = try TidingsExecutable.run(["payload", "inspect", path, "--now", "1500000000"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -123,7 +128,7 @@ import TidingsModel
     }
 
     @Test func humanOutputListsButtonsMediaAndInbox() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.native)
+        let path = try scratch.file(PayloadFixtures.native).path
         let result = try TidingsExecutable.run(["payload", "inspect", path, "--now", "1767225600"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
@@ -146,7 +151,7 @@ import TidingsModel
     }
 
     @Test func nativeExampleLintsCleanUntilItsInboxExpires() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.native)
+        let path = try scratch.file(PayloadFixtures.native).path
         let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "1767225600"])
         #expect(before.status == 0)
         #expect(before.standardOutput.hasPrefix("\(path): no problems found (native alert push, "))
@@ -156,7 +161,7 @@ import TidingsModel
     }
 
     @Test func humanOutputSaysNoneForAbsentSections() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.silent)
+        let path = try scratch.file(PayloadFixtures.silent).path
         let output = try TidingsExecutable.run(["payload", "inspect", path]).standardOutput
         for fragment in [
             "Alert         none", "Buttons       none", "Media         none", "Inbox         none", "Message       —",
@@ -175,7 +180,7 @@ import TidingsModel
     }
 
     @Test func inspectExitsZeroEvenWithLintErrors() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.badBadge)
+        let path = try scratch.file(PayloadFixtures.badBadge).path
         let result = try TidingsExecutable.run(["payload", "inspect", path])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("aps_wrong_type"))

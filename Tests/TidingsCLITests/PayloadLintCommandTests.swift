@@ -1,17 +1,22 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsTestSupport
 
 @Suite struct PayloadLintCommandTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-payload") }
+
     @Test func cleanPayloadExitsZero() throws {
-        let path = try PayloadFixtures.file(#"{"aps":{"alert":"Hi"},"tidings":{"id":"m-1"}}"#)
+        let path = try scratch.file(#"{"aps":{"alert":"Hi"},"tidings":{"id":"m-1"}}"#).path
         let result = try TidingsExecutable.run(["payload", "lint", path])
         #expect(result.status == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.contains("no problems found"))
     }
 
     @Test func errorExitsOneAndNamesTheRule() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.badBadge)
+        let path = try scratch.file(PayloadFixtures.badBadge).path
         let result = try TidingsExecutable.run(["payload", "lint", path])
         #expect(result.status == 1)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
@@ -21,7 +26,7 @@ import TidingsModel
     }
 
     @Test func warningsAloneExitZero() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.warningsOnly)
+        let path = try scratch.file(PayloadFixtures.warningsOnly).path
         let result = try TidingsExecutable.run(["payload", "lint", path])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("unknown_aps_key"))
@@ -56,7 +61,7 @@ import TidingsModel
     }
 
     @Test func sizeLimitDependsOnVoIP() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.padded(to: 4500))
+        let path = try scratch.file(PayloadFixtures.padded(to: 4500)).path
         let ordinary = try TidingsExecutable.run(["payload", "lint", path])
         #expect(ordinary.status == 1)
         #expect(ordinary.standardOutput.contains("payload is 4500 bytes, over APNs' limit of 4096 bytes"))
@@ -67,7 +72,7 @@ import TidingsModel
 
     @Test func prettyPrintedPayloadIsMeasuredAsGivenAndCompact() throws {
         let indented = "{\n" + String(repeating: " ", count: 4100) + #""aps": {"alert": "Hi"}}"#
-        let path = try PayloadFixtures.file(indented)
+        let path = try scratch.file(indented).path
         let result = try TidingsExecutable.run(["payload", "lint", path, "--json"])
         #expect(result.status == 1)
         let json = try JSONValue.parse(result.standardOutput)
@@ -92,7 +97,7 @@ import TidingsModel
     }
 
     @Test func nowOptionDrivesExpiry() throws {
-        let path = try PayloadFixtures.file(PayloadFixtures.moengage)
+        let path = try scratch.file(PayloadFixtures.moengage).path
         let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "2019-01-01T00:00:00Z"])
         #expect(!before.standardOutput.contains("inbox_expired"))
         let after = try TidingsExecutable.run(["payload", "lint", path, "--now", "1600000000"])

@@ -2,13 +2,17 @@ import Foundation
 import Testing
 import TidingsModel
 import TidingsStore
+import TidingsTestSupport
 
 /// `tidings send`'s campaign options reach tidingsd as docs/campaigns.md says, and bad ones are usage errors.
 @Suite struct SendCampaignOptionsTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-content") }
+
+    /// A new content file holding `json`, for the options that take a path.
     func file(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID()).json").path
-        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+        try scratch.file(json).path
     }
 
     @Test func scheduleLanguagesAndVariantsAreStoredOnTheMessage() async throws {

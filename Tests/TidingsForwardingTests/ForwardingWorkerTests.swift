@@ -13,13 +13,15 @@ import TidingsTestSupport
 @Suite(.serialized) struct ForwardingWorkerTests {
     let store: any Store
     let client: CurlMultiClient
-    let root: URL
+    /// Where file destinations write; removed with the suite instance when the test ends.
+    let scratch: TemporaryDirectory
+    var root: URL { scratch.url }
 
     init() throws {
         store = try StoreBackend.sqlite.makeStore()
         try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: 0))
         client = try CurlMultiClient()
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("fwd-tests-\(UUID().uuidString)")
+        scratch = try TemporaryDirectory("fwd-tests")
     }
 
     /// One batch in flight unless asked: most tests check the order of a single sender's batches.

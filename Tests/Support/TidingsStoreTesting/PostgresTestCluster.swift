@@ -77,31 +77,38 @@ package final class PostgresTestCluster: @unchecked Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tidings-postgres-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if getuid() == 0 {
-            guard let nobody = getpwnam("nobody") else {
-                throw Failure(description: "PostgreSQL refuses to run as root, and there is no user 'nobody'")
-            }
-            guard chown(directory.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else {
-                throw Failure(
-                    description: "cannot hand \(directory.path) to nobody: \(String(cString: strerror(errno)))")
-            }
-            tools = Tools(
-                binDirectory: binDirectory, directory: directory,
-                runAs: [
-                    "/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)",
-                    "--clear-groups", "--",
-                ])
-        } else {
-            tools = Tools(binDirectory: binDirectory, directory: directory, runAs: [])
+        // A cluster that never started is never stopped (``stop()``), so its directory is removed here.
+        do {
+            tools = try Self.tools(binDirectory: binDirectory, directory: directory)
+            self.directory = directory
+            port = Int.random(in: 20_000..<60_000)
+            let data = directory.appendingPathComponent("data").path
+            try tools.run(
+                "initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+                what: "initdb")
+            server = Process()
+            try startServer()
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        self.directory = directory
-        port = Int.random(in: 20_000..<60_000)
-        let data = directory.appendingPathComponent("data").path
-        try tools.run(
-            "initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
-            what: "initdb")
-        server = Process()
-        try startServer()
+    }
+
+    /// The tools, run as `nobody` (who is given `directory`) when this process is root: PostgreSQL refuses root.
+    private static func tools(binDirectory: URL, directory: URL) throws -> Tools {
+        guard getuid() == 0 else { return Tools(binDirectory: binDirectory, directory: directory, runAs: []) }
+        guard let nobody = getpwnam("nobody") else {
+            throw Failure(description: "PostgreSQL refuses to run as root, and there is no user 'nobody'")
+        }
+        guard chown(directory.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else {
+            throw Failure(description: "cannot hand \(directory.path) to nobody: \(String(cString: strerror(errno)))")
+        }
+        return Tools(
+            binDirectory: binDirectory, directory: directory,
+            runAs: [
+                "/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)",
+                "--clear-groups", "--",
+            ])
     }
 
     /// Starts `postgres` on the data directory and waits (up to 30 s) until it accepts connections.

@@ -1,10 +1,15 @@
 import Foundation
 import Testing
 import Tidings
+import TidingsTestSupport
 
 /// `MediaFetcher` against a loopback server: each test gets its own server and destination directory.
 @Suite("MediaFetcher")
 struct MediaFetcherTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-media") }
+
     /// A policy for the loopback server (plain http allowed; HTTPS is not available here).
     static func policy(_ destination: URL) -> MediaPolicy {
         var policy = MediaPolicy(destinationDirectory: destination)
@@ -12,12 +17,11 @@ struct MediaFetcherTests {
         return policy
     }
 
-    /// Runs `body` with a fresh server and directory, and always stops the server.
+    /// Runs `body` with a fresh server and `directory` (the calling test's own), and always stops the server.
     static func withServer(
-        _ body: (MediaTestServer, URL) async throws -> Void
+        in directory: URL, _ body: (MediaTestServer, URL) async throws -> Void
     ) async throws {
         let server = try MediaTestServer()
-        let directory = try MediaFixtures.directory()
         do {
             try await body(server, directory)
         } catch {
@@ -25,7 +29,6 @@ struct MediaFetcherTests {
             throw error
         }
         await server.shutdown()
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The error `fetch` throws, or nil when it succeeds.
@@ -42,7 +45,7 @@ struct MediaFetcherTests {
     }
 
     @Test func downloadsAPNGToAFreshFileWithItsExtension() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let media = PushMedia(source: .remote(url: server.url("/image.png")), kind: .image)
             let first = try await fetcher.fetch(media)
@@ -60,7 +63,7 @@ struct MediaFetcherTests {
     }
 
     @Test func magicBytesWinOverAWrongContentTypeAndExtension() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let media = PushMedia(source: .remote(url: server.url("/png-labelled-mp4")), kind: .image)
             let plan = try await fetcher.fetch(media)
@@ -75,7 +78,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aDeclaredContentLengthOverTheCapFailsBeforeTheBodyIsRead() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let media = PushMedia(source: .remote(url: server.url("/declared-60mb")), kind: .video)
             let error = await Self.failure(fetcher, media)
@@ -92,7 +95,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aBodyWithoutContentLengthStopsAtTheCapAndLeavesNoFile() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             var policy = Self.policy(directory)
             policy.maximumImageBytes = 256 * 1024
             let fetcher = MediaFetcher(policy: policy)
@@ -110,7 +113,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aSlowServerPastTheDeadlineTimesOutAndLeavesNoFile() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let media = PushMedia(source: .remote(url: server.url("/slow")), kind: .image)
             let started = ContinuousClock.now
@@ -125,7 +128,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aServerThatStallsHitsTheRequestTimeoutBeforeTheDeadline() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             var policy = Self.policy(directory)
             policy.requestTimeout = .seconds(1)
             let fetcher = MediaFetcher(policy: policy)
@@ -142,7 +145,7 @@ struct MediaFetcherTests {
     }
 
     @Test func cancellingTheTaskCancelsTheDownload() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let media = PushMedia(source: .remote(url: server.url("/slow")), kind: .image)
             let task = Task { await Self.failure(fetcher, media) }
@@ -155,7 +158,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aNotFoundIsAnHTTPStatusError() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let error = await Self.failure(
                 fetcher, PushMedia(source: .remote(url: server.url("/missing.png")), kind: .image))
@@ -166,7 +169,7 @@ struct MediaFetcherTests {
     }
 
     @Test func plainHTTPIsRefusedBeforeAnyRequestWhenHTTPSOnly() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: MediaPolicy(destinationDirectory: directory))
             #expect(fetcher.policy.allowInsecureHTTP == false)
             let error = await Self.failure(
@@ -177,7 +180,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aRedirectToPlainHTTPIsRefusedWhenHTTPSOnly() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             // Only 127.0.0.1 has an exception (like an ATS exception domain); the redirect goes to localhost.
             var policy = MediaPolicy(destinationDirectory: directory)
             policy.insecureHTTPHosts = ["127.0.0.1"]
@@ -196,7 +199,7 @@ struct MediaFetcherTests {
     }
 
     @Test func redirectsBeyondTheLimitFail() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             var policy = Self.policy(directory)
             policy.maximumRedirects = 3
             let error = await Self.failure(
@@ -207,7 +210,7 @@ struct MediaFetcherTests {
     }
 
     @Test func contentOfNoAttachableTypeIsUnknown() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             for path in ["/error-page.jpg", "/mystery"] {
                 let error = await Self.failure(fetcher, PushMedia(source: .remote(url: server.url(path)), kind: .image))
@@ -218,7 +221,7 @@ struct MediaFetcherTests {
     }
 
     @Test func aVideoDeclaredButAPictureReceivedIsAMismatch() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let error = await Self.failure(
                 fetcher, PushMedia(source: .remote(url: server.url("/image.png")), kind: .video))
@@ -229,7 +232,7 @@ struct MediaFetcherTests {
     }
 
     @Test func imageAndGIFAdaptToWhatWasReceived() async throws {
-        try await Self.withServer { server, directory in
+        try await Self.withServer(in: scratch.url) { server, directory in
             let fetcher = MediaFetcher(policy: Self.policy(directory))
             let gif = try await fetcher.fetch(PushMedia(source: .remote(url: server.url("/animation")), kind: .image))
             #expect(gif.kind == .gif)
@@ -242,8 +245,7 @@ struct MediaFetcherTests {
 
     @Test(arguments: ["ftp://example.com/a.png", "not a url", "https://", "https:///path.png"])
     func malformedURLsAreInvalid(_ url: String) async throws {
-        let directory = try MediaFixtures.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = scratch.url
         let error = await Self.failure(
             MediaFetcher(policy: MediaPolicy(destinationDirectory: directory)),
             PushMedia(source: .remote(url: url), kind: .image))
@@ -255,8 +257,7 @@ struct MediaFetcherTests {
         let server = try MediaTestServer()
         let url = server.url("/image.png")
         await server.shutdown()
-        let directory = try MediaFixtures.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = scratch.url
         let error = await Self.failure(
             MediaFetcher(policy: Self.policy(directory)), PushMedia(source: .remote(url: url), kind: .image))
         #expect(error?.code == .transport)

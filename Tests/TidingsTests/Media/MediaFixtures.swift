@@ -1,6 +1,6 @@
 import Foundation
 
-/// Small files whose first bytes are real magic numbers, and helpers for a fresh directory per test.
+/// Small files whose first bytes are real magic numbers, and what a test finds in a directory.
 enum MediaFixtures {
     /// A PNG signature and the start of an IHDR chunk: enough for sniffing.
     static let png =
@@ -9,13 +9,6 @@ enum MediaFixtures {
     /// `GIF89a` and a logical screen descriptor.
     static let gif =
         Data("GIF89a".utf8) + Data([0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00]) + Data(repeating: 0, count: 32)
-
-    /// A new empty directory under the temporary directory.
-    static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-media-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 
     /// The names of the files in `directory`.
     static func contents(of directory: URL) -> [String] {

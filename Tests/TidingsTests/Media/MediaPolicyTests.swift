@@ -1,10 +1,15 @@
 import Foundation
 import Testing
 import Tidings
+import TidingsTestSupport
 
 /// The policy's defaults are Apple's limits, and its scheme rule.
 @Suite("MediaPolicy")
 struct MediaPolicyTests {
+    let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory("tidings-media") }
+
     @Test func theDefaultsAreApplesCapsAndAnHTTPSOnlyDeadlineUnderThirtySeconds() {
         let policy = MediaPolicy()
         #expect(policy.maximumBytes(for: .image) == 10_485_760)
@@ -33,7 +38,7 @@ struct MediaPolicyTests {
 
     @Test(arguments: PushMedia.Kind.allCases)
     func aDeclaredLengthOneByteOverEachCapIsRefusedNamingTheLimit(_ kind: PushMedia.Kind) async throws {
-        try await MediaFetcherTests.withServer { server, directory in
+        try await MediaFetcherTests.withServer(in: scratch.url) { server, directory in
             let limit = MediaPolicy().maximumBytes(for: kind)
             let media = PushMedia(source: .remote(url: server.url("/generated/\(limit + 1)")), kind: kind)
             let error = await MediaFetcherTests.failure(
