@@ -2,9 +2,10 @@
 ///
 /// A route whose work never waits (a bounded store read, no network) may be declared with
 /// ``immediate(_:_:_:)``: the server then answers it on the network thread that read the request, without
-/// a task or a suspended connection (see ``HTTPServer``). A route whose plain work may wait on other
-/// requests (a store write joining a group commit) is declared with ``blocking(_:_:_:)``: the server runs
-/// it on a worker thread while its connection is suspended, so the network thread goes on reading. Either
+/// a task or a suspended connection (see ``HTTPServer``). A route whose plain work may wait long on other
+/// requests (an event batch joining a group commit) is declared with ``blocking(_:_:_:)``: the server runs
+/// it on a worker thread while its connection is suspended, so the network thread goes on reading. The
+/// hand-over costs two thread wake-ups, worth it only for a wait much longer than those. Either
 /// way its ``handler`` runs the same code, so in-process callers and the standard pipeline see no
 /// difference.
 public struct HTTPRoute: Sendable {
@@ -41,8 +42,8 @@ public struct HTTPRoute: Sendable {
         return route
     }
 
-    /// A route whose plain handler may wait on other requests, such as a store write that joins a group
-    /// commit: the server runs it on a worker thread, so no network thread waits.
+    /// A route whose plain handler may wait long on other requests, such as an event batch that joins a
+    /// group commit: the server runs it on a worker thread, so no network thread waits.
     public static func blocking(
         _ method: String, _ pattern: String, _ handler: @escaping ImmediateHTTPHandler
     ) -> HTTPRoute {

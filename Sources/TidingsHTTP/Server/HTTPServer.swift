@@ -79,8 +79,8 @@ public final class HTTPServer: @unchecked Sendable {
         public var maximumConnections: Int
         /// Network threads; defaults to three per core (at most 256). They also run the immediate routes.
         public var threadCount: Int
-        /// Threads for the routes declared ``HTTPRoute/blocking(_:_:_:)``, whose store writes wait for a group
-        /// commit: as many writes can wait at once, and join one commit, as there are of these threads.
+        /// Threads for the routes declared ``HTTPRoute/blocking(_:_:_:)``, such as event batches, whose store
+        /// writes wait for a group commit: as many can wait at once, and join one commit, as there are threads.
         public var workerThreadCount: Int
         /// How long ``HTTPServer/shutdown()`` waits for requests in flight.
         public var shutdownGracePeriod: Duration

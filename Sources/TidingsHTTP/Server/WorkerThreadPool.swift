@@ -1,12 +1,12 @@
 import Foundation
 
-/// A fixed set of threads for plain handlers that may wait on other requests, such as a store write
+/// A fixed set of threads for plain handlers that may wait on other requests, such as an event batch
 /// waiting for its group's commit, so that neither the network threads nor Swift's cooperative threads
 /// wait.
 ///
 /// A network thread that waited for a commit could not read its other connections meanwhile. With the
 /// waiting moved here, the network threads go on reading, and more writes reach each commit: with 32
-/// connections of upserts, groups of about 12 writes instead of 5 (BENCHMARKS.md).
+/// connections posting event batches, groups of about 11 batches instead of 5 (BENCHMARKS.md).
 final class WorkerThreadPool: @unchecked Sendable {
     // @unchecked: `queue` and `stopping` are touched only under `condition`.
     private let condition = NSCondition()

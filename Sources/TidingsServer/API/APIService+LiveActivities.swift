@@ -9,18 +9,18 @@ import TidingsStore
 extension APIService {
     func liveActivityRoutes() -> [HTTPRoute] {
         [
-            HTTPRoute.blocking("PUT", "/v1/installations/{installation_id}/live-activities/{activity_id}") {
+            HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}/live-activities/{activity_id}") {
                 try self.putLiveActivityToken($0, kind: .update, scopeParameter: "activity_id")
             },
-            HTTPRoute.blocking("DELETE", "/v1/installations/{installation_id}/live-activities/{activity_id}") {
+            HTTPRoute.immediate("DELETE", "/v1/installations/{installation_id}/live-activities/{activity_id}") {
                 try self.deleteLiveActivityToken($0, kind: .update, scopeParameter: "activity_id")
             },
-            HTTPRoute.blocking(
+            HTTPRoute.immediate(
                 "PUT", "/v1/installations/{installation_id}/push-to-start-tokens/{attributes_type}"
             ) {
                 try self.putLiveActivityToken($0, kind: .pushToStart, scopeParameter: "attributes_type")
             },
-            HTTPRoute.blocking(
+            HTTPRoute.immediate(
                 "DELETE", "/v1/installations/{installation_id}/push-to-start-tokens/{attributes_type}"
             ) {
                 try self.deleteLiveActivityToken($0, kind: .pushToStart, scopeParameter: "attributes_type")

@@ -232,7 +232,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
         Setting(
             flag: "worker-threads", environment: "TIDINGS_WORKER_THREADS", fileKey: "worker_threads",
-            help: "threads that run store writes, so network threads never wait on them (default 32)",
+            help: "threads that write event batches, so network threads never wait for the store (default 32)",
             apply: { configuration, text in
                 guard let value = Int(text), (1...1024).contains(value) else { return false }
                 configuration.http.workerThreadCount = value
@@ -433,9 +433,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
         }
         if configuration.postgresStore != nil && !threadsGiven {
-            // A network thread runs the store reads of immediate routes, which on PostgreSQL wait on round trips
-            // rather than on the cores: more threads keep the cores busy. BENCHMARKS.md, upserts with 32 threads
-            // (measured before writes moved to the worker threads).
+            // A network thread runs its request's store calls (event batches excepted), which on PostgreSQL wait
+            // on round trips and on the commit's disk sync rather than on the cores: more threads keep the cores
+            // busy, and let concurrent upserts share one commit (`PostgresUpsertQueue`). BENCHMARKS.md, upserts
+            // with 32 threads.
             configuration.http.threadCount = min(256, 16 * ProcessInfo.processInfo.activeProcessorCount)
         }
         if let admin = configuration.adminHTTP, admin.port != 0, admin.port == configuration.http.port,
