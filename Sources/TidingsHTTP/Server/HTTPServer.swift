@@ -136,7 +136,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var daemon: OpaquePointer?
     private var acceptor: ConnectionAcceptor?
-    /// Runs the blocking routes while the server runs; nil when stopped.
+    /// Runs the blocking routes while the server runs: started by the first of them, nil when stopped.
     private var workers: WorkerThreadPool?
     private var boundPort: Int?
     /// Set once shutdown closes connections: after it no connection is resumed again.
@@ -213,7 +213,6 @@ public final class HTTPServer: @unchecked Sendable {
             }
             daemon = started
             self.acceptor = acceptor
-            workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
             acceptor.start(
                 handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections))
             boundPort = acceptor.port
@@ -278,7 +277,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// Suspends the connection of `state` and runs `answer` on a worker thread, then resumes it; on a
     /// network thread, inside a callback.
     func answerOnWorker(_ state: ConnectionState, _ answer: PlainAnswer) {
-        guard let workers = lock.withLock({ workers }) else { return }
+        let workers = lock.withLock { () -> WorkerThreadPool? in
+            // Started on first use: most servers (admin, emulator, tests) declare no blocking route.
+            guard daemon != nil, !closing else { return nil }
+            if self.workers == nil {
+                self.workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
+            }
+            return self.workers
+        }
+        // Stopping: the connection is closed with the daemon.
+        guard let workers else { return }
         suspend(state)
         workers.submit {
             state.response = answer.respond()
