@@ -52,7 +52,13 @@ enum RequestFraming {
 
     /// The comma-separated elements of a header value, trimmed, empty ones left out.
     private static func elements(of value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // Nearly every value is one bare element (`Content-Length: 18`): no splitting or trimming for it, which
+        // took 2% of the upsert run's CPU through Foundation.
+        let bare = !value.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t")
+        }
+        if bare { return value.isEmpty ? [] : [value] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// RFC 9110 `token`: letters, digits and ``!#$%&'*+-.^_`|~``, so no whitespace before the colon.
