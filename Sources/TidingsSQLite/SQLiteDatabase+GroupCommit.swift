@@ -53,7 +53,7 @@ extension SQLiteDatabase {
     private static func commit(_ writes: [GroupedWrite], on connection: SQLiteConnection) throws -> Bool {
         try connection.run("BEGIN IMMEDIATE")
         do {
-            for write in writes where !write.run(connection) {
+            for write in writes where write.run?(connection) == false {
                 _ = try? connection.run("ROLLBACK")
                 return false
             }
@@ -68,12 +68,17 @@ extension SQLiteDatabase {
 
 /// One caller's write waiting for its group.
 final class GroupedWrite: @unchecked Sendable {
-    // @unchecked: `run` is called by the group's leader while its submitter waits on the queue's
-    // condition; `done` and `groupError` are touched only under that condition's lock.
-    /// Runs the write; false when it threw (its error is kept by the caller).
-    let run: (SQLiteConnection) -> Bool
+    // @unchecked: `run` is called by the group's leader while its submitter waits on `wake`; `run`, `done`,
+    // `leadHandedOver` and `groupError` are written only under the queue's lock.
+    /// Runs the write; false when it threw (its error is kept by the caller). Dropped when the write is
+    /// done: the caller lends it only for the duration of its call (`withoutActuallyEscaping`).
+    var run: ((SQLiteConnection) -> Bool)?
     var done = false
     var groupError: (any Error)?
+    /// Set when a finishing leader chose this write's caller to lead next.
+    var leadHandedOver = false
+    /// Signalled once when `done` is set, and once when the lead is handed over.
+    let wake = DispatchSemaphore(value: 0)
 
     init(_ run: @escaping (SQLiteConnection) -> Bool) {
         self.run = run
@@ -81,43 +86,62 @@ final class GroupedWrite: @unchecked Sendable {
 }
 
 /// The writes waiting for a group, and whether a leader is committing one now.
+///
+/// Wake-ups are targeted: a leader that finishes wakes the callers of its group and hands the lead to the
+/// first caller waiting, instead of waking every waiting thread to find out which of them leads.
 final class GroupCommitQueue: @unchecked Sendable {
-    // @unchecked: `pending` and `leading` are touched only with `condition` locked.
-    private let condition = NSCondition()
+    // @unchecked: `pending` and `leading` are touched only with `lock` held.
+    private let lock = NSLock()
     private var pending: [GroupedWrite] = []
     private var leading = false
 
     /// Waits until `write` ran and committed, or failed: nil, or the error of its commit.
     func submit(_ write: GroupedWrite, database: SQLiteDatabase) -> (any Error)? {
-        condition.lock()
-        defer { condition.unlock() }
-        pending.append(write)
-        while !write.done {
-            if leading {
-                condition.wait()
-                continue
-            }
+        var leads = lock.withLock {
+            pending.append(write)
+            guard !leading else { return false }
             leading = true
-            condition.unlock()
+            return true
+        }
+        while true {
+            if !leads {
+                write.wake.wait()
+                let (handedOver, done, error) = lock.withLock { () -> (Bool, Bool, (any Error)?) in
+                    defer { write.leadHandedOver = false }
+                    return (write.leadHandedOver, write.done, write.groupError)
+                }
+                if done { return error }
+                guard handedOver else { continue }
+            }
+            leads = false
             // Before taking the group, let the threads waiting for this core run: on a busy server they are
             // reading and parsing the next requests, and those that reach the store meanwhile join this group
-            // (as followers, since a leader is set) instead of each paying for a transaction of its own. With
-            // no thread waiting for the core this returns at once. On two cores, without it, groups were about
-            // one write each: a write commits in less time than another thread takes to parse its request.
+            // instead of each paying for a transaction of its own. With no thread waiting for the core this
+            // returns at once. On two cores, without it, groups were about one write each: a write commits in
+            // less time than another thread takes to parse its request.
             sched_yield()
-            condition.lock()
-            let group = pending
-            pending.removeAll(keepingCapacity: true)
-            condition.unlock()
-            let errors = database.commitGroup(group)
-            condition.lock()
-            for (member, error) in zip(group, errors) {
-                member.done = true
-                member.groupError = error
+            let group = lock.withLock {
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
             }
-            leading = false
-            condition.broadcast()
+            let errors = database.commitGroup(group)
+            let wakes = lock.withLock { () -> [DispatchSemaphore] in
+                for (member, error) in zip(group, errors) {
+                    member.run = nil
+                    member.done = true
+                    member.groupError = error
+                }
+                var wakes = group.filter { $0 !== write }.map(\.wake)
+                if let successor = pending.first {
+                    successor.leadHandedOver = true
+                    wakes.append(successor.wake)
+                } else {
+                    leading = false
+                }
+                return wakes
+            }
+            for wake in wakes { wake.signal() }
+            return lock.withLock { write.groupError }
         }
-        return write.groupError
     }
 }

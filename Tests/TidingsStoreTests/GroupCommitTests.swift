@@ -68,6 +68,37 @@ import TidingsModel
         }
     }
 
+    /// Threads of their own (GCD would run about one per core): every caller must be woken, for its result
+    /// or to lead the next group, however the hand-overs interleave.
+    @Test func thirtyTwoThreadsAtOnceAllFinishWithTheirOwnResults() throws {
+        let (database, directory) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (threads, perThread) = (32, 100)
+        let results = LockedBox([Int: Int]())
+        let finished = DispatchGroup()
+        for thread in 0..<threads {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                for step in 0..<perThread {
+                    let number = thread * perThread + step
+                    let doubled = try? database.groupWrite { connection in
+                        try connection.run(
+                            "INSERT INTO rows (number, note) VALUES (?1, 'a')", [.integer(Int64(number))])
+                        return number * 2
+                    }
+                    results.withLock { $0[number] = doubled }
+                }
+            }.start()
+        }
+        // A lost wake-up leaves a caller waiting for ever: bounded, so the test fails instead of hanging.
+        #expect(finished.wait(timeout: .now() + 60) == .success)
+        let total = threads * perThread
+        #expect(results.withLock { $0 } == Dictionary(uniqueKeysWithValues: (0..<total).map { ($0, $0 * 2) }))
+        let stored = try database.read { try $0.scalar("SELECT COUNT(*) FROM rows")?.integerValue }
+        #expect(stored == Int64(total))
+    }
+
     @Test func aWriteSeesTheWritesBeforeItInTheSameGroup() throws {
         let (database, directory) = try makeDatabase()
         defer { try? FileManager.default.removeItem(at: directory) }
