@@ -76,7 +76,7 @@ extension PostgresStore {
     private static let planForEachCallSQL = "SET LOCAL plan_cache_mode = force_custom_plan"
     private static let planOnceSQL = "SET LOCAL plan_cache_mode TO DEFAULT"
 
-    /// Concurrent calls are written together by one of them (``PostgresUpsertQueue``, see
+    /// Concurrent calls are written together by one of them (``upserts``, see
     /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
     /// group's transaction fails and each of its upserts is tried again alone.
     public func upsertInstallation(
@@ -84,7 +84,7 @@ extension PostgresStore {
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool) {
         try withoutActuallyEscaping(prepare) { prepare in
-            let member = PostgresUpsertQueue.Member(
+            let member = PostgresUpsert(
                 appID: appID, installationID: installationID, now: now, prepare: prepare)
             upserts.submit(member) { group in commitUpserts(group) }
             guard let outcome = member.outcome else {
@@ -99,7 +99,7 @@ extension PostgresStore {
     /// itself fails with an error of the server (a deadlock, a unique token taken meanwhile by another
     /// instance, a lock timeout), it is rolled back and each member is tried again alone, so the failure
     /// stays with the member that causes it.
-    func commitUpserts(_ group: [PostgresUpsertQueue.Member]) {
+    func commitUpserts(_ group: [PostgresUpsert]) {
         guard !group.isEmpty else { return }
         do {
             try writeUpserts(group)
@@ -120,7 +120,7 @@ extension PostgresStore {
     /// locked (one `SELECT ... FOR UPDATE`), then, once every `prepare` has decided, the token moves, the
     /// writes and `COMMIT`. Sets the outcome of each member (a `prepare`'s error included) when the transaction commits.
     /// - Throws: when the transaction fails (rolled back, no outcome set that counts).
-    private func writeUpserts(_ members: [PostgresUpsertQueue.Member]) throws {
+    private func writeUpserts(_ members: [PostgresUpsert]) throws {
         var attempts = 0
         while true {
             do {
@@ -143,7 +143,7 @@ extension PostgresStore {
         var token: String
     }
 
-    private static func writeUpserts(_ members: [PostgresUpsertQueue.Member], _ db: PostgresConnection) throws {
+    private static func writeUpserts(_ members: [PostgresUpsert], _ db: PostgresConnection) throws {
         // In the database's order (`COLLATE "C"`: by bytes), the order the lock statement takes the rows in;
         // they are written in it too.
         let keys = Set(members.map { InstallationKey(appID: $0.appID, installationID: $0.installationID) })
@@ -259,7 +259,7 @@ extension PostgresStore {
     /// The installation `update` makes of `existing` (or of a new one), with the registration time of each
     /// token that is new or presented again.
     private static func applying(
-        _ update: InstallationUpdate, to existing: Installation?, member: PostgresUpsertQueue.Member
+        _ update: InstallationUpdate, to existing: Installation?, member: PostgresUpsert
     ) -> Installation {
         var installation = update.applied(
             to: existing

@@ -59,7 +59,7 @@ public final class PostgresStore: Store {
     public let changes: StoreChangeFeed
     let listener: PostgresChangeListener
     /// Installation upserts waiting to be written together.
-    let upserts: PostgresUpsertQueue
+    let upserts: GroupCommitter<PostgresUpsert>
 
     /// Connects, migrates the schema to this version and makes sure this month's and next month's event
     /// partitions exist.
@@ -72,7 +72,7 @@ public final class PostgresStore: Store {
                 lockTimeout: configuration.lockTimeout,
                 idleInTransactionTimeout: configuration.idleInTransactionTimeout),
             maximumConnections: configuration.maximumConnections, acquireTimeout: configuration.acquireTimeout)
-        upserts = PostgresUpsertQueue(maximumGroups: configuration.concurrentUpsertGroups)
+        upserts = GroupCommitter(maximumGroups: configuration.concurrentUpsertGroups)
         let listener = PostgresChangeListener(settings: pool.settings)
         self.listener = listener
         // Until the listener has connected, other instances' changes go unheard.

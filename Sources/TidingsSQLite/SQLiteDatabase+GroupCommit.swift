@@ -1,4 +1,5 @@
 import Foundation
+import TidingsModel
 
 extension SQLiteDatabase {
     /// Runs `body` in a write transaction shared with the writes other threads are asking for at the same
@@ -23,7 +24,10 @@ extension SQLiteDatabase {
                 if case .failure = outcome { return false }
                 return true
             }
-            if let error = groupCommit.submit(write, database: self) { throw error }
+            groupCommit.submit(write) { group in
+                for (member, error) in zip(group, commitGroup(group)) { member.groupError = error }
+            }
+            if let error = write.groupError { throw error }
             // `submit` returns only after the write ran and committed, or failed alone (handled above).
             return try outcome!.get()
         }
@@ -67,81 +71,18 @@ extension SQLiteDatabase {
 }
 
 /// One caller's write waiting for its group.
-final class GroupedWrite: @unchecked Sendable {
-    // @unchecked: `run` is called by the group's leader while its submitter waits on `wake`; `run`, `done`,
-    // `leadHandedOver` and `groupError` are written only under the queue's lock.
-    /// Runs the write; false when it threw (its error is kept by the caller). Dropped when the write is
-    /// done: the caller lends it only for the duration of its call (`withoutActuallyEscaping`).
+final class GroupedWrite: GroupCommitMember, @unchecked Sendable {
+    // @unchecked: `run` and `groupError` are used by the group's leader while the caller waits in
+    // `GroupCommitter.submit`, which returns only after the leader is done with them.
+    /// Runs the write; false when it threw (its error is kept by the caller). Dropped once the group is
+    /// written: the caller lends it only for the duration of its call (`withoutActuallyEscaping`).
     var run: ((SQLiteConnection) -> Bool)?
-    var done = false
+    /// The error that kept the write's transaction from committing.
     var groupError: (any Error)?
-    /// Set when a finishing leader chose this write's caller to lead next.
-    var leadHandedOver = false
-    /// Signalled once when `done` is set, and once when the lead is handed over.
-    let wake = DispatchSemaphore(value: 0)
 
     init(_ run: @escaping (SQLiteConnection) -> Bool) {
         self.run = run
     }
-}
 
-/// The writes waiting for a group, and whether a leader is committing one now.
-///
-/// Wake-ups are targeted: a leader that finishes wakes the callers of its group and hands the lead to the
-/// first caller waiting, instead of waking every waiting thread to find out which of them leads.
-final class GroupCommitQueue: @unchecked Sendable {
-    // @unchecked: `pending` and `leading` are touched only with `lock` held.
-    private let lock = NSLock()
-    private var pending: [GroupedWrite] = []
-    private var leading = false
-
-    /// Waits until `write` ran and committed, or failed: nil, or the error of its commit.
-    func submit(_ write: GroupedWrite, database: SQLiteDatabase) -> (any Error)? {
-        var leads = lock.withLock {
-            pending.append(write)
-            guard !leading else { return false }
-            leading = true
-            return true
-        }
-        while true {
-            if !leads {
-                write.wake.wait()
-                let (handedOver, done, error) = lock.withLock { () -> (Bool, Bool, (any Error)?) in
-                    defer { write.leadHandedOver = false }
-                    return (write.leadHandedOver, write.done, write.groupError)
-                }
-                if done { return error }
-                guard handedOver else { continue }
-            }
-            leads = false
-            // Before taking the group, let the threads waiting for this core run: on a busy server they are
-            // reading and parsing the next requests, and those that reach the store meanwhile join this group
-            // instead of each paying for a transaction of its own. With no thread waiting for the core this
-            // returns at once. On two cores, without it, groups were about one write each: a write commits in
-            // less time than another thread takes to parse its request.
-            sched_yield()
-            let group = lock.withLock {
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            let errors = database.commitGroup(group)
-            let wakes = lock.withLock { () -> [DispatchSemaphore] in
-                for (member, error) in zip(group, errors) {
-                    member.run = nil
-                    member.done = true
-                    member.groupError = error
-                }
-                var wakes = group.filter { $0 !== write }.map(\.wake)
-                if let successor = pending.first {
-                    successor.leadHandedOver = true
-                    wakes.append(successor.wake)
-                } else {
-                    leading = false
-                }
-                return wakes
-            }
-            for wake in wakes { wake.signal() }
-            return lock.withLock { write.groupError }
-        }
-    }
+    func groupWritten() { run = nil }
 }

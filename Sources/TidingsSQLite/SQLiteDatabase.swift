@@ -12,7 +12,7 @@ public final class SQLiteDatabase: Sendable {
     private let connection: LockedBox<SQLiteConnection>
     public let path: String
     /// Writes waiting to be committed together by ``groupWrite(_:)``.
-    let groupCommit = GroupCommitQueue()
+    let groupCommit = GroupCommitter<GroupedWrite>()
 
     public init(path: String, options: SQLiteConnection.Options = .init()) throws(SQLiteError) {
         self.path = path

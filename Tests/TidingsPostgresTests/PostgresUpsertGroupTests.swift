@@ -22,8 +22,8 @@ import TidingsStoreTesting
 
     func member(
         _ installationID: String, at now: Int64 = now, _ prepare: @escaping (Installation?) throws -> InstallationUpdate
-    ) -> PostgresUpsertQueue.Member {
-        PostgresUpsertQueue.Member(appID: "app_a", installationID: installationID, now: now, prepare: prepare)
+    ) -> PostgresUpsert {
+        PostgresUpsert(appID: "app_a", installationID: installationID, now: now, prepare: prepare)
     }
 
     func apns(_ token: String) -> InstallationUpdate {

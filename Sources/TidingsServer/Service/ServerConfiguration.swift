@@ -435,7 +435,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if configuration.postgresStore != nil && !threadsGiven {
             // A network thread runs its request's store calls (event batches excepted), which on PostgreSQL wait
             // on round trips and on the commit's disk sync rather than on the cores: more threads keep the cores
-            // busy, and let concurrent upserts share one commit (`PostgresUpsertQueue`). BENCHMARKS.md, upserts
+            // busy, and let concurrent upserts share one commit (`PostgresUpsert`). BENCHMARKS.md, upserts
             // with 32 threads.
             configuration.http.threadCount = min(256, 16 * ProcessInfo.processInfo.activeProcessorCount)
         }

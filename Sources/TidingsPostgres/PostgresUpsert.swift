@@ -1,0 +1,30 @@
+import TidingsModel
+import TidingsStore
+
+/// One caller's installation upsert waiting for its group (``PostgresStore/upserts``, a ``GroupCommitter``):
+/// concurrent upserts are written in one transaction, so a busy server pays for one commit (one WAL flush)
+/// and two round trips per group instead of per request.
+final class PostgresUpsert: GroupCommitMember, @unchecked Sendable {
+    // @unchecked: `prepare` and `outcome` are used by the group's leader while the caller waits in
+    // `GroupCommitter.submit`, which returns only after the leader is done with them.
+    let appID: String
+    let installationID: String
+    let now: Int64
+    /// The caller's decision; dropped once the group is written, because the caller lends it only for the
+    /// duration of its call.
+    private(set) var prepare: ((Installation?) throws -> InstallationUpdate)?
+    /// Set by the group's writer: what the caller returns or throws.
+    var outcome: Result<(installation: Installation, created: Bool), any Error>?
+
+    init(
+        appID: String, installationID: String, now: Int64,
+        prepare: @escaping (Installation?) throws -> InstallationUpdate
+    ) {
+        self.appID = appID
+        self.installationID = installationID
+        self.now = now
+        self.prepare = prepare
+    }
+
+    func groupWritten() { prepare = nil }
+}
