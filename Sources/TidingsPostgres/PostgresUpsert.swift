@@ -26,5 +26,5 @@ final class PostgresUpsert: GroupCommitMember, @unchecked Sendable {
         self.prepare = prepare
     }
 
-    func groupWritten() { prepare = nil }
+    override func groupWritten() { prepare = nil }
 }

@@ -84,5 +84,5 @@ final class GroupedWrite: GroupCommitMember, @unchecked Sendable {
         self.run = run
     }
 
-    func groupWritten() { run = nil }
+    override func groupWritten() { run = nil }
 }

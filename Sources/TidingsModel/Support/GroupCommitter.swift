@@ -1,11 +1,22 @@
 import Foundation
 
-/// A piece of work that a caller lends to a ``GroupCommitter`` for the duration of its call.
-public protocol GroupCommitMember: AnyObject {
+/// A piece of work that a caller hands to a ``GroupCommitter``, with what the committer keeps of it while it
+/// waits (a base class rather than a wrapper, so that a submission allocates nothing more).
+open class GroupCommitMember: @unchecked Sendable {
+    // @unchecked: the committer's fields are touched only under its lock; a subclass's own fields are used
+    // by the group's leader while the caller waits in `submit`, which returns only after the leader is done.
+    fileprivate var done = false
+    /// Set when a finishing leader chose this caller to lead next; cleared when it takes the lead.
+    fileprivate var leadHandedOver = false
+    /// Signalled once when `done` is set, and once for each lead handed over.
+    fileprivate let wake = DispatchSemaphore(value: 0)
+
+    public init() {}
+
     /// Called under the committer's lock once the member's group is written, before its caller returns:
     /// drops whatever the caller lent only for the call (a closure made with `withoutActuallyEscaping`),
     /// since the group's leader may still hold the member for a moment.
-    func groupWritten()
+    open func groupWritten() {}
 }
 
 /// Writes asked for by several threads at the same moment, written together by one of them (group commit).
@@ -20,10 +31,10 @@ public protocol GroupCommitMember: AnyObject {
 /// threads waiting, that futex traffic was a tenth of the server's CPU on PostgreSQL, and on SQLite cost
 /// 10–17% of the CPU per installation upsert: BENCHMARKS.md).
 public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendable {
-    // @unchecked: `pending`, `leading` and each ticket's `done` and `leadHandedOver` are touched only with
+    // @unchecked: `pending`, `leading` and each member's `done` and `leadHandedOver` are touched only with
     // `lock` held.
     private let lock = NSLock()
-    private var pending: [Ticket] = []
+    private var pending: [Member] = []
     private var leading = 0
     /// How many groups may be written at once, each by its own leader.
     public let maximumGroups: Int
@@ -32,37 +43,22 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
         self.maximumGroups = max(1, maximumGroups)
     }
 
-    /// One caller waiting for its group.
-    private final class Ticket {
-        let member: Member
-        var done = false
-        /// Set when a finishing leader chose this caller to lead next; cleared when it takes the lead.
-        var leadHandedOver = false
-        /// Signalled once when `done` is set, and once for each lead handed over.
-        let wake = DispatchSemaphore(value: 0)
-
-        init(_ member: Member) {
-            self.member = member
-        }
-    }
-
     /// Waits until `member`'s group has been written by `commit`, run by whichever caller leads.
     public func submit(_ member: Member, commit: ([Member]) -> Void) {
-        let ticket = Ticket(member)
         var leads = lock.withLock {
-            pending.append(ticket)
+            pending.append(member)
             guard leading < maximumGroups else { return false }
             leading += 1
             return true
         }
         while true {
             if !leads {
-                ticket.wake.wait()
+                member.wake.wait()
                 let next = lock.withLock { () -> (leads: Bool, done: Bool) in
                     // A lead handed over is taken even when the caller's own group is done meanwhile: the
                     // count of leaders includes it.
-                    defer { ticket.leadHandedOver = false }
-                    return (ticket.leadHandedOver, ticket.done)
+                    defer { member.leadHandedOver = false }
+                    return (member.leadHandedOver, member.done)
                 }
                 if !next.leads {
                     if next.done { return }
@@ -79,13 +75,13 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
                 defer { pending.removeAll(keepingCapacity: true) }
                 return pending
             }
-            if !group.isEmpty { commit(group.map(\.member)) }
+            if !group.isEmpty { commit(group) }
             let wakes = lock.withLock { () -> [DispatchSemaphore] in
                 for written in group {
-                    written.member.groupWritten()
+                    written.groupWritten()
                     written.done = true
                 }
-                var wakes = group.filter { $0 !== ticket }.map(\.wake)
+                var wakes = group.filter { $0 !== member }.map(\.wake)
                 if let successor = pending.first(where: { !$0.leadHandedOver }) {
                     successor.leadHandedOver = true
                     wakes.append(successor.wake)
@@ -95,7 +91,7 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
                 return wakes
             }
             for wake in wakes { wake.signal() }
-            if lock.withLock({ ticket.done }) { return }
+            if lock.withLock({ member.done }) { return }
         }
     }
 }

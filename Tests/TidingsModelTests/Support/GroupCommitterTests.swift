@@ -14,7 +14,7 @@ import TidingsModel
             self.number = number
         }
 
-        func groupWritten() { lent = nil }
+        override func groupWritten() { lent = nil }
     }
 
     /// Runs `threads` × `perThread` submissions and returns each write, once its caller has returned.
