@@ -4,6 +4,7 @@ import TidingsMetrics
 import TidingsModel
 import TidingsServer
 import TidingsStore
+import TidingsTestSupport
 import TidingsTesting
 
 /// A tidingsd API served over loopback on a fresh store: one app with an app key and a server key, pushes
@@ -116,11 +117,7 @@ struct APIBackend {
         -> TidingsExecutable.Result
     {
         let environment = environment(extra)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try TidingsExecutable.run(arguments, environment: environment) })
-            }
-        }
+        return try await offThePool { try TidingsExecutable.run(arguments, environment: environment) }
     }
 
     /// A new admin key, made on the store as `tidingsd keys create --kind admin` makes it.

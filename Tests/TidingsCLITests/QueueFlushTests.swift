@@ -4,6 +4,7 @@ import TidingsHTTP
 import TidingsMetrics
 import TidingsModel
 import TidingsServer
+import TidingsTestSupport
 
 /// `tidings queue flush` against a real tidingsd API served over loopback.
 @Suite struct QueueFlushTests {
@@ -45,11 +46,7 @@ import TidingsServer
 
     /// Runs the CLI off the cooperative pool, which the in-process server's handlers need.
     func tidings(_ arguments: [String]) async throws -> TidingsExecutable.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try TidingsExecutable.run(arguments) })
-            }
-        }
+        try await offThePool { try TidingsExecutable.run(arguments) }
     }
 
     @Test func flushUploadsEveryEventAndEmptiesTheStore() async throws {

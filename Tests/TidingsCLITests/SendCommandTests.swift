@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsModel
 import TidingsServer
+import TidingsTestSupport
 
 /// `tidings send` against a real tidingsd API over loopback, with fan-out to a recording provider.
 @Suite struct SendCommandTests {
@@ -135,11 +136,7 @@ import TidingsServer
             "send", "--all", "--title", "Hi", "--wait", "--server", backend.endpoint, "--key", backend.serverKey,
         ]
         let environment = backend.environment()
-        let result = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try TerminalCapture.run(arguments, environment: environment) })
-            }
-        }
+        let result = try await offThePool { try TerminalCapture.run(arguments, environment: environment) }
         #expect(result.status == 0, "\(result.terminal)")
         // Redrawn in place (carriage return, erase line), ending on a full bar and a fresh line.
         #expect(
@@ -182,27 +179,23 @@ import TidingsServer
         process.standardError = error
         try process.run()
         // The id is printed before the waiting starts; nothing sends, so the message waits to be cancelled.
-        let firstLine = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var data = Data()
-                while !data.contains(UInt8(ascii: "\n")) {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    data += chunk
-                }
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+        let firstLine = await offThePool {
+            var data = Data()
+            while !data.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data += chunk
             }
+            return String(decoding: data, as: UTF8.self)
         }
         let id = try #require(firstLine.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         #expect(id.hasPrefix("msg_"))
         let cancelled = try await backend.call("DELETE", "/v1/messages/\(id)", key: backend.serverKey)
         #expect(cancelled.status == 200)
-        let standardError = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = error.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }
+        let standardError = await offThePool {
+            let data = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
         }
         #expect(process.terminationStatus == 1)
         #expect(standardError.hasSuffix("tidings: send: message \(id) was cancelled before the fan-out finished\n"))

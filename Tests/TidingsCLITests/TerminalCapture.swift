@@ -30,7 +30,8 @@ enum TerminalCapture {
         let captured = DispatchSemaphore(value: 0)
         let bytes = LockedBox<[UInt8]>([])
         let terminal = primary
-        DispatchQueue.global().async {
+        // A thread of its own: a blocked read on the global queue would take a thread Swift's tasks need.
+        Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = read(terminal, &buffer, buffer.count)
@@ -39,7 +40,7 @@ enum TerminalCapture {
                 bytes.withLock { $0 += buffer[..<count] }
             }
             captured.signal()
-        }
+        }.start()
         try process.run()
         close(secondary)
         let standardOutput = output.fileHandleForReading.readDataToEndOfFile()

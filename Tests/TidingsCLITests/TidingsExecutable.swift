@@ -1,4 +1,5 @@
 import Foundation
+import TidingsTestSupport
 
 /// Runs the built `tidings` executable, as a user would.
 enum TidingsExecutable {
@@ -22,25 +23,9 @@ enum TidingsExecutable {
 
     /// Runs `tidings arguments`; `environment`, when given, is the child's whole environment.
     static func run(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let error = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = try ChildProcess.run(url.path, arguments: arguments, environment: environment, input: input)
         return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+            status: output.status, standardOutput: String(decoding: output.standardOutput, as: UTF8.self),
+            standardError: String(decoding: output.standardError, as: UTF8.self))
     }
 }

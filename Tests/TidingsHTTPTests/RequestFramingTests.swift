@@ -57,6 +57,24 @@ import TidingsTestSupport
         HTTPRoute("POST", "/echo") { request in HTTPResponse(status: 200, body: request.body) }
     ]
 
+    @Test(arguments: [
+        ("/v1/events", "/v1/events"), ("http://t/v1/events", "/v1/events"), ("HTTPS://t:8443/a/b", "/a/b"),
+        ("http://t", "/"), ("*", "*"), ("ftp://t/x", "ftp://t/x"),
+    ])
+    func aTargetInAbsoluteFormIsReadAsItsPath(target: String, path: String) {
+        #expect(RequestFraming.path(ofTarget: target) == path)
+    }
+
+    @Test func anAbsoluteFormRequestIsRoutedByItsPath() async throws {
+        let loopback = try LoopbackServer(routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let echoed = try await RawHTTPClient.exchange(
+            port: loopback.port,
+            "POST http://t/echo?x=1 HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        #expect(echoed.status == 200)
+        #expect(echoed.bodyText == "ok")
+    }
+
     @Test func conflictingLengthsAreAnsweredInJSONAndTheConnectionClosed() async throws {
         let loopback = try LoopbackServer(routes: Self.routes)
         defer { loopback.server.stopNow() }

@@ -214,6 +214,103 @@ import TidingsTestSupport
         #expect(Self.closedCount(loopback, "header_timeout") == 200)
     }
 
+    /// The case: every connection held by clients trickling their headers, all from the address a
+    /// new client also comes from (so the per-address cap cannot tell them apart), and a header deadline far
+    /// off. The new client must not wait for the deadline: the slowest trickler is answered 408 for it.
+    @Test func atTheLimitASlowRequestMakesRoomForANewClient() async throws {
+        let loopback = try LoopbackServer(
+            configuration: .init(maximumConnections: 4, requestHeaderTimeout: .seconds(60)), routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let port = loopback.port
+        let head = Data("GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8)
+        let tricklers = (0..<4).map { _ in
+            Task {
+                await RawHTTPClient.trickle(
+                    port: port, bytes: head + Data(repeating: UInt8(ascii: "a"), count: 1_000),
+                    every: .milliseconds(100), giveUpAfter: .seconds(8))
+            }
+        }
+        try await Task.sleep(for: ConnectionLimitTiming.pastCrowdingAge)
+        let started = ContinuousClock.now
+        let health = try await RawHTTPClient.exchange(
+            port: port, "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(health.status == 200)
+        // Well before the tricklers give up (8 s) or the deadline (60 s) would free a connection.
+        #expect(ContinuousClock.now - started < .seconds(5))
+        var answers: [(Int, String)] = []
+        for trickler in tricklers {
+            if case .closed(let response) = await trickler.value, let answer = try Self.timeoutAnswer(response) {
+                answers.append(answer)
+            }
+        }
+        #expect(Self.closedCount(loopback, "slow_at_capacity") >= 1)
+        #expect(Self.closedCount(loopback, "idle_at_capacity") == 0)
+        #expect(answers.allSatisfy { $0 == (408, "request_timeout") })
+    }
+
+    /// An idle keep-alive connection is closed (with no answer) before a request still being read.
+    @Test func atTheLimitAnIdleKeepAliveConnectionGoesFirst() async throws {
+        let loopback = try LoopbackServer(
+            configuration: .init(maximumConnections: 2, requestHeaderTimeout: .seconds(60)), routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let port = loopback.port
+        let idle = try RawHTTPClient.holdConnection(port: port)
+        defer { RawHTTPClient.release(idle) }
+        let request = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+        _ = request.withCString { send(idle, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // Bounded waits: a test that fails must not hang the run.
+        var answered = pollfd(fd: idle, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&answered, 1, 5_000) == 1)
+        #expect(recv(idle, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0)
+        let trickler = Task {
+            await RawHTTPClient.trickle(
+                port: port, bytes: Data("GET /healthz HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaa".utf8),
+                every: .milliseconds(100), giveUpAfter: .seconds(6))
+        }
+        try await Task.sleep(for: ConnectionLimitTiming.pastCrowdingAge)
+        let health = try await RawHTTPClient.exchange(
+            port: port, "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(health.status == 200)
+        // The idle connection was shut down with nothing written to it: it reads the end of the stream.
+        var poller = pollfd(fd: idle, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&poller, 1, 2_000) == 1)
+        #expect(recv(idle, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == 0)
+        #expect(Self.closedCount(loopback, "idle_at_capacity") == 1)
+        #expect(Self.closedCount(loopback, "slow_at_capacity") == 0)
+        // The trickler kept its connection until it gave up.
+        #expect(await trickler.value == .open)
+    }
+
+    /// A connection whose request is read in full (its handler is still working) is never closed to make
+    /// room: the new client waits until the handler is done.
+    @Test func atTheLimitARequestBeingHandledIsNotClosed() async throws {
+        let released = LockedBox(false)
+        let slow = HTTPRoute("GET", "/slow") { _ in
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+            return HTTPResponse(status: 200)
+        }
+        let after = HTTPRoute("GET", "/after") { _ in HTTPResponse(status: released.withLock { $0 } ? 200 : 500) }
+        let loopback = try LoopbackServer(configuration: .init(maximumConnections: 1), routes: [slow, after])
+        defer { loopback.server.stopNow() }
+        let port = loopback.port
+        let handled = Task {
+            try await RawHTTPClient.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        }
+        try await Task.sleep(for: ConnectionLimitTiming.pastCrowdingAge)
+        let waiting = Task {
+            try await RawHTTPClient.exchange(
+                port: port, "GET /after HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        released.withLock { $0 = true }
+        #expect(try await handled.value.status == 200)
+        // Served only once the handled request was done: served earlier, it would have answered 500.
+        #expect(try await waiting.value.status == 200)
+        #expect(Self.closedCount(loopback, "slow_at_capacity") == 0)
+        #expect(Self.closedCount(loopback, "idle_at_capacity") == 0)
+    }
+
     @Test func twoHundredTricklersAgainstTwentyConnections() async throws {
         // Three addresses capped at 5 each hold at most 15 of the 20 connections; the rest are refused at
         // once, and the deadline frees the 15.
@@ -226,4 +323,10 @@ import TidingsTestSupport
         let cut = Self.closedCount(loopback, "header_timeout")
         #expect(cut >= 15 && cut < 200)
     }
+}
+
+/// Long enough for a connection to be idle, or reading its request, past the age after which it may be
+/// closed to make room (one second), with margin for a loaded machine.
+private enum ConnectionLimitTiming {
+    static let pastCrowdingAge = Duration.milliseconds(1_600)
 }

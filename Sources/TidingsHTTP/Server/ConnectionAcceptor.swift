@@ -69,13 +69,17 @@ final class ConnectionAcceptor: @unchecked Sendable {
 
     /// Starts the accepting thread. Each connection the daemon takes adds one to `openConnections` (the
     /// daemon's close notification takes it off); while it is at `limit`, nothing is accepted: new
-    /// connections wait in the kernel's listen backlog, as with libmicrohttpd's own accept at its limit.
-    func start(handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int) {
+    /// connections wait in the kernel's listen backlog, and while one waits, `makeRoom` is asked to close an
+    /// open connection that can be spared (``ConnectionWatch/makeRoom(now:)``); it answers false when none can.
+    func start(
+        handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int,
+        makeRoom: @escaping @Sendable () -> Bool
+    ) {
         started.withLock { $0 = true }
         // The daemon outlives this thread: the server stops the acceptor before the daemon.
         nonisolated(unsafe) let daemon = daemon
         let thread = Thread { [self] in
-            acceptConnections(handingTo: daemon, openConnections: openConnections, limit: limit)
+            acceptConnections(handingTo: daemon, openConnections: openConnections, limit: limit, makeRoom: makeRoom)
             ended.signal()
         }
         thread.name = "tidings-accept"
@@ -96,10 +100,13 @@ final class ConnectionAcceptor: @unchecked Sendable {
         close(socket)
     }
 
-    private func acceptConnections(handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int) {
+    private func acceptConnections(
+        handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int,
+        makeRoom: () -> Bool
+    ) {
         while !stopping.withLock({ $0 }) {
             if openConnections.withLock({ $0 >= limit }) {
-                usleep(5_000)
+                waitForRoom(openConnections: openConnections, limit: limit, makeRoom: makeRoom)
                 continue
             }
             // Bounded, so that a stop is seen even if the shutdown's wake-up were missed.
@@ -126,6 +133,18 @@ final class ConnectionAcceptor: @unchecked Sendable {
             }
             if added == MHD_Result.YES { openConnections.withLock { $0 += 1 } }
         }
+    }
+
+    /// At the limit: when a connection is waiting to be accepted and `makeRoom` closed an open one, waits
+    /// (up to 100 ms) for libmicrohttpd to see it closed; otherwise waits 5 ms before the next look.
+    private func waitForRoom(openConnections: LockedBox<Int>, limit: Int, makeRoom: () -> Bool) {
+        var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&waiting, 1, 5) > 0, !stopping.withLock({ $0 }), makeRoom() else {
+            // Nothing waiting (poll waited its 5 ms), or nothing to spare: look again shortly.
+            if waiting.revents != 0 { usleep(5_000) }
+            return
+        }
+        for _ in 0..<100 where openConnections.withLock({ $0 >= limit }) { usleep(1_000) }
     }
 
     private static func setOption(_ socket: Int32, _ option: Int32, level: Int32 = SOL_SOCKET) -> Bool {

@@ -15,6 +15,11 @@ import TidingsModel
 /// The first byte of a request is seen through the kernel (`TCP_INFO`'s time since data last arrived),
 /// polled by one thread: a keep-alive connection with nothing sent stays under the idle timeout only,
 /// so that a load balancer's pooled connections are not cut between requests.
+///
+/// At the connection limit, deadlines alone would still let slow clients hold every connection until
+/// they expire, with a new client waiting in the listen backlog meanwhile. ``makeRoom(now:)`` lets the
+/// acceptor close the connection least likely to be missed instead: an idle keep-alive connection, else
+/// the request being read the longest past ``crowdingAge`` (answered 408, like a missed deadline).
 final class ConnectionWatch: @unchecked Sendable {
     // @unchecked: `entries`, `stopped` and `thread` are read and written under `lock` only.
 
@@ -29,6 +34,14 @@ final class ConnectionWatch: @unchecked Sendable {
     enum Reason: String, Sendable, CaseIterable {
         case headerTimeout = "header_timeout"
         case bodyTooSlow = "body_too_slow"
+        /// An idle keep-alive connection, closed (with no answer) to admit a new one at the limit.
+        case idleAtCapacity = "idle_at_capacity"
+        /// A request still being read after ``ConnectionWatch/crowdingAge``, answered 408 to admit a new
+        /// connection at the limit.
+        case slowAtCapacity = "slow_at_capacity"
+
+        /// The status the client is answered before its connection is closed; nil when it is closed silently.
+        var status: Int? { self == .idleAtCapacity ? nil : 408 }
     }
 
     private enum Stage {
@@ -59,6 +72,10 @@ final class ConnectionWatch: @unchecked Sendable {
     /// Bytes that arrive this long after the connection went idle start a request; less is taken as the
     /// tail of the previous one (the kernel's clock has a few milliseconds of grain).
     private static let arrivalMargin = Duration.milliseconds(50)
+
+    /// How long a connection must have been idle, or reading its request, before ``makeRoom(now:)`` may
+    /// close it: a client that means to send a request sends its whole head within milliseconds.
+    static let crowdingAge = Duration.seconds(1)
 
     init(limits: Limits, onCut: @escaping @Sendable (Reason) -> Void) {
         self.limits = limits
@@ -180,23 +197,80 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// Counts the cut, then writes 408 and shuts the socket down; under `lock`, so the descriptor is still the
+    // MARK: Room at the limit
+
+    /// Closes one connection to admit a waiting one: the longest idle (keep-alive, nothing sent), else the
+    /// request read the longest: its head, or a body arriving below the minimum rate. Only those idle or
+    /// reading for ``crowdingAge`` or longer qualify; a connection whose request is read in full is never
+    /// closed. Returns false when none qualifies: the waiting connection then waits for one to close.
+    func makeRoom(now: ContinuousClock.Instant) -> Bool {
+        lock.withLock {
+            guard !stopped else { return false }
+            var idlest: (connection: OpaquePointer, since: ContinuousClock.Instant)?
+            var slowest: (connection: OpaquePointer, since: ContinuousClock.Instant)?
+            for (connection, entry) in entries {
+                let reading: ContinuousClock.Instant
+                switch entry.stage {
+                case .idle(let since):
+                    let quiet = tidings_socket_ms_since_data(entry.descriptor)
+                    let arrived = now - .milliseconds(max(0, quiet))
+                    if quiet >= 0, arrived > since + Self.arrivalMargin {
+                        reading = arrived
+                    } else {
+                        if now - since >= Self.crowdingAge, since < idlest?.since ?? now {
+                            idlest = (connection, since)
+                        }
+                        continue
+                    }
+                case .head(let since):
+                    reading = since
+                case .body(let since, let bytes):
+                    let rate = limits.minimumBodyBytesPerSecond
+                    guard rate > 0, Double(bytes) < Double(rate) * (now - since).seconds else { continue }
+                    reading = since
+                case .busy:
+                    continue
+                }
+                if now - reading >= Self.crowdingAge, reading < slowest?.since ?? now {
+                    slowest = (connection, reading)
+                }
+            }
+            guard
+                let (connection, reason) = idlest.map({ ($0.connection, Reason.idleAtCapacity) })
+                    ?? slowest.map({ ($0.connection, Reason.slowAtCapacity) }),
+                var entry = entries[connection]
+            else { return false }
+            cut(&entry, reason)
+            entries[connection] = entry
+            return true
+        }
+    }
+
+    /// Counts the cut, then writes its answer (408, unless the connection was idle) and shuts the socket down; under `lock`, so the descriptor is still the
     /// connection's (libmicrohttpd reports a connection closed before it closes its socket). Counted first, so
     /// a client that sees its connection cut finds it in `/metrics`.
     private func cut(_ entry: inout Entry, _ reason: Reason) {
         onCut(reason)
         entry.stage = .busy
-        let response = Self.timeoutResponse(reason, limits: limits)
-        _ = response.withUnsafeBytes { bytes in
-            send(entry.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        if let response = Self.timeoutResponse(reason, limits: limits) {
+            _ = response.withUnsafeBytes { bytes in
+                send(entry.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
         }
         shutdown(entry.descriptor, Int32(SHUT_RDWR))
     }
 
-    /// The whole `408` response, head and JSON body.
-    static func timeoutResponse(_ reason: Reason, limits: Limits) -> Data {
+    /// The whole `408` response, head and JSON body; nil for a connection closed with no answer.
+    static func timeoutResponse(_ reason: Reason, limits: Limits) -> Data? {
+        guard reason != .idleAtCapacity else { return nil }
         let error: HTTPError =
             switch reason {
+            case .idleAtCapacity, .slowAtCapacity:
+                HTTPError(
+                    status: 408, code: "request_timeout",
+                    message:
+                        "the server is at its connection limit, and this request was still being read after "
+                        + Self.crowdingAge.formattedSeconds)
             case .headerTimeout:
                 HTTPError(
                     status: 408, code: "request_timeout",

@@ -48,7 +48,9 @@ import TidingsModel
 /// - more than ``Configuration/maximumConnectionsPerAddress`` from one client address: the new
 ///   connection is accepted and closed at once, with no answer.
 /// - more than ``Configuration/maximumConnections`` open: the server stops accepting, so new
-///   connections wait in the kernel's listen backlog until one closes.
+///   connections wait in the kernel's listen backlog; while one waits, the connection idle the longest,
+///   else the request read the longest, is closed to make room (``ConnectionWatch/makeRoom(now:)``).
+///   A connection whose request is read in full is never closed for it.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
 ///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
 ///   by their own work (a store call waits at most the store's busy timeout); while one waits, the
@@ -171,7 +173,9 @@ public final class HTTPServer: @unchecked Sendable {
             minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond)
         watch = ConnectionWatch(limits: limits) { reason in
             serverMetrics?.connectionsClosed[reason]?.increment()
-            logger.info("connection closed", metadata: ["reason": reason.rawValue, "status": "408"])
+            var metadata = ["reason": reason.rawValue]
+            if let status = reason.status { metadata["status"] = String(status) }
+            logger.info("connection closed", metadata: metadata)
         }
     }
 
@@ -214,7 +218,8 @@ public final class HTTPServer: @unchecked Sendable {
             daemon = started
             self.acceptor = acceptor
             acceptor.start(
-                handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections))
+                handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections)
+            ) { [watch] in watch.makeRoom(now: .now) }
             boundPort = acceptor.port
             return acceptor.port
         }

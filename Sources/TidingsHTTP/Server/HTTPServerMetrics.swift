@@ -29,7 +29,9 @@ struct HTTPServerMetrics: Sendable {
                     reason,
                     registry.counter(
                         name: "tidings_http_connections_closed_total",
-                        help: "Connections the server closed because a request missed a read deadline, by reason.",
+                        help:
+                            "Connections the server closed because a request missed a read deadline, or to admit "
+                            + "another at the connection limit, by reason.",
                         labels: ["reason": reason.rawValue])
                 )
             })

@@ -35,7 +35,10 @@ enum MicroHTTPDDaemon {
         let daemon: OpaquePointer? = {
             var options: [CVarArg] = [
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threadCount)),
-                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maximumConnections)),
+                // The acceptor enforces the limit. libmicrohttpd's own is only a backstop, set above it: it
+                // counts a connection until its thread has cleaned it up, a moment after reporting it closed,
+                // and would refuse (close at once) a connection the acceptor admits in between.
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(2 * max(1, configuration.maximumConnections)),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, Int(configuration.connectionTimeout.seconds))),
                 MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(configuration.connectionMemoryLimit),
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(completed, to: OpaquePointer.self),
@@ -69,7 +72,10 @@ enum MicroHTTPDDaemon {
     static let accessHandler: MHD_AccessHandlerCallback = {
         context, connection, url, method, version, uploadData, uploadDataSize, connectionContext in
         guard let context, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        // Not owned here: were this the last reference, the server's deinit would stop the daemon from one of
+        // its own threads, which libmicrohttpd cannot join (it aborts). Left to the owner, the deinit runs on
+        // the owner's thread and joins this one, so the server outlives the callback.
+        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
 
         guard let stored = connectionContext.pointee else {
             // First call: the request line and headers are read, the body is not.
@@ -185,7 +191,8 @@ enum MicroHTTPDDaemon {
 
     static let requestCompleted: MHD_RequestCompletedCallback = { context, connection, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        // Not owned here (see `accessHandler`).
+        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         if let connection { server.watch.requestCompleted(connection) }
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
         // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
@@ -200,7 +207,8 @@ enum MicroHTTPDDaemon {
 
     static let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
         guard let context else { return }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        // Not owned here (see `accessHandler`).
+        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         let gauge = server.metrics?.connectionsOpen
         if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
             gauge?.increment()
@@ -218,7 +226,8 @@ enum MicroHTTPDDaemon {
         @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
             context, _, connection in
             guard let context, let connection else { return nil }
-            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
+            unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+            server.watch.requestLineRead(connection)
             return nil
         }
 
@@ -313,7 +322,8 @@ enum MicroHTTPDDaemon {
         var headers = HTTPHeaders()
         for (name, value) in headerLines { headers.add(name: name, value: value) }
         let request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            method: method.map { String(cString: $0) } ?? "GET",
+            path: url.map { RequestFraming.path(ofTarget: String(cString: $0)) } ?? "/",
             query: collected.query, headers: headers, body: body, requestID: RequestIDGenerator.next(),
             remoteAddress: remoteAddress(connection))
         return (request, collected.undecodable)

@@ -51,6 +51,19 @@ enum RequestFraming {
     }
 
     /// The comma-separated elements of a header value, trimmed, empty ones left out.
+    /// The path of a request target (its query already split off by libmicrohttpd). A target in absolute
+    /// form (`http://host/path`), which a client sends when it takes the server for a proxy, must be
+    /// accepted (RFC 9112, section 3.2.2): it is read as its path, `/` when it has none.
+    static func path(ofTarget target: String) -> String {
+        guard !target.hasPrefix("/") else { return target }
+        let lowercased = target.prefix(8).lowercased()
+        guard lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://"),
+            let authority = target.range(of: "://")
+        else { return target }
+        let afterAuthority = target[authority.upperBound...].firstIndex(of: "/")
+        return afterAuthority.map { String(target[$0...]) } ?? "/"
+    }
+
     private static func elements(of value: String) -> [String] {
         // Nearly every value is one bare element (`Content-Length: 18`): no splitting or trimming for it, which
         // took 2% of the upsert run's CPU through Foundation.

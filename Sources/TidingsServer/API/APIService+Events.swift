@@ -69,6 +69,20 @@ extension APIService {
     /// The entries of the body's `events` array, read straight from the bytes where the reader can
     /// (``EventBatchReader``), otherwise through `JSONValue` as any other body, which names the error.
     /// - Throws: 413 `payload_too_large` or `too_many_events`, 400 `invalid_json` or `invalid_field`.
+    /// A query parameter matched against a stored event field: free text, as the SDKs and the vendors'
+    /// payloads send it, within the bound every stored field keeps.
+    /// - Throws: 400 `invalid_parameter` naming it when it is empty or longer than any stored value can be.
+    private func eventFieldFilter(_ request: HTTPRequest, _ name: String) throws -> String? {
+        guard let value = request.queryValue(name) else { return nil }
+        let limit = configuration.eventLimits.maximumFieldBytes
+        guard (1...limit).contains(value.utf8.count) else {
+            throw HTTPError(
+                status: 400, code: "invalid_parameter",
+                message: "\(name) is \(value.utf8.count) bytes; it must be 1 to \(limit) bytes")
+        }
+        return value
+    }
+
     private func eventBatch(_ request: HTTPRequest, limits: EventLimits) throws -> [EventBatchReader.Element] {
         if request.body.count <= limits.maximumBatchBytes,
             let elements = EventBatchReader.read(request.body, maximumEvents: limits.maximumBatchEvents)
@@ -145,9 +159,16 @@ extension APIService {
             accept.contains("application/x-ndjson") ? .ndjson : accept.contains("text/csv") ? .csv : .json
         let limit = try pageLimit(request, maximum: format == .json ? nil : configuration.maximumExportRows)
         var query = EventQuery(limit: limit)
-        if let type = request.queryValue("type"), !type.isEmpty { query.type = EventType(type) }
-        query.messageID = request.queryValue("message_id")
-        query.campaignID = request.queryValue("campaign_id")
+        if let type = request.queryValue("type"), !type.isEmpty {
+            guard EventType.known.contains(EventType(type)) else {
+                throw HTTPError(
+                    status: 400, code: "invalid_parameter",
+                    message: "type must be one of \(EventType.known.map(\.rawValue).sorted().joined(separator: ", "))")
+            }
+            query.type = EventType(type)
+        }
+        query.messageID = try eventFieldFilter(request, "message_id")
+        query.campaignID = try eventFieldFilter(request, "campaign_id")
         query.since = try timestamp(request, "since")
         query.receivedSince = try timestamp(request, "received_since")
         query.until = try timestamp(request, "until")

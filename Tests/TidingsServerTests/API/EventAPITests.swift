@@ -173,6 +173,45 @@ import TidingsServer
         #expect(ids == events.compactMap { $0["event_id"]?.stringValue })
     }
 
+    @Test(arguments: [
+        ("type", "opened"), ("message_id", ""), ("message_id", String(repeating: "m", count: 4097)),
+        ("campaign_id", ""), ("campaign_id", String(repeating: "ü", count: 2049)),
+    ])
+    func aFilterNoStoredEventCanMatchIs400NamingIt(name: String, value: String) async throws {
+        let harness = try APIHarness()
+        let reply = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [(name, value)])
+        #expect(reply.status == 400)
+        #expect(reply.errorCode == "invalid_parameter")
+        #expect(reply.errorMessage.hasPrefix("\(name) "))
+    }
+
+    @Test func filtersMatchFreeTextAsStoredAndTheLongestAllowed() async throws {
+        let harness = try APIHarness()
+        let vendorID = "braze campaign/42 ✓"
+        let longest = String(repeating: "m", count: 4096)
+        let events: [JSONValue] = [
+            harness.event("open", message: vendorID), harness.event("open", message: longest),
+        ]
+        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        for id in [vendorID, longest] {
+            let page = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("message_id", id)])
+            #expect(page.status == 200)
+            #expect(page.json["events"]?.arrayValue?.count == 1)
+        }
+        let empty = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("type", "")])
+        #expect(empty.json["events"]?.arrayValue?.count == 2)
+    }
+
+    /// The spec's list of event types a query may filter by is the server's own.
+    @Test func theSpecListsEveryKnownEventTypeAsAFilter() throws {
+        let text = try String(contentsOf: OpenAPISpecTests.specURL, encoding: .utf8)
+        let lines = text.split(separator: "\n").drop { $0 != "    EventTypeFilter:" }
+        let listed = lines.drop { !$0.hasSuffix("enum:") }.dropFirst()
+            .prefix { $0.hasPrefix("        - ") }
+            .map { $0.dropFirst(10).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        #expect(Set(listed) == Set(EventType.known.map(\.rawValue)).union([""]))
+    }
+
     @Test func storedEventsKeepTheirFieldsAndGainReceivedAt() async throws {
         let harness = try await harnessWithInstallation()
         let event = harness.event(
