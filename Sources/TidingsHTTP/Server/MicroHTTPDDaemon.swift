@@ -72,10 +72,7 @@ enum MicroHTTPDDaemon {
     static let accessHandler: MHD_AccessHandlerCallback = {
         context, connection, url, method, version, uploadData, uploadDataSize, connectionContext in
         guard let context, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
-        // Not owned here: were this the last reference, the server's deinit would stop the daemon from one of
-        // its own threads, which libmicrohttpd cannot join (it aborts). Left to the owner, the deinit runs on
-        // the owner's thread and joins this one, so the server outlives the callback.
-        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
 
         guard let stored = connectionContext.pointee else {
             // First call: the request line and headers are read, the body is not.
@@ -191,8 +188,7 @@ enum MicroHTTPDDaemon {
 
     static let requestCompleted: MHD_RequestCompletedCallback = { context, connection, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
-        // Not owned here (see `accessHandler`).
-        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         if let connection { server.watch.requestCompleted(connection) }
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
         // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
@@ -207,8 +203,7 @@ enum MicroHTTPDDaemon {
 
     static let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
         guard let context else { return }
-        // Not owned here (see `accessHandler`).
-        unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         let gauge = server.metrics?.connectionsOpen
         if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
             gauge?.increment()
@@ -226,8 +221,7 @@ enum MicroHTTPDDaemon {
         @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
             context, _, connection in
             guard let context, let connection else { return nil }
-            unowned(unsafe) let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-            server.watch.requestLineRead(connection)
+            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
             return nil
         }
 
