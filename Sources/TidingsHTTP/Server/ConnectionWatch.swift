@@ -262,7 +262,7 @@ final class ConnectionWatch: @unchecked Sendable {
 
     /// The whole `408` response, head and JSON body; nil for a connection closed with no answer.
     static func timeoutResponse(_ reason: Reason, limits: Limits) -> Data? {
-        guard reason != .idleAtCapacity else { return nil }
+        guard reason.status != nil else { return nil }
         let error: HTTPError =
             switch reason {
             case .idleAtCapacity, .slowAtCapacity:

@@ -151,19 +151,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         Setting(
             flag: "max-body-bytes", environment: "TIDINGS_MAX_BODY_BYTES", fileKey: "max_body_bytes",
             help: "largest request body accepted",
-            apply: { configuration, text in
-                guard let value = Int(text), value > 0 else { return false }
-                configuration.http.maximumBodyBytes = value
-                return true
-            }),
+            integerIn: 1...Int.max, into: \.http.maximumBodyBytes),
         Setting(
             flag: "connection-memory", environment: "TIDINGS_CONNECTION_MEMORY", fileKey: "connection_memory",
             help: "bytes per connection for the request line and headers (431 above)",
-            apply: { configuration, text in
-                guard let value = Int(text), value >= 4096 else { return false }
-                configuration.http.connectionMemoryLimit = value
-                return true
-            }),
+            integerIn: 4096...Int.max, into: \.http.connectionMemoryLimit),
         Setting(
             flag: "handler-timeout", environment: "TIDINGS_HANDLER_TIMEOUT", fileKey: "handler_timeout",
             help: "seconds a request may take before 503",
@@ -183,20 +175,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         Setting(
             flag: "max-connections", environment: "TIDINGS_MAX_CONNECTIONS", fileKey: "max_connections",
             help: "connections open at once",
-            apply: { configuration, text in
-                guard let value = Int(text), value > 0 else { return false }
-                configuration.http.maximumConnections = value
-                return true
-            }),
+            integerIn: 1...Int.max, into: \.http.maximumConnections),
         Setting(
             flag: "max-connections-per-address", environment: "TIDINGS_MAX_CONNECTIONS_PER_ADDRESS",
             fileKey: "max_connections_per_address",
             help: "connections one client address may hold open (default 64; 0: no cap; behind a proxy, raise it)",
-            apply: { configuration, text in
-                guard let value = Int(text), value >= 0 else { return false }
-                configuration.http.maximumConnectionsPerAddress = value
-                return true
-            }),
+            integerIn: 0...Int.max, into: \.http.maximumConnectionsPerAddress),
         Setting(
             flag: "request-header-timeout", environment: "TIDINGS_REQUEST_HEADER_TIMEOUT",
             fileKey: "request_header_timeout",
@@ -217,27 +201,15 @@ public struct ServerConfiguration: Sendable, Equatable {
         Setting(
             flag: "min-body-rate", environment: "TIDINGS_MIN_BODY_RATE", fileKey: "min_body_rate",
             help: "bytes per second a request body must keep up after the grace period, or 408 (default 1024; 0: off)",
-            apply: { configuration, text in
-                guard let value = Int(text), value >= 0 else { return false }
-                configuration.http.minimumBodyBytesPerSecond = value
-                return true
-            }),
+            integerIn: 0...Int.max, into: \.http.minimumBodyBytesPerSecond),
         Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
             help: "network threads (default: three per core, sixteen per core on PostgreSQL)",
-            apply: { configuration, text in
-                guard let value = Int(text), (1...256).contains(value) else { return false }
-                configuration.http.threadCount = value
-                return true
-            }),
+            integerIn: 1...256, into: \.http.threadCount),
         Setting(
             flag: "worker-threads", environment: "TIDINGS_WORKER_THREADS", fileKey: "worker_threads",
             help: "threads that write event batches, so network threads never wait for the store (default 32)",
-            apply: { configuration, text in
-                guard let value = Int(text), (1...1024).contains(value) else { return false }
-                configuration.http.workerThreadCount = value
-                return true
-            }),
+            integerIn: 1...1024, into: \.http.workerThreadCount),
         Setting(
             flag: "apns-endpoint", environment: "TIDINGS_APNS_ENDPOINT", fileKey: "apns_endpoint",
             help: "send every push here instead of Apple's hosts (an APNs emulator: http://127.0.0.1:PORT)",
@@ -282,11 +254,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         Setting(
             flag: "fanout-in-flight", environment: "TIDINGS_FANOUT_IN_FLIGHT", fileKey: "fanout_in_flight",
             help: "pushes each fan-out worker keeps in flight (default 1000)",
-            apply: { configuration, text in
-                guard let value = Int(text), (1...10_000).contains(value) else { return false }
-                configuration.fanout.maximumInFlight = value
-                return true
-            }),
+            integerIn: 1...10_000, into: \.fanout.maximumInFlight),
         Setting(
             flag: "fanout-lease", environment: "TIDINGS_FANOUT_LEASE", fileKey: "fanout_lease",
             help: "seconds a claimed chunk stays with its worker; after a crash it is resumed this late (default 300)",
@@ -355,21 +323,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         Setting(
             flag: "forwarding-batch-size", environment: "TIDINGS_FORWARDING_BATCH_SIZE",
             fileKey: "forwarding_batch_size", help: "events a forwarded batch holds at most (1 to 5000)",
-            apply: { configuration, text in
-                guard let value = Int(text), (1...5000).contains(value) else { return false }
-                configuration.forwarding.batchSize = value
-                return true
-            }),
+            integerIn: 1...5000, into: \.forwarding.batchSize),
         Setting(
             flag: "forwarding-batches-in-flight", environment: "TIDINGS_FORWARDING_BATCHES_IN_FLIGHT",
             fileKey: "forwarding_batches_in_flight",
             help: "batches a webhook or Treasure Data destination with a backlog takes at once (1 to 16; 1 keeps "
                 + "every event in stored order, more keep order per installation)",
-            apply: { configuration, text in
-                guard let value = Int(text), (1...16).contains(value) else { return false }
-                configuration.forwarding.batchesInFlight = value
-                return true
-            }),
+            integerIn: 1...16, into: \.forwarding.batchesInFlight),
         Setting(
             flag: "forwarding-unhealthy-after", environment: "TIDINGS_FORWARDING_UNHEALTHY_AFTER",
             fileKey: "forwarding_unhealthy_after",
@@ -631,4 +591,18 @@ public struct ServerConfigurationError: Error, Sendable, Equatable, CustomString
     }
 
     public var description: String { message }
+}
+
+extension ServerConfiguration.Setting {
+    /// A whole number within `range`, stored at `keyPath`.
+    init(
+        flag: String, environment: String, fileKey: String, help: String, integerIn range: ClosedRange<Int>,
+        into keyPath: WritableKeyPath<ServerConfiguration, Int> & Sendable
+    ) {
+        self.init(flag: flag, environment: environment, fileKey: fileKey, help: help) { configuration, text in
+            guard let value = Int(text), range.contains(value) else { return false }
+            configuration[keyPath: keyPath] = value
+            return true
+        }
+    }
 }
