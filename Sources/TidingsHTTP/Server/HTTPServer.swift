@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import Foundation
 import TidingsMetrics
 import TidingsModel
@@ -59,9 +58,7 @@ import TidingsModel
 ///   (the chunked encoding is left unterminated, so the client can tell).
 ///
 /// Not covered here: TLS (put a proxy in front) and HTTP/2.
-public final class HTTPServer: @unchecked Sendable {
-    // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.
-
+public final class HTTPServer: Sendable {
     /// Where the server listens and the limits it enforces.
     public struct Configuration: Sendable, Equatable {
         /// An IPv4 or IPv6 literal (`127.0.0.1`, `0.0.0.0`, `::1`).
@@ -127,29 +124,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    public let configuration: Configuration
-    let handler: HTTPHandler
-    let immediateHandler: ImmediateRequestHandler?
-    let logger: Logger
-    let metrics: HTTPServerMetrics?
-    /// The header and body deadlines of every open connection.
-    let watch: ConnectionWatch
-
-    private let lock = NSLock()
-    private var daemon: OpaquePointer?
-    private var acceptor: ConnectionAcceptor?
-    /// Runs the blocking routes while the server runs: started by the first of them, nil when stopped.
-    private var workers: WorkerThreadPool?
-    private var boundPort: Int?
-    /// Set once shutdown closes connections: after it no connection is resumed again.
-    private var closing = false
-    /// Connections suspended now (waiting for a handler or for a streamed body's next piece).
-    private var suspended: [ObjectIdentifier: ConnectionState] = [:]
-    private let inFlight = LockedBox(0)
-    /// Connections handed to libmicrohttpd and not yet closed: counted up by ``ConnectionAcceptor``, down
-    /// by libmicrohttpd's close notification.
-    let openConnections = LockedBox(0)
-    private let drainingBox = LockedBox(false)
+    public var configuration: Configuration { core.configuration }
+    private let core: HTTPServerCore
 
     /// A server that runs `handler` for every request it reads.
     ///
@@ -162,160 +138,41 @@ public final class HTTPServer: @unchecked Sendable {
         configuration: Configuration = Configuration(), handler: @escaping HTTPHandler,
         immediateHandler: ImmediateRequestHandler? = nil, logger: Logger, metrics: MetricsRegistry? = nil
     ) {
-        self.configuration = configuration
-        self.handler = handler
-        self.immediateHandler = immediateHandler
-        self.logger = logger
-        let serverMetrics = metrics.map(HTTPServerMetrics.init(registry:))
-        self.metrics = serverMetrics
-        let limits = ConnectionWatch.Limits(
-            headerTimeout: configuration.requestHeaderTimeout, bodyGracePeriod: configuration.requestBodyGracePeriod,
-            minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond)
-        watch = ConnectionWatch(limits: limits) { reason in
-            serverMetrics?.connectionsClosed[reason]?.increment()
-            var metadata = ["reason": reason.rawValue]
-            if let status = reason.status { metadata["status"] = String(status) }
-            logger.info("connection closed", metadata: metadata)
-        }
+        core = HTTPServerCore(
+            configuration: configuration, handler: handler, immediateHandler: immediateHandler, logger: logger,
+            metrics: metrics)
     }
 
     deinit {
-        // A server dropped while running would leave MHD calling back into freed memory.
-        stopNow()
+        // A server dropped while running stops here, on its owner's thread: libmicrohttpd's threads hold only
+        // the core, so this never runs on one of them.
+        core.stopNow()
     }
 
     /// The port bound by ``start()``, nil before.
-    public var port: Int? { lock.withLock { boundPort } }
+    public var port: Int? { core.port }
 
     /// True once shutdown has begun: responses then carry `Connection: close`, so that keep-alive clients
     /// move to another instance instead of sending more requests here.
-    public var isDraining: Bool { drainingBox.withLock { $0 } }
+    public var isDraining: Bool { core.isDraining }
 
     /// Requests read (at least their headers) whose response has not been sent yet.
-    public var requestsInFlight: Int { inFlight.withLock { $0 } }
+    public var requestsInFlight: Int { core.requestsInFlight }
 
     /// Binds and starts serving; returns the bound port.
     ///
     /// - Throws: ``HTTPServerError`` when the host is not an IP literal, or the address cannot be bound.
     @discardableResult
-    public func start() throws -> Int {
-        try lock.withLock {
-            guard daemon == nil else {
-                throw HTTPServerError(code: "already_started", message: "the server is running")
-            }
-            closing = false
-            drainingBox.withLock { $0 = false }
-            let acceptor = try ConnectionAcceptor(host: configuration.host, port: configuration.port)
-            watch.start()
-            let started: OpaquePointer
-            do {
-                started = try MicroHTTPDDaemon.start(server: self)
-            } catch {
-                watch.stop()
-                acceptor.stop()
-                throw error
-            }
-            daemon = started
-            self.acceptor = acceptor
-            acceptor.start(
-                handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections)
-            ) { [watch] in watch.makeRoom(now: .now) }
-            boundPort = acceptor.port
-            return acceptor.port
-        }
-    }
+    public func start() throws -> Int { try core.start() }
 
     /// Stops accepting, lets requests in flight finish within the grace period, then closes everything.
     ///
     /// New connections are refused from the moment this is called. Requests still running when the
     /// grace period ends lose their connection.
-    public func shutdown() async {
-        guard let acceptor = lock.withLock({ daemon == nil ? nil : self.acceptor }) else { return }
-        drainingBox.withLock { $0 = true }
-        acceptor.stop()
-        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
-        while requestsInFlight > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        if requestsInFlight > 0 {
-            logger.warning(
-                "shutdown grace period over; closing requests in flight",
-                metadata: ["in_flight": String(requestsInFlight)])
-        }
-        stopNow()
-    }
+    public func shutdown() async { await core.shutdown() }
 
     /// Closes the listening socket and every connection at once.
-    public func stopNow() {
-        let (toStop, abandoned, workers): (OpaquePointer?, Int, WorkerThreadPool?) = lock.withLock {
-            closing = true
-            // Before the daemon stops: no connection may be handed to it after.
-            acceptor?.stop()
-            acceptor = nil
-            // MHD must not be stopped with suspended connections: resume them so that they close.
-            let abandoned = suspended.count
-            for state in suspended.values {
-                state.abandoned = true
-                if let connection = state.connection { MHD_resume_connection(connection) }
-            }
-            suspended.removeAll()
-            defer { (daemon, self.workers) = (nil, nil) }
-            return (daemon, abandoned, self.workers)
-        }
-        // Work already handed to the workers still runs; its connection, closed, is not resumed.
-        workers?.stop()
-        guard let toStop else { return }
-        if abandoned > 0 {
-            // The resumed connections close on the network threads; give them a moment first.
-            let deadline = ContinuousClock.now + .seconds(1)
-            while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
-        }
-        MHD_stop_daemon(toStop)
-        watch.stop()
-    }
-
-    // MARK: Called from the callbacks
-
-    func requestBegan() { inFlight.withLock { $0 += 1 } }
-    func requestEnded() { inFlight.withLock { $0 -= 1 } }
-
-    /// Suspends the connection of `state` and runs `answer` on a worker thread, then resumes it; on a
-    /// network thread, inside a callback.
-    func answerOnWorker(_ state: ConnectionState, _ answer: PlainAnswer) {
-        let workers = lock.withLock { () -> WorkerThreadPool? in
-            // Started on first use: most servers (admin, emulator, tests) declare no blocking route.
-            guard daemon != nil, !closing else { return nil }
-            if self.workers == nil {
-                self.workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
-            }
-            return self.workers
-        }
-        // Stopping: the connection is closed with the daemon.
-        guard let workers else { return }
-        suspend(state)
-        workers.submit {
-            state.response = answer.respond()
-            self.resume(state)
-        }
-    }
-
-    /// Suspends the connection of `state`; on a network thread, inside a callback.
-    func suspend(_ state: ConnectionState) {
-        lock.withLock {
-            guard let connection = state.connection, !closing else { return }
-            MHD_suspend_connection(connection)
-            suspended[ObjectIdentifier(state)] = state
-        }
-    }
-
-    /// Resumes the connection of `state` if it is suspended; from any thread.
-    func resume(_ state: ConnectionState) {
-        lock.withLock {
-            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
-            else { return }
-            MHD_resume_connection(connection)
-        }
-    }
+    public func stopNow() { core.stopNow() }
 }
 
 /// Why the server could not start.

@@ -16,7 +16,7 @@ enum MicroHTTPDDaemon {
 
     /// Starts the daemon without a listening socket of its own: ``ConnectionAcceptor`` accepts and hands
     /// it each connection.
-    static func start(server: HTTPServer) throws -> OpaquePointer {
+    static func start(server: HTTPServerCore) throws -> OpaquePointer {
         let configuration = server.configuration
         // Suspend/resume implies MHD's inter-thread channel, which connections added from another thread
         // need.
@@ -72,7 +72,7 @@ enum MicroHTTPDDaemon {
     static let accessHandler: MHD_AccessHandlerCallback = {
         context, connection, url, method, version, uploadData, uploadDataSize, connectionContext in
         guard let context, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServerCore>.fromOpaque(context).takeUnretainedValue()
 
         guard let stored = connectionContext.pointee else {
             // First call: the request line and headers are read, the body is not.
@@ -188,7 +188,7 @@ enum MicroHTTPDDaemon {
 
     static let requestCompleted: MHD_RequestCompletedCallback = { context, connection, connectionContext, termination in
         guard let context, let connectionContext, let stored = connectionContext.pointee else { return }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServerCore>.fromOpaque(context).takeUnretainedValue()
         if let connection { server.watch.requestCompleted(connection) }
         let state = Unmanaged<ConnectionState>.fromOpaque(stored).takeRetainedValue()
         // A request closed by shutdown ends with MHD's generic error code; name it for what it is.
@@ -203,7 +203,7 @@ enum MicroHTTPDDaemon {
 
     static let connectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
         guard let context else { return }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let server = Unmanaged<HTTPServerCore>.fromOpaque(context).takeUnretainedValue()
         let gauge = server.metrics?.connectionsOpen
         if change == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
             gauge?.increment()
@@ -221,7 +221,7 @@ enum MicroHTTPDDaemon {
         @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
             context, _, connection in
             guard let context, let connection else { return nil }
-            Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
+            Unmanaged<HTTPServerCore>.fromOpaque(context).takeUnretainedValue().watch.requestLineRead(connection)
             return nil
         }
 
@@ -237,7 +237,7 @@ enum MicroHTTPDDaemon {
     // MARK: Helpers
 
     private static func queue(
-        _ response: HTTPResponse, on connection: OpaquePointer, state: ConnectionState, server: HTTPServer
+        _ response: HTTPResponse, on connection: OpaquePointer, state: ConnectionState, server: HTTPServerCore
     ) -> MHD_Result {
         let mhdResponse: OpaquePointer?
         switch response.content {

@@ -21,9 +21,9 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     private var writerWaiting: CheckedContinuation<Void, Error>?
     private var lastActivity = ContinuousClock.now
     private let state: ConnectionState
-    private let server: HTTPServer
+    private let server: HTTPServerCore
 
-    private init(state: ConnectionState, server: HTTPServer) {
+    private init(state: ConnectionState, server: HTTPServerCore) {
         self.state = state
         self.server = server
     }
@@ -33,7 +33,7 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     /// With a `length`, MHD sends `Content-Length` instead of chunked encoding (and closes the
     /// connection if the producer ends short of it).
     static func makeResponse(
-        stream: HTTPBodyStream, length: UInt64? = nil, state: ConnectionState, server: HTTPServer
+        stream: HTTPBodyStream, length: UInt64? = nil, state: ConnectionState, server: HTTPServerCore
     ) -> OpaquePointer? {
         let pump = StreamPump(state: state, server: server)
         let context = Unmanaged.passRetained(pump).toOpaque()
