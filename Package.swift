@@ -109,7 +109,7 @@ let package = Package(
             name: "tidings",
             dependencies: [
                 "Tidings", "TidingsServer", "TidingsStore", "TidingsAPNsEmulator", "TidingsTesting",
-                "TidingsForwarding",
+                "TidingsForwarding", "TidingsPush",
             ]),
         .executableTarget(
             name: "tidingsd", dependencies: ["TidingsServer", "TidingsAPNsEmulator", "TidingsStore", "TidingsPostgres"]),

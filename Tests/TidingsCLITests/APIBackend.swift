@@ -117,7 +117,7 @@ struct APIBackend {
         -> TidingsExecutable.Result
     {
         let environment = environment(extra)
-        return try await offThePool { try TidingsExecutable.run(arguments, environment: environment) }
+        return try await TidingsExecutable.run(arguments, environment: environment)
     }
 
     /// A new admin key, made on the store as `tidingsd keys create --kind admin` makes it.

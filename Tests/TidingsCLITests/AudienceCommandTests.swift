@@ -36,9 +36,9 @@ import TidingsServer
         (["send", "--title", "Hi", "--audience", "langauge = ja"], "unknown field 'langauge'"),
         (["audience", "count", "app_version >= 2.x"], "audience count: '2.x' is not a valid value"),
     ])
-    func mistakesAreShownWithACaretBeforeAnyRequest(arguments: [String], message: String) throws {
+    func mistakesAreShownWithACaretBeforeAnyRequest(arguments: [String], message: String) async throws {
         // Nothing listens on port 9: a request would fail differently (exit 3).
-        let result = try TidingsExecutable.run(
+        let result = try await TidingsExecutable.run(
             arguments + ["--server", "http://127.0.0.1:9", "--key", "tdg_srv_x"], environment: ["HOME": "/nonexistent"])
         #expect(result.status == 2, "\(result.standardError)")
         #expect(result.standardError.contains(message), "\(result.standardError)")
@@ -49,19 +49,19 @@ import TidingsServer
         #expect(lines.count == 3 && lines[2].trimmingCharacters(in: .whitespaces).hasPrefix("^"))
     }
 
-    @Test func usageMistakes() throws {
+    @Test func usageMistakes() async throws {
         let environment = ["HOME": "/nonexistent", "TIDINGS_SERVER_KEY": "tdg_srv_x"]
-        let noExpression = try TidingsExecutable.run(["audience", "count"], environment: environment)
+        let noExpression = try await TidingsExecutable.run(["audience", "count"], environment: environment)
         #expect(noExpression.status == 2)
         #expect(noExpression.standardError.contains("give one EXPR"))
-        let other = try TidingsExecutable.run(["audience", "list", "x"], environment: environment)
+        let other = try await TidingsExecutable.run(["audience", "list", "x"], environment: environment)
         #expect(other.status == 2)
         #expect(other.standardError.contains("the subcommand is count"))
-        let both = try TidingsExecutable.run(
+        let both = try await TidingsExecutable.run(
             ["send", "--title", "Hi", "--audience", "tag:a", "--all"], environment: environment)
         #expect(both.status == 2)
         #expect(both.standardError.contains("--audience and --all were given"))
-        let help = try TidingsExecutable.run(["audience", "--help"], environment: environment)
+        let help = try await TidingsExecutable.run(["audience", "--help"], environment: environment)
         #expect(help.status == 0)
         #expect(help.standardOutput.contains("tidings audience count EXPR"))
     }

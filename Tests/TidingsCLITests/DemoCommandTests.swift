@@ -4,8 +4,8 @@ import TidingsModel
 
 /// `tidings demo` and `tidings device simulate`, run as a user runs them.
 @Suite struct DemoCommandTests {
-    @Test func theDemoPrintsAFunnelThatMatchesWhatTheDevicesDid() throws {
-        let result = try TidingsExecutable.run(["demo", "--devices", "4", "--seed", "3", "--json"])
+    @Test func theDemoPrintsAFunnelThatMatchesWhatTheDevicesDid() async throws {
+        let result = try await TidingsExecutable.run(["demo", "--devices", "4", "--seed", "3", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let report = try JSONValue.parse(result.standardOutput)
         #expect(report["matches"] == true)
@@ -31,8 +31,8 @@ import TidingsModel
         #expect(report["live_activity"]?["tokens_left"] == 0)
     }
 
-    @Test func theDemoExplainsItsFunnelToPeople() throws {
-        let result = try TidingsExecutable.run(["demo", "--devices", "2"])
+    @Test func theDemoExplainsItsFunnelToPeople() async throws {
+        let result = try await TidingsExecutable.run(["demo", "--devices", "2"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("The server's funnel equals what the 2 devices did."))
         #expect(result.standardOutput.contains("delivered"))
@@ -58,17 +58,17 @@ import TidingsModel
         ),
         (["device", "explode"], "unknown subcommand 'explode'"),
     ])
-    func badArgumentsAreOneLineAndExitTwo(arguments: [String], message: String) throws {
-        let result = try TidingsExecutable.run(arguments)
+    func badArgumentsAreOneLineAndExitTwo(arguments: [String], message: String) async throws {
+        let result = try await TidingsExecutable.run(arguments)
         #expect(result.status == 2)
         #expect(result.standardError.contains(message), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
-    @Test func simulatingAgainstNoServerFailsWithOneLine() throws {
+    @Test func simulatingAgainstNoServerFailsWithOneLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-sim-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run([
+        let result = try await TidingsExecutable.run([
             "device", "simulate", "--count", "2", "--app-key", "tdg_app_x", "--topic", "com.example.none",
             "--server", "http://127.0.0.1:9", "--directory", directory.path, "--duration", "1",
         ])

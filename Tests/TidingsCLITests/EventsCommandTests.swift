@@ -114,14 +114,21 @@ import TidingsModel
         try await backend.register("phone-1")
         try await backend.post(Self.events(start: Date().millisecondsSince1970 - 3_600_000))
         async let tail = backend.tidingsConnected(["events", "tail", "--count", "1", "--interval", "0.1"])
-        try await Task.sleep(for: .milliseconds(800))
         // It occurred half an hour ago but reaches the server only now (an app uploads in batches, a device
-        // may have been offline): a tail follows what the server receives, so it is shown.
-        let fresh = TidingsEvent(
-            type: .open, occurredAt: Date().millisecondsSince1970 - 1_800_000, installationID: "phone-1",
-            messageID: "msg_new", source: .app, appState: .foreground)
-        try await backend.post([fresh])
+        // may have been offline): a tail follows what the server receives, so it is shown. The tail starts at
+        // the moment its process first asks, which on a busy machine comes later than any fixed wait, so the
+        // late upload comes again (a new event each time, shown alike) until the tail has shown one.
+        let uploads = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .milliseconds(300))
+                let fresh = TidingsEvent(
+                    type: .open, occurredAt: Date().millisecondsSince1970 - 1_800_000, installationID: "phone-1",
+                    messageID: "msg_new", source: .app, appState: .foreground)
+                try await backend.post([fresh])
+            }
+        }
         let result = try await tail
+        uploads.cancel()
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 1)

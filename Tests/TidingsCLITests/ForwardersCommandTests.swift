@@ -87,20 +87,20 @@ import TidingsTestSupport
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(signature.count == 64)
 
-        let valid = try TidingsExecutable.run(
+        let valid = try await TidingsExecutable.run(
             [
                 "forwarders", "verify-signature", "--header", "t=\(now),v1=\(signature)", "--body-file", body,
                 "--secret-file", secretFile,
             ])
         #expect(valid.status == 0, "\(valid.standardError)")
         #expect(valid.standardOutput == "The signature is valid.\n")
-        let tampered = try TidingsExecutable.run(
+        let tampered = try await TidingsExecutable.run(
             [
                 "forwarders", "verify-signature", "--header", "t=\(now + 1),v1=\(signature)", "--body-file", body,
                 "--secret-file", secretFile,
             ])
         #expect(tampered.status != 0 && tampered.standardError.contains("does not match"))
-        let stale = try TidingsExecutable.run(
+        let stale = try await TidingsExecutable.run(
             [
                 "forwarders", "verify-signature", "--header", "t=\(now - 1000),v1=\(signature)", "--body-file", body,
                 "--secret-file", secretFile,

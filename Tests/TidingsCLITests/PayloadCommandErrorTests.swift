@@ -16,10 +16,10 @@ import TidingsTestSupport
         (Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]), "invalid UTF-8"),
         (Data("{aps: 1}".utf8), "unexpected character"),
     ])
-    func malformedInputExitsTwoWithOneLine(_ input: Data, _ problem: String) throws {
+    func malformedInputExitsTwoWithOneLine(_ input: Data, _ problem: String) async throws {
         let path = try scratch.file(input).path
         for command in ["inspect", "lint"] {
-            let result = try TidingsExecutable.run(["payload", command, path])
+            let result = try await TidingsExecutable.run(["payload", command, path])
             #expect(result.status == 2)
             #expect(result.standardOutput.isEmpty)
             let lines = result.standardError.split(separator: "\n")
@@ -31,21 +31,21 @@ import TidingsTestSupport
         }
     }
 
-    @Test func malformedStandardInputIsNamedStdin() throws {
-        let result = try TidingsExecutable.run(["payload", "lint", "-"], input: Data("{".utf8))
+    @Test func malformedStandardInputIsNamedStdin() async throws {
+        let result = try await TidingsExecutable.run(["payload", "lint", "-"], input: Data("{".utf8))
         #expect(result.status == 2)
         #expect(result.standardError.hasPrefix("tidings: stdin: unexpected end of input at line 1, column 2"))
     }
 
-    @Test func missingFileExitsTwo() throws {
+    @Test func missingFileExitsTwo() async throws {
         let path = "/nonexistent/\(UUID()).json"
-        let result = try TidingsExecutable.run(["payload", "inspect", path])
+        let result = try await TidingsExecutable.run(["payload", "inspect", path])
         #expect(result.status == 2)
         #expect(result.standardError == "tidings: cannot read '\(path)': no such file\n")
     }
 
-    @Test func directoryExitsTwo() throws {
-        let result = try TidingsExecutable.run(["payload", "lint", scratch.url.path])
+    @Test func directoryExitsTwo() async throws {
+        let result = try await TidingsExecutable.run(["payload", "lint", scratch.url.path])
         #expect(result.status == 2)
         #expect(result.standardError.contains("is a directory"))
     }
@@ -54,16 +54,16 @@ import TidingsTestSupport
         ["payload"], ["payload", "frobnicate"], ["payload", "lint", "--colour"], ["payload", "lint", "a", "b"],
         ["payload", "lint", "--now", "yesterday", "-"],
     ])
-    func badCommandLinesExitTwo(_ arguments: [String]) throws {
-        let result = try TidingsExecutable.run(arguments, input: Data("{}".utf8))
+    func badCommandLinesExitTwo(_ arguments: [String]) async throws {
+        let result = try await TidingsExecutable.run(arguments, input: Data("{}".utf8))
         #expect(result.status == 2)
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(result.standardOutput.isEmpty)
     }
 
     @Test(arguments: [["payload", "--help"], ["payload", "lint", "--help"], ["payload", "help"]])
-    func helpExitsZero(_ arguments: [String]) throws {
-        let result = try TidingsExecutable.run(arguments)
+    func helpExitsZero(_ arguments: [String]) async throws {
+        let result = try await TidingsExecutable.run(arguments)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("tidings payload inspect [FILE|-]"))
         #expect(result.standardOutput.contains("--json"))

@@ -14,16 +14,16 @@ import TidingsTestSupport
         "size_bytes", "app_id", "sent_at", "interruption_level", "relevance_score", "delivery", "unrecognized",
     ]
 
-    private func inspectJSON(_ payload: String, _ extra: [String] = []) throws -> JSONValue {
+    private func inspectJSON(_ payload: String, _ extra: [String] = []) async throws -> JSONValue {
         let path = try scratch.file(payload).path
-        let result = try TidingsExecutable.run(["payload", "inspect", path, "--json"] + extra)
+        let result = try await TidingsExecutable.run(["payload", "inspect", path, "--json"] + extra)
         #expect(result.status == 0, "stderr: \(result.standardError)")
         #expect(result.standardError.isEmpty)
         return try JSONValue.parse(result.standardOutput)
     }
 
-    @Test func jsonHasEveryKeyAndNullsWhereAbsent() throws {
-        let json = try inspectJSON(PayloadFixtures.silent)
+    @Test func jsonHasEveryKeyAndNullsWhereAbsent() async throws {
+        let json = try await inspectJSON(PayloadFixtures.silent)
         let object = try #require(json.objectValue)
         for key in Self.requiredKeys { #expect(object[key] != nil, "missing key \(key)") }
         for key in ["message_id", "campaign_id", "alert", "sound", "category", "media", "coupon", "inbox", "sent_at"] {
@@ -39,8 +39,8 @@ import TidingsTestSupport
         #expect(warnings.allSatisfy { $0["code"] != nil && $0["message"] != nil && $0["severity"] != nil })
     }
 
-    @Test func jsonDecodesTheMoEngageGuidePayload() throws {
-        let json = try inspectJSON(PayloadFixtures.moengage)
+    @Test func jsonDecodesTheMoEngageGuidePayload() async throws {
+        let json = try await inspectJSON(PayloadFixtures.moengage)
         #expect(json["dialect"] == "moengage")
         #expect(json["kind"] == "internal")
         #expect(json["message_id"] == "55f2ba15a4ab4104a287bf88")
@@ -63,9 +63,9 @@ import TidingsTestSupport
         #expect(codes.contains("background_with_alert"))
     }
 
-    @Test func jsonKeysAreSorted() throws {
+    @Test func jsonKeysAreSorted() async throws {
         let path = try scratch.file(PayloadFixtures.cleanAlert).path
-        let output = try TidingsExecutable.run(["payload", "inspect", "--json", path]).standardOutput
+        let output = try await TidingsExecutable.run(["payload", "inspect", "--json", path]).standardOutput
         let topLevelKeys = output.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map {
             String($0.dropFirst(3).prefix { $0 != "\"" })
         }
@@ -82,13 +82,14 @@ import TidingsTestSupport
         (#"{"aps":{"alert":"Hi"},"gcm.message_id":"0:1"}"#, "fcm"),
         (#"{"aps":{"alert":"Hi"}}"#, "apns"),
     ])
-    func reportsTheDialect(_ payload: String, _ dialect: String) throws {
-        #expect(try inspectJSON(payload)["dialect"] == .string(dialect))
+    func reportsTheDialect(_ payload: String, _ dialect: String) async throws {
+        let json = try await inspectJSON(payload)
+        #expect(json["dialect"] == .string(dialect))
     }
 
-    @Test func humanOutputShowsAlignedSections() throws {
+    @Test func humanOutputShowsAlignedSections() async throws {
         let path = try scratch.file(PayloadFixtures.moengage).path
-        let result = try TidingsExecutable.run(["payload", "inspect", path, "--now", "1500000000"])
+        let result = try await TidingsExecutable.run(["payload", "inspect", path, "--now", "1500000000"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let expected = [
@@ -127,9 +128,9 @@ import TidingsTestSupport
         return index < characters.count ? index : nil
     }
 
-    @Test func humanOutputListsButtonsMediaAndInbox() throws {
+    @Test func humanOutputListsButtonsMediaAndInbox() async throws {
         let path = try scratch.file(PayloadFixtures.native).path
-        let result = try TidingsExecutable.run(["payload", "inspect", path, "--now", "1767225600"])
+        let result = try await TidingsExecutable.run(["payload", "inspect", path, "--now", "1767225600"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         let expected = [
@@ -150,19 +151,19 @@ import TidingsTestSupport
         for line in expected { #expect(lines.contains(line), "missing line: \(line)") }
     }
 
-    @Test func nativeExampleLintsCleanUntilItsInboxExpires() throws {
+    @Test func nativeExampleLintsCleanUntilItsInboxExpires() async throws {
         let path = try scratch.file(PayloadFixtures.native).path
-        let before = try TidingsExecutable.run(["payload", "lint", path, "--now", "1767225600"])
+        let before = try await TidingsExecutable.run(["payload", "lint", path, "--now", "1767225600"])
         #expect(before.status == 0)
         #expect(before.standardOutput.hasPrefix("\(path): no problems found (native alert push, "))
-        let after = try TidingsExecutable.run(["payload", "lint", path, "--now", "1767830401"])
+        let after = try await TidingsExecutable.run(["payload", "lint", path, "--now", "1767830401"])
         #expect(after.status == 0)
         #expect(after.standardOutput.hasPrefix("warning  inbox_expired: inbox entry expired at 2026-01-08T00:00:00Z"))
     }
 
-    @Test func humanOutputSaysNoneForAbsentSections() throws {
+    @Test func humanOutputSaysNoneForAbsentSections() async throws {
         let path = try scratch.file(PayloadFixtures.silent).path
-        let output = try TidingsExecutable.run(["payload", "inspect", path]).standardOutput
+        let output = try await TidingsExecutable.run(["payload", "inspect", path]).standardOutput
         for fragment in [
             "Alert         none", "Buttons       none", "Media         none", "Inbox         none", "Message       —",
         ] {
@@ -170,18 +171,18 @@ import TidingsTestSupport
         }
     }
 
-    @Test func readsStandardInput() throws {
+    @Test func readsStandardInput() async throws {
         for arguments in [["payload", "inspect", "--json"], ["payload", "inspect", "-", "--json"]] {
-            let result = try TidingsExecutable.run(arguments, input: Data(PayloadFixtures.cleanAlert.utf8))
+            let result = try await TidingsExecutable.run(arguments, input: Data(PayloadFixtures.cleanAlert.utf8))
             #expect(result.status == 0)
             let json = try JSONValue.parse(result.standardOutput)
             #expect(json["alert"]?["title"] == "Sale")
         }
     }
 
-    @Test func inspectExitsZeroEvenWithLintErrors() throws {
+    @Test func inspectExitsZeroEvenWithLintErrors() async throws {
         let path = try scratch.file(PayloadFixtures.badBadge).path
-        let result = try TidingsExecutable.run(["payload", "inspect", path])
+        let result = try await TidingsExecutable.run(["payload", "inspect", path])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("aps_wrong_type"))
     }

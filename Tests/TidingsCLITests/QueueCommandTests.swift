@@ -3,32 +3,34 @@ import Testing
 
 @Suite struct QueueCommandTests {
     /// A temporary directory with a store of `count` events written by the CLI's hidden writer.
-    private func storeWith(_ count: Int) throws -> (directory: URL, db: String) {
+    private func storeWith(_ count: Int) async throws -> (directory: URL, db: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-queue-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let db = directory.appendingPathComponent("events.sqlite").path
-        let result = try TidingsExecutable.run(["queue", "_write", "--db", db, "--count", "\(count)", "--burst", "2"])
+        let result = try await TidingsExecutable.run([
+            "queue", "_write", "--db", db, "--count", "\(count)", "--burst", "2",
+        ])
         #expect(result.status == 0)
         return (directory, db)
     }
 
-    @Test func statsForAPersonAreAligned() throws {
-        let (directory, db) = try storeWith(3)
+    @Test func statsForAPersonAreAligned() async throws {
+        let (directory, db) = try await storeWith(3)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run(["queue", "stats", "--db", db])
+        let result = try await TidingsExecutable.run(["queue", "stats", "--db", db])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n")
-        let bytes = try size(db)
+        let bytes = try await size(db)
         #expect(lines.contains { $0.hasPrefix("events ") && $0.hasSuffix(" 3 (\(bytes) B)") })
         #expect(lines.contains { $0.hasPrefix("  open") && $0.hasSuffix(" 3") })
         let valueColumns = Set(lines.map { valueColumn(String($0)) })
         #expect(valueColumns.count == 1)
     }
 
-    @Test func statsAsJSON() throws {
-        let (directory, db) = try storeWith(4)
+    @Test func statsAsJSON() async throws {
+        let (directory, db) = try await storeWith(4)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
+        let result = try await TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         #expect(object?["event_count"] as? Int == 4)
@@ -36,10 +38,10 @@ import Testing
         #expect(object?["schema_version"] as? Int == 1)
     }
 
-    @Test func dumpAsJSONIsOneEventPerLineInOrder() throws {
-        let (directory, db) = try storeWith(5)
+    @Test func dumpAsJSONIsOneEventPerLineInOrder() async throws {
+        let (directory, db) = try await storeWith(5)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run(["queue", "dump", "--db", db, "--json"])
+        let result = try await TidingsExecutable.run(["queue", "dump", "--db", db, "--json"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 5)
@@ -50,30 +52,30 @@ import Testing
         #expect(messages == (0..<5).map { "msg-\($0)" })
     }
 
-    @Test func dumpForAPersonListsEveryEvent() throws {
-        let (directory, db) = try storeWith(2)
+    @Test func dumpForAPersonListsEveryEvent() async throws {
+        let (directory, db) = try await storeWith(2)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run(["queue", "dump", "--db", db])
+        let result = try await TidingsExecutable.run(["queue", "dump", "--db", db])
         #expect(result.status == 0)
         #expect(result.standardOutput.split(separator: "\n").count == 3)
         #expect(result.standardOutput.hasPrefix("SEQ"))
     }
 
     @Test(arguments: ["stats", "dump"])
-    func aMissingStoreIsAnErrorAndIsNotCreated(subcommand: String) throws {
+    func aMissingStoreIsAnErrorAndIsNotCreated(subcommand: String) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID()).sqlite").path
-        let result = try TidingsExecutable.run(["queue", subcommand, "--db", path])
+        let result = try await TidingsExecutable.run(["queue", subcommand, "--db", path])
         #expect(result.status == 1)
         #expect(result.standardError.contains("no event store"))
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test func aGarbageFileIsAOneLineError() throws {
+    @Test func aGarbageFileIsAOneLineError() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID()).sqlite").path
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try TidingsExecutable.run(["queue", "stats", "--db", path])
+        let result = try await TidingsExecutable.run(["queue", "stats", "--db", path])
         #expect(result.status == 1)
         #expect(result.standardError.contains("not_a_database"))
         #expect(result.standardError.split(separator: "\n").count == 1)
@@ -84,27 +86,27 @@ import Testing
         ["queue", "stats", "--db", "x", "--bogus"], ["queue", "flush", "--db", "x"],
         ["queue", "flush", "--db", "x", "--endpoint", "ftp://h", "--app-key", "k"],
     ])
-    func badCommandLinesAreUsageErrors(arguments: [String]) throws {
-        let result = try TidingsExecutable.run(arguments)
+    func badCommandLinesAreUsageErrors(arguments: [String]) async throws {
+        let result = try await TidingsExecutable.run(arguments)
         #expect(result.status == 2)
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
-    @Test func helpIsUsageOnStandardOutput() throws {
-        let result = try TidingsExecutable.run(["queue", "--help"])
+    @Test func helpIsUsageOnStandardOutput() async throws {
+        let result = try await TidingsExecutable.run(["queue", "--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("JSON Lines"))
     }
 
-    @Test func flushToAnUnreachableServerKeepsEveryEventAndFails() throws {
-        let (directory, db) = try storeWith(3)
+    @Test func flushToAnUnreachableServerKeepsEveryEventAndFails() async throws {
+        let (directory, db) = try await storeWith(3)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try TidingsExecutable.run([
+        let result = try await TidingsExecutable.run([
             "queue", "flush", "--db", db, "--endpoint", "http://127.0.0.1:9", "--app-key", "key",
         ])
         #expect(result.status == 1)
         #expect(result.standardOutput.contains("next try after"))
-        let stats = try TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
+        let stats = try await TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [String: Any]
         #expect(object?["event_count"] as? Int == 3)
     }
@@ -122,8 +124,8 @@ import Testing
     }
 
     /// The total event bytes, read back through `dump --json`.
-    private func size(_ db: String) throws -> Int {
-        let result = try TidingsExecutable.run(["queue", "dump", "--db", db, "--json"])
+    private func size(_ db: String) async throws -> Int {
+        let result = try await TidingsExecutable.run(["queue", "dump", "--db", db, "--json"])
         return result.standardOutput.split(separator: "\n").reduce(0) { $0 + $1.utf8.count }
     }
 }

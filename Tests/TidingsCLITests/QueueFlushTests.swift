@@ -46,7 +46,7 @@ import TidingsTestSupport
 
     /// Runs the CLI off the cooperative pool, which the in-process server's handlers need.
     func tidings(_ arguments: [String]) async throws -> TidingsExecutable.Result {
-        try await offThePool { try TidingsExecutable.run(arguments) }
+        try await TidingsExecutable.run(arguments)
     }
 
     @Test func flushUploadsEveryEventAndEmptiesTheStore() async throws {

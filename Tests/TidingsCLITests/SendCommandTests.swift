@@ -233,25 +233,25 @@ import TidingsTestSupport
         // No server is needed: the command line is refused before any request.
         var arguments = ["send", "--body", "Hi", "--server", "http://127.0.0.1:9", "--key", "tdg_srv_x"]
         if !options.contains("--user") && !options.contains("--all") { arguments += ["--installation", "p1"] }
-        let result = try TidingsExecutable.run(arguments + options, environment: ["HOME": "/nonexistent"])
+        let result = try await TidingsExecutable.run(arguments + options, environment: ["HOME": "/nonexistent"])
         #expect(result.status == 2, "\(result.standardError)")
         #expect(result.standardError.contains(message), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(result.standardOutput.isEmpty)
     }
 
-    @Test func aMissingTargetOrAlertTextIsAUsageError() throws {
+    @Test func aMissingTargetOrAlertTextIsAUsageError() async throws {
         let environment = ["HOME": "/nonexistent", "TIDINGS_SERVER_KEY": "tdg_srv_x"]
-        let noTarget = try TidingsExecutable.run(["send", "--title", "Hi"], environment: environment)
+        let noTarget = try await TidingsExecutable.run(["send", "--title", "Hi"], environment: environment)
         #expect(noTarget.status == 2)
         #expect(noTarget.standardError.contains("none was given"))
-        let noText = try TidingsExecutable.run(["send", "--all", "--sound", "default"], environment: environment)
+        let noText = try await TidingsExecutable.run(["send", "--all", "--sound", "default"], environment: environment)
         #expect(noText.status == 2)
         #expect(noText.standardError.contains("an alert needs --title or --body"))
     }
 
-    @Test func helpPrintsTheOptions() throws {
-        let result = try TidingsExecutable.run(["send", "--help"], environment: ["HOME": "/nonexistent"])
+    @Test func helpPrintsTheOptions() async throws {
+        let result = try await TidingsExecutable.run(["send", "--help"], environment: ["HOME": "/nonexistent"])
         #expect(result.status == 0)
         for option in [
             "--tag-expression", "--button ID:TITLE[:URL]", "--badge N|+N|clear", "--wait", "TIDINGS_SERVER_KEY",

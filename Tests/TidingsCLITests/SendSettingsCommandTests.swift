@@ -70,7 +70,7 @@ import TidingsStore
                     "send", "--body", "Hi", "--installation", "p1", "--server", "http://127.0.0.1:9", "--key",
                     "tdg_srv_x",
                 ]
-            let refused = try TidingsExecutable.run(arguments + options, environment: ["HOME": "/nonexistent"])
+            let refused = try await TidingsExecutable.run(arguments + options, environment: ["HOME": "/nonexistent"])
             #expect(refused.status == 2, "\(options)")
             #expect(refused.standardError.contains(message), "\(refused.standardError)")
         }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import TidingsHTTP
 import TidingsModel
+import TidingsTestSupport
 
 /// Where the server-talking commands get their address and key, and how they fail when it is wrong.
 @Suite struct ServerConnectionTests {
@@ -94,15 +96,34 @@ import TidingsModel
         await backend.stop()
     }
 
-    @Test func aServerThatIsNotRunningSaysWhereAndHowToStartOne() throws {
+    @Test func aServerThatIsNotRunningSaysWhereAndHowToStartOne() async throws {
         // Port 9 (discard) on loopback: nothing listens there in the test environment.
-        let result = try TidingsExecutable.run(
+        let result = try await TidingsExecutable.run(
             ["send", "--all", "--title", "Hi", "--server", "http://127.0.0.1:9", "--key", "tdg_srv_x"],
             environment: ["HOME": "/nonexistent"])
         #expect(result.status == 3)
         #expect(result.standardError.hasPrefix("tidings: cannot reach tidingsd at http://127.0.0.1:9 ("))
         #expect(result.standardError.contains("start one with 'tidingsd'"))
         #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    /// The CLI waits for a slow server asleep: URLSession on Linux kept it on a core for the whole wait, and
+    /// CLI processes waiting together took the cores their servers needed.
+    @Test func waitingForASlowServerTakesNoCPU() async throws {
+        let slow = try LoopbackServer(routes: [
+            HTTPRoute.blocking("GET", "/v1/installations") { _ in
+                Thread.sleep(forTimeInterval: 2)
+                return .error(HTTPError(status: 503, code: "unavailable", message: "slow on purpose"))
+            }
+        ])
+        defer { slow.server.stopNow() }
+        let result = try await TidingsExecutable.run(
+            ["devices", "list", "--server", "http://127.0.0.1:\(slow.port)", "--key", "tdg_srv_x"],
+            environment: ["HOME": "/nonexistent"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("slow on purpose"), "\(result.standardError)")
+        // Starting the binary costs a few hundredths of a second; the spinning wait cost a second or more.
+        #expect(result.cpuTime < .milliseconds(500), "the CLI spent \(result.cpuTime) of CPU in a 2 s wait")
     }
 
     @Test func missingOrMalformedSettingsAreUsageErrors() async throws {

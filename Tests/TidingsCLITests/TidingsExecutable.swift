@@ -7,6 +7,8 @@ enum TidingsExecutable {
         var status: Int32
         var standardOutput: String
         var standardError: String
+        /// The CPU time the process spent, user and system.
+        var cpuTime: Duration
     }
 
     /// The `tidings` binary next to this test bundle in the build products folder.
@@ -22,10 +24,22 @@ enum TidingsExecutable {
     }
 
     /// Runs `tidings arguments`; `environment`, when given, is the child's whole environment.
-    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws -> Result {
-        let output = try ChildProcess.run(url.path, arguments: arguments, environment: environment, input: input)
+    ///
+    /// The wait is on a thread of its own. Waiting on one of the few cooperative threads deadlocked the suite:
+    /// sync tests held them all while they waited for a free child slot, and the slots were held by children
+    /// waiting for servers in this process, whose handlers needed those threads to run.
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) async throws
+        -> Result
+    {
+        let path = url.path
+        let output = try await offThePool {
+            try ChildProcess.run(path, arguments: arguments, environment: environment, input: input)
+        }
         return Result(
             status: output.status, standardOutput: String(decoding: output.standardOutput, as: UTF8.self),
-            standardError: String(decoding: output.standardError, as: UTF8.self))
+            standardError: output.timedOut
+                ? "killed after running past its time limit\n" + String(decoding: output.standardError, as: UTF8.self)
+                : String(decoding: output.standardError, as: UTF8.self),
+            cpuTime: output.cpuTime)
     }
 }

@@ -20,9 +20,10 @@ struct ServerClient: Sendable {
     /// How long one request may take.
     var timeout: Duration = .seconds(30)
 
-    init(connection: ServerConnection, transport: any HTTPTransport = URLSessionTransport()) {
+    /// Over `transport`, by default libcurl (``CurlTransport``), else URLSession.
+    init(connection: ServerConnection, transport: (any HTTPTransport)? = nil) {
         self.connection = connection
-        self.transport = transport
+        self.transport = transport ?? CurlTransport.shared ?? URLSessionTransport()
     }
 
     // MARK: Messages

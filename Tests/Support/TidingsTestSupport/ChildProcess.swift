@@ -15,6 +15,10 @@ package enum ChildProcess {
         package var status: Int32
         package var standardOutput: Data
         package var standardError: Data
+        /// The CPU time the child spent, user and system.
+        package var cpuTime: Duration
+        /// True when the child ran past its time limit and was killed.
+        package var timedOut: Bool
     }
 
     /// Children running at once. Every suite runs in parallel; unbounded, a hundred CLI tests each start a
@@ -36,9 +40,12 @@ package enum ChildProcess {
 
     /// Runs `executable` with `arguments`; `environment`, when given, is its whole environment (otherwise
     /// this process's). `input` is written to its standard input, which is then closed. Returns once it has
-    /// exited: its exit status (128 + the signal's number when a signal ended it) and both outputs.
+    /// exited: its exit status (128 + the signal's number when a signal ended it), both outputs and its CPU
+    /// time. A child still running after `timeLimit` is killed (`SIGKILL`), so a test that waits for something
+    /// that never comes fails instead of hanging the run.
     package static func run(
-        _ executable: String, arguments: [String], environment: [String: String]? = nil, input: Data? = nil
+        _ executable: String, arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
+        timeLimit: Duration = .seconds(120)
     ) throws -> Output {
         slots.wait()
         defer { slots.signal() }
@@ -91,23 +98,34 @@ package enum ChildProcess {
             close(pipes[index][end])
             pipes[index][end] = -1
         }
-        let (standardOutput, standardError) = exchange(
-            input: input ?? Data(), writingTo: &pipes[0][1], readingFrom: pipes[1][0], and: pipes[2][0])
+        let (standardOutput, standardError, timedOut) = exchange(
+            input: input ?? Data(), writingTo: &pipes[0][1], readingFrom: pipes[1][0], and: pipes[2][0],
+            killing: pid, after: timeLimit)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         let signal = status & 0x7f
         return Output(
             status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, standardOutput: standardOutput,
-            standardError: standardError)
+            standardError: standardError, cpuTime: duration(usage.ru_utime) + duration(usage.ru_stime),
+            timedOut: timedOut)
+    }
+
+    private static func duration(_ time: timeval) -> Duration {
+        .seconds(Int64(time.tv_sec)) + .microseconds(Int64(time.tv_usec))
     }
 
     /// Writes `input` and reads both outputs at once, so that a child blocked on a full pipe never waits on
-    /// this process; returns when both outputs have ended.
+    /// this process; returns when both outputs have ended, and whether `child` had to be killed for running
+    /// past `timeLimit`.
     private static func exchange(
-        input: Data, writingTo inputEnd: inout Int32, readingFrom output: Int32, and error: Int32
+        input: Data, writingTo inputEnd: inout Int32, readingFrom output: Int32, and error: Int32,
+        killing child: pid_t, after timeLimit: Duration
     )
-        -> (Data, Data)
+        -> (Data, Data, timedOut: Bool)
     {
+        let deadline = ContinuousClock.now + timeLimit
+        var timedOut = false
         var collected = [Data(), Data()]
         var open = [true, true]
         var written = 0
@@ -121,7 +139,15 @@ package enum ChildProcess {
                 pollfd(fd: open[index] ? descriptor : -1, events: Int16(POLLIN), revents: 0)
             }
             polled.append(pollfd(fd: inputEnd, events: Int16(POLLOUT), revents: 0))
-            guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { break }
+            let remaining = timedOut ? -1 : Int32(max(0, (deadline - .now) / .milliseconds(1)))
+            let ready = poll(&polled, nfds_t(polled.count), remaining)
+            guard ready >= 0 || errno == EINTR else { break }
+            if ready == 0, !timedOut {
+                // Its outputs end when it dies.
+                timedOut = true
+                kill(child, SIGKILL)
+                continue
+            }
             for index in 0..<2 where open[index] && polled[index].revents != 0 {
                 let count = read(polled[index].fd, &buffer, buffer.count)
                 if count > 0 {
@@ -142,6 +168,6 @@ package enum ChildProcess {
                 }
             }
         }
-        return (collected[0], collected[1])
+        return (collected[0], collected[1], timedOut)
     }
 }
