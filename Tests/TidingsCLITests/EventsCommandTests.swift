@@ -127,8 +127,8 @@ import TidingsModel
                 try await backend.post([fresh])
             }
         }
+        defer { uploads.cancel() }
         let result = try await tail
-        uploads.cancel()
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 1)

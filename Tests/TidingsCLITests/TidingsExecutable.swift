@@ -35,11 +35,10 @@ enum TidingsExecutable {
         let output = try await offThePool {
             try ChildProcess.run(path, arguments: arguments, environment: environment, input: input)
         }
+        let standardError = String(decoding: output.standardError, as: UTF8.self)
+        let killed = output.timedOut ? "killed after running past its time limit\n" : ""
         return Result(
             status: output.status, standardOutput: String(decoding: output.standardOutput, as: UTF8.self),
-            standardError: output.timedOut
-                ? "killed after running past its time limit\n" + String(decoding: output.standardError, as: UTF8.self)
-                : String(decoding: output.standardError, as: UTF8.self),
-            cpuTime: output.cpuTime)
+            standardError: killed + standardError, cpuTime: output.cpuTime)
     }
 }
