@@ -44,11 +44,6 @@ import TidingsTestSupport
         }
     }
 
-    /// Runs the CLI off the cooperative pool, which the in-process server's handlers need.
-    func tidings(_ arguments: [String]) async throws -> TidingsExecutable.Result {
-        try await TidingsExecutable.run(arguments)
-    }
-
     @Test func flushUploadsEveryEventAndEmptiesTheStore() async throws {
         let backend = try Backend()
         defer { backend.stop() }
@@ -56,16 +51,16 @@ import TidingsTestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("events.sqlite").path
-        #expect(try await tidings(["queue", "_write", "--db", db, "--count", "7"]).status == 0)
+        #expect(try await TidingsExecutable.run(["queue", "_write", "--db", db, "--count", "7"]).status == 0)
 
-        let refused = try await tidings(
+        let refused = try await TidingsExecutable.run(
             ["queue", "flush", "--db", db, "--endpoint", backend.endpoint, "--app-key", "tdg_app_wrong", "--json"])
         #expect(refused.status == 1)
         #expect(try JSONValue.parse(refused.standardOutput)["accepted"] == 0)
-        let kept = try await tidings(["queue", "stats", "--db", db, "--json"])
+        let kept = try await TidingsExecutable.run(["queue", "stats", "--db", db, "--json"])
         #expect(try JSONValue.parse(kept.standardOutput)["event_count"] == 7)
 
-        let flushed = try await tidings(
+        let flushed = try await TidingsExecutable.run(
             ["queue", "flush", "--db", db, "--endpoint", backend.endpoint, "--app-key", backend.appKey, "--json"])
         #expect(flushed.status == 0, "\(flushed.standardError)")
         let summary = try JSONValue.parse(flushed.standardOutput)
@@ -73,7 +68,7 @@ import TidingsTestSupport
         #expect(summary["remaining"] == 0)
         #expect(try await backend.storedEventCount() == 7)
 
-        let again = try await tidings(
+        let again = try await TidingsExecutable.run(
             ["queue", "flush", "--db", db, "--endpoint", backend.endpoint, "--app-key", backend.appKey])
         #expect(again.status == 0)
         #expect(again.standardOutput.hasPrefix("sent 0 in 0 request(s)"))

@@ -171,10 +171,8 @@ final class ConnectionWatch: @unchecked Sendable {
                 var entry = entry
                 switch entry.stage {
                 case .idle(let since):
-                    let quiet = tidings_socket_ms_since_data(entry.descriptor)
-                    guard quiet >= 0 else { continue }
-                    let arrived = now - .milliseconds(quiet)
-                    guard arrived > since + Self.arrivalMargin else { continue }
+                    guard let arrived = Self.nextRequestArrival(entry.descriptor, idleSince: since, now: now)
+                    else { continue }
                     entry.stage = .head(since: arrived)
                     if now - arrived > limits.headerTimeout { cut(&entry, .headerTimeout) }
                     entries[connection] = entry
@@ -197,6 +195,17 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
+    /// When the first byte of a next request reached an idle connection (the kernel's time since data last
+    /// arrived), or nil while none has: data no later than the end of the previous request is its tail.
+    private static func nextRequestArrival(
+        _ descriptor: Int32, idleSince since: ContinuousClock.Instant, now: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant? {
+        let quiet = tidings_socket_ms_since_data(descriptor)
+        guard quiet >= 0 else { return nil }
+        let arrived = now - .milliseconds(quiet)
+        return arrived > since + arrivalMargin ? arrived : nil
+    }
+
     // MARK: Room at the limit
 
     /// Closes one connection to admit a waiting one: the longest idle (keep-alive, nothing sent), else the
@@ -212,16 +221,13 @@ final class ConnectionWatch: @unchecked Sendable {
                 let reading: ContinuousClock.Instant
                 switch entry.stage {
                 case .idle(let since):
-                    let quiet = tidings_socket_ms_since_data(entry.descriptor)
-                    let arrived = now - .milliseconds(max(0, quiet))
-                    if quiet >= 0, arrived > since + Self.arrivalMargin {
-                        reading = arrived
-                    } else {
+                    guard let arrived = Self.nextRequestArrival(entry.descriptor, idleSince: since, now: now) else {
                         if now - since >= Self.crowdingAge, since < idlest?.since ?? now {
                             idlest = (connection, since)
                         }
                         continue
                     }
+                    reading = arrived
                 case .head(let since):
                     reading = since
                 case .body(let since, let bytes):
@@ -246,9 +252,10 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// Counts the cut, then writes its answer (408, unless the connection was idle) and shuts the socket down; under `lock`, so the descriptor is still the
-    /// connection's (libmicrohttpd reports a connection closed before it closes its socket). Counted first, so
-    /// a client that sees its connection cut finds it in `/metrics`.
+    /// Counts the cut, then writes its answer (408, unless the connection was idle) and shuts the socket
+    /// down; under `lock`, so the descriptor is still the connection's (libmicrohttpd reports a connection
+    /// closed before it closes its socket). Counted first, so a client that sees its connection cut finds it
+    /// in `/metrics`.
     private func cut(_ entry: inout Entry, _ reason: Reason) {
         onCut(reason)
         entry.stage = .busy
@@ -262,25 +269,18 @@ final class ConnectionWatch: @unchecked Sendable {
 
     /// The whole `408` response, head and JSON body; nil for a connection closed with no answer.
     static func timeoutResponse(_ reason: Reason, limits: Limits) -> Data? {
-        guard reason.status != nil else { return nil }
-        let error: HTTPError =
+        guard let status = reason.status else { return nil }
+        let message =
             switch reason {
             case .idleAtCapacity, .slowAtCapacity:
-                HTTPError(
-                    status: 408, code: "request_timeout",
-                    message:
-                        "the server is at its connection limit, and this request was still being read after "
-                        + Self.crowdingAge.formattedSeconds)
+                "the server is at its connection limit, and this request was still being read after "
+                    + Self.crowdingAge.formattedSeconds
             case .headerTimeout:
-                HTTPError(
-                    status: 408, code: "request_timeout",
-                    message: "the request's headers did not arrive within \(limits.headerTimeout.formattedSeconds)")
+                "the request's headers did not arrive within \(limits.headerTimeout.formattedSeconds)"
             case .bodyTooSlow:
-                HTTPError(
-                    status: 408, code: "request_timeout",
-                    message:
-                        "the request body arrived slower than \(limits.minimumBodyBytesPerSecond) bytes per second")
+                "the request body arrived slower than \(limits.minimumBodyBytesPerSecond) bytes per second"
             }
+        let error = HTTPError(status: status, code: "request_timeout", message: message)
         let body = error.jsonBody
         var head = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"

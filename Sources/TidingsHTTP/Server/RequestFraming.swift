@@ -50,7 +50,6 @@ enum RequestFraming {
         return nil
     }
 
-    /// The comma-separated elements of a header value, trimmed, empty ones left out.
     /// The path of a request target (its query already split off by libmicrohttpd). A target in absolute
     /// form (`http://host/path`), which a client sends when it takes the server for a proxy, must be
     /// accepted (RFC 9112, section 3.2.2): it is read as its path, `/` when it has none.
@@ -64,6 +63,7 @@ enum RequestFraming {
         return afterAuthority.map { String(target[$0...]) } ?? "/"
     }
 
+    /// The comma-separated elements of a header value, trimmed, empty ones left out.
     private static func elements(of value: String) -> [String] {
         // Nearly every value is one bare element (`Content-Length: 18`): no splitting or trimming for it, which
         // took 2% of the upsert run's CPU through Foundation.

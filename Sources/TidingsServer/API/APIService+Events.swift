@@ -66,9 +66,6 @@ extension APIService {
             status: 200, headers: ["Content-Type": "application/json"], body: Self.receiptsData(receipts))
     }
 
-    /// The entries of the body's `events` array, read straight from the bytes where the reader can
-    /// (``EventBatchReader``), otherwise through `JSONValue` as any other body, which names the error.
-    /// - Throws: 413 `payload_too_large` or `too_many_events`, 400 `invalid_json` or `invalid_field`.
     /// A query parameter matched against a stored event field: free text, as the SDKs and the vendors'
     /// payloads send it, within the bound every stored field keeps.
     /// - Throws: 400 `invalid_parameter` naming it when it is empty or longer than any stored value can be.
@@ -83,6 +80,9 @@ extension APIService {
         return value
     }
 
+    /// The entries of the body's `events` array, read straight from the bytes where the reader can
+    /// (``EventBatchReader``), otherwise through `JSONValue` as any other body, which names the error.
+    /// - Throws: 413 `payload_too_large` or `too_many_events`, 400 `invalid_json` or `invalid_field`.
     private func eventBatch(_ request: HTTPRequest, limits: EventLimits) throws -> [EventBatchReader.Element] {
         if request.body.count <= limits.maximumBatchBytes,
             let elements = EventBatchReader.read(request.body, maximumEvents: limits.maximumBatchEvents)
