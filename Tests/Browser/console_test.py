@@ -17,7 +17,7 @@ import time
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -181,11 +181,17 @@ def run(demo, console, bin_dir):
     WebDriverWait(driver, 15).until(lambda d: d.execute_script("return location.hash").startswith("#/messages/msg_"))
     message_id = driver.execute_script("return location.hash").split("/")[-1]
     check(True, f"the push was sent as {message_id}")
+    def delivered_and_opened(d):
+        # The funnel's third and fourth rows, once the table has them: it is drawn, then redrawn as counts
+        # arrive, so it may have fewer rows, or rows replaced, at the moment it is read.
+        rows = d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")
+        if len(rows) < 4:
+            return False
+        cells = [row.find_elements(By.TAG_NAME, "td") for row in rows[2:4]]
+        return all(len(row) > 2 and int(row[2].text or "0") > 0 for row in cells)
+
     try:
-        WebDriverWait(driver, 90).until(lambda d: int(d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")[2]
-                                                      .find_elements(By.TAG_NAME, "td")[2].text or "0") > 0
-                                        and int(d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")[3]
-                                                .find_elements(By.TAG_NAME, "td")[2].text or "0") > 0)
+        WebDriverWait(driver, 90, ignored_exceptions=(StaleElementReferenceException,)).until(delivered_and_opened)
     except TimeoutException:
         raise AssertionError("the funnel did not fill in: " + driver.find_element(By.CSS_SELECTOR, ".funnel").text)
     rows = driver.find_elements(By.CSS_SELECTOR, ".funnel tbody tr")
