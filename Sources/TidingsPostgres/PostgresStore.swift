@@ -41,7 +41,8 @@ public final class PostgresStore: Store {
         /// How many groups of installation upserts are written at once (each group is one transaction of
         /// every upsert that arrived while the others committed), each on its own connection of the pool.
         /// Four gave the most upserts on two shared cores: a group's round trips and WAL flush leave the
-        /// cores idle, which other groups fill (BENCHMARKS.md).
+        /// cores idle, which other groups fill (BENCHMARKS.md). Fewer when the pool is smaller: one connection
+        /// is always left to the other calls.
         public var concurrentUpsertGroups = 4
 
         public init(connectionString: String) {
@@ -72,7 +73,9 @@ public final class PostgresStore: Store {
                 lockTimeout: configuration.lockTimeout,
                 idleInTransactionTimeout: configuration.idleInTransactionTimeout),
             maximumConnections: configuration.maximumConnections, acquireTimeout: configuration.acquireTimeout)
-        upserts = GroupCommitter(maximumGroups: configuration.concurrentUpsertGroups)
+        // One connection is always left to the other calls, however small the pool.
+        upserts = GroupCommitter(
+            maximumGroups: min(configuration.concurrentUpsertGroups, configuration.maximumConnections - 1))
         let listener = PostgresChangeListener(settings: pool.settings)
         self.listener = listener
         // Until the listener has connected, other instances' changes go unheard.

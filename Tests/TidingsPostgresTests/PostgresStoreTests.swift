@@ -105,6 +105,38 @@ import TidingsStoreTesting
         }
     }
 
+    @Test func theUpsertGroupsAlwaysLeaveAConnectionToTheOtherCalls() throws {
+        let (small, _) = try makeStore { $0.maximumConnections = 2 }
+        #expect(small.upserts.maximumGroups == 1)
+        let (large, _) = try makeStore { $0.maximumConnections = 24 }
+        #expect(large.upserts.maximumGroups == large.configuration.concurrentUpsertGroups)
+        // A pool of two under concurrent upserts, event batches and reads: nothing waits past its timeout.
+        let (store, _) = try makeStore {
+            $0.maximumConnections = 2
+            $0.acquireTimeout = .seconds(5)
+        }
+        let failures = LockedBox<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 24) { index in
+            do {
+                switch index % 3 {
+                case 0:
+                    _ = try store.upsertInstallation(
+                        appID: "app_a", installationID: "pool-\(index)", now: Self.now
+                    ) { _ in InstallationUpdate() }
+                case 1:
+                    let event = TidingsEvent(type: .open, occurredAt: Self.now, installationID: "pool-\(index)")
+                    _ = try store.insertEvents(appID: "app_a", events: [event], receivedAt: Self.now)
+                default:
+                    _ = try store.installations(appID: "app_a", query: InstallationQuery())
+                }
+            } catch {
+                failures.withLock { $0.append("\(index): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(try store.installations(appID: "app_a", query: InstallationQuery()).count == 8)
+    }
+
     @Test func aCallThatCannotGetAConnectionInTimeThrowsATypedError() throws {
         let (store, _) = try makeStore {
             $0.maximumConnections = 1

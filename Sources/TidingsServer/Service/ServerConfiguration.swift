@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A PostgreSQL connection string (`--store postgres://...`): the store lives there instead of in the data
     /// directory's SQLite file. Nil: SQLite.
     public var postgresStore: String?
+    /// At most this many connections to PostgreSQL per instance, besides its cache-invalidation listener
+    /// (`--store-connections`); nil: the store's default (``PostgresStore/Configuration/maximumConnections``).
+    public var postgresConnections: Int?
     public var logLevel: Logger.Level
     /// Where pushes go: Apple's hosts unless overridden (an APNs emulator for local development).
     public var apns: APNsClient.Configuration
@@ -80,6 +83,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         var secret = false
     }
 
+    /// `--store-connections`: at least two, so that the upserts' group commits always leave one connection to
+    /// every other call; at most a thousand, which catches a typo.
+    static let postgresConnectionRange = 2...1_000
+
     /// The admin server's limits: a scraper and a few probes, never app traffic.
     static func adminServer(host: String, port: Int) -> HTTPServer.Configuration {
         HTTPServer.Configuration(
@@ -133,6 +140,15 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.postgresStore = text
                 return true
             }, secret: true),
+        Setting(
+            flag: "store-connections", environment: "TIDINGS_STORE_CONNECTIONS", fileKey: "store_connections",
+            help:
+                "connections to PostgreSQL one instance opens at most, \(postgresConnectionRange.lowerBound) to \(postgresConnectionRange.upperBound) (default 10; its cache-invalidation listener takes one more)",
+            apply: { configuration, text in
+                guard let value = Int(text), postgresConnectionRange.contains(value) else { return false }
+                configuration.postgresConnections = value
+                return true
+            }),
         Setting(
             flag: "data-dir", environment: "TIDINGS_DATA_DIR", fileKey: "data_dir", help: "the store's directory",
             apply: { configuration, text in
@@ -391,6 +407,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         for setting in settings {
             guard let text = flags[setting.flag] else { continue }
             try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
+        }
+        if configuration.postgresConnections != nil && configuration.postgresStore == nil {
+            throw ServerConfigurationError(
+                code: "invalid_value",
+                message:
+                    "--store-connections (TIDINGS_STORE_CONNECTIONS, store_connections) sizes the pool of a PostgreSQL --store; the SQLite store has no pool"
+            )
         }
         if configuration.postgresStore != nil && !threadsGiven {
             // A network thread runs its request's store calls (event batches excepted), which on PostgreSQL wait

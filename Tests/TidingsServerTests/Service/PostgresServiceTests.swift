@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsHTTP
 import TidingsModel
+import TidingsPostgres
 import TidingsServer
 import TidingsStore
 import TidingsStoreTesting
@@ -23,9 +24,11 @@ import TidingsStoreTesting
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration(dataDirectory: directory.path)
         configuration.postgresStore = try StoreBackend.postgresConfiguration().connectionString
+        configuration.postgresConnections = 3
         configuration.readinessCacheDuration = .zero
         let service = try TidingsService(configuration: configuration, logger: .disabled())
-        #expect(!(service.store is SQLiteStore))
+        let postgres = try #require(service.store as? PostgresStore)
+        #expect(postgres.configuration.maximumConnections == 3, "--store-connections sizes the pool")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(SQLiteStore.fileName).path))
 
         let admin = AppAdministration(store: service.store)

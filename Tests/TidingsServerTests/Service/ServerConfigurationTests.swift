@@ -126,6 +126,38 @@ import TidingsServer
         #expect(try Self.configuration(postgres + ["--config", "/t.json"], files: files).http.threadCount == 9)
     }
 
+    @Test func storeConnectionsSizeThePostgresPool() throws {
+        let postgres = ["--store", "postgres://tidings@db/tidings"]
+        #expect(try Self.configuration(postgres).postgresConnections == nil, "the store's default")
+        #expect(try Self.configuration(postgres + ["--store-connections", "24"]).postgresConnections == 24)
+        let fromEnvironment = try Self.configuration(postgres, environment: ["TIDINGS_STORE_CONNECTIONS": "2"])
+        #expect(fromEnvironment.postgresConnections == 2)
+        let files = ["/pool.json": #"{"store": "postgres://tidings@db/tidings", "store_connections": 1000}"#]
+        #expect(try Self.configuration(["--config", "/pool.json"], files: files).postgresConnections == 1000)
+    }
+
+    @Test(arguments: ["1", "1001", "0", "-3", "ten"])
+    func storeConnectionsOutOfRangeSayTheRange(text: String) {
+        do {
+            _ = try Self.resolve(["--store", "postgres://tidings@db/tidings", "--store-connections", text])
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("--store-connections"))
+            #expect(error.message.contains("2 to 1000"))
+        }
+    }
+
+    @Test func storeConnectionsWithoutPostgresAreRefused() {
+        do {
+            _ = try Self.resolve(["--store-connections", "8"])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == "invalid_value")
+            #expect(error.message.contains("PostgreSQL --store"))
+        }
+    }
+
     @Test func configFlagBeatsTheConfigVariable() throws {
         let files = ["/a.json": #"{"data_dir": "/a"}"#, "/b.json": #"{"data_dir": "/b"}"#]
         let configuration = try Self.configuration(
