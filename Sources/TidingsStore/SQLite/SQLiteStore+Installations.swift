@@ -48,14 +48,21 @@ extension SQLiteStore {
             }
             for kind in TokenType.allCases {
                 guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
-                // A token belongs to one installation: the device reinstalled the app or changed hands.
+                // A token belongs to one installation: the device reinstalled the app or changed hands. Most new
+                // tokens are nobody's, and a read finds that for less than an update that changes nothing.
+                let column = kind.rawValue
+                let holder: [SQLiteValue] = [.text(appID), .text(token), .text(installationID)]
+                let heldElsewhere = try db.scalar(
+                    "SELECT 1 FROM installations WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3",
+                    holder)
+                guard heldElsewhere != nil else { continue }
                 try db.run(
                     """
                     UPDATE installations
-                    SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = ?4
-                    WHERE app_id = ?1 AND \(kind.rawValue)_token = ?2 AND installation_id <> ?3
+                    SET \(column)_token = NULL, \(column)_token_registered_at = NULL, updated_at = ?4
+                    WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3
                     """,
-                    [.text(appID), .text(token), .text(installationID), .integer(now)])
+                    holder + [.integer(now)])
             }
             try Self.write(installation, db)
             return (installation, existing == nil)
@@ -109,11 +116,11 @@ extension SQLiteStore {
         return try reader.read { db in try db.query(sql, bindings, row: Self.installationRow) }
     }
 
+    private static let installationSQL =
+        "SELECT \(installationColumns) FROM installations WHERE app_id = ?1 AND installation_id = ?2"
+
     static func installation(_ db: SQLiteConnection, appID: String, installationID: String) throws -> Installation? {
-        try db.query(
-            "SELECT \(installationColumns) FROM installations WHERE app_id = ?1 AND installation_id = ?2",
-            [.text(appID), .text(installationID)], row: installationRow
-        ).first
+        try db.query(installationSQL, [.text(appID), .text(installationID)], row: installationRow).first
     }
 
     private static func write(_ installation: Installation, _ db: SQLiteConnection) throws {
