@@ -86,12 +86,20 @@ extension PostgresStore {
         try withoutActuallyEscaping(prepare) { prepare in
             let member = PostgresUpsert(
                 appID: appID, installationID: installationID, now: now, prepare: prepare)
-            upserts.submit(member) { group in commitUpserts(group) }
-            guard let outcome = member.outcome else {
-                throw PostgresError(code: .server, message: "the installation upsert was not written")
-            }
+            upserts.submit(member, commit: commitUpserts)
+            guard let outcome = member.outcome else { throw PostgresUpsert.unwritten }
             return try outcome.get()
         }
+    }
+
+    public func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: @escaping @Sendable (_ existing: Installation?) throws -> InstallationUpdate,
+        completion: @escaping @Sendable (Result<(installation: Installation, created: Bool), any Error>) -> Void
+    ) {
+        let member = PostgresUpsert(appID: appID, installationID: installationID, now: now, prepare: prepare)
+        member.finished = completion
+        upserts.enqueue(member, commit: commitUpserts)
     }
 
     /// Writes `group` in one transaction and sets each member's outcome. A member whose `prepare` throws is

@@ -15,6 +15,8 @@ final class PostgresUpsert: GroupCommitMember, @unchecked Sendable {
     private(set) var prepare: ((Installation?) throws -> InstallationUpdate)?
     /// Set by the group's writer: what the caller returns or throws.
     var outcome: Result<(installation: Installation, created: Bool), any Error>?
+    /// Hands the outcome on, for an upsert that nobody waits for.
+    var finished: (@Sendable (Result<(installation: Installation, created: Bool), any Error>) -> Void)?
 
     init(
         appID: String, installationID: String, now: Int64,
@@ -27,4 +29,12 @@ final class PostgresUpsert: GroupCommitMember, @unchecked Sendable {
     }
 
     override func groupWritten() { prepare = nil }
+
+    override func groupFinished() {
+        let finished = self.finished
+        self.finished = nil
+        finished?(outcome ?? .failure(Self.unwritten))
+    }
+
+    static let unwritten = PostgresError(code: .server, message: "the installation upsert was not written")
 }

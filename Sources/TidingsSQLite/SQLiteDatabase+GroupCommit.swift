@@ -24,13 +24,42 @@ extension SQLiteDatabase {
                 if case .failure = outcome { return false }
                 return true
             }
-            groupCommit.submit(write) { group in
-                for (member, error) in zip(group, commitGroup(group)) { member.groupError = error }
-            }
+            groupCommit.submit(write, commit: commitMembers)
             if let error = write.groupError { throw error }
             // `submit` returns only after the write ran and committed, or failed alone (handled above).
             return try outcome!.get()
         }
+    }
+
+    /// The same write as ``groupWrite(_:)``, without waiting for it: `completion` gets its outcome once its group
+    /// has committed, on the thread that wrote the group (this one when no group was being written, so an
+    /// idle database adds no thread hop).
+    ///
+    /// For a caller that must not wait, such as a network thread with other connections to serve.
+    public func groupWrite<Result: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws -> Result,
+        completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void
+    ) {
+        let outcome = LockedBox<Swift.Result<Result, any Error>?>(nil)
+        let write = GroupedWrite { connection in
+            let result = Swift.Result { try body(connection) }
+            outcome.withLock { $0 = result }
+            if case .failure = result { return false }
+            return true
+        }
+        write.finished = { groupError in
+            if let groupError {
+                completion(.failure(groupError))
+            } else if let result = outcome.withLock({ $0 }) {
+                completion(result)
+            }
+        }
+        groupCommit.enqueue(write, commit: commitMembers)
+    }
+
+    /// Commits `group` and gives each write the error that kept its transaction from committing.
+    private func commitMembers(_ group: [GroupedWrite]) {
+        for (member, error) in zip(group, commitGroup(group)) { member.groupError = error }
     }
 
     /// Commits `writes` together, or, when one of them or the commit fails, each alone.
@@ -79,10 +108,19 @@ final class GroupedWrite: GroupCommitMember, @unchecked Sendable {
     var run: ((SQLiteConnection) -> Bool)?
     /// The error that kept the write's transaction from committing.
     var groupError: (any Error)?
+    /// Hands the outcome on, for a write that nobody waits for; given the error that kept its transaction
+    /// from committing.
+    var finished: ((_ groupError: (any Error)?) -> Void)?
 
     init(_ run: @escaping (SQLiteConnection) -> Bool) {
         self.run = run
     }
 
     override func groupWritten() { run = nil }
+
+    override func groupFinished() {
+        let finished = self.finished
+        self.finished = nil
+        finished?(groupError)
+    }
 }

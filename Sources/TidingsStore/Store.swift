@@ -78,6 +78,14 @@ public protocol Store:
         appID: String, installationID: String, now: Int64,
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool)
+    /// The same upsert without waiting for it: `completion` gets what the other form returns or throws, on
+    /// this thread or later on the thread that writes the upsert's group. For a caller with other work to
+    /// do meanwhile (a network thread serving other connections), so that a busy store's group commit holds
+    /// no caller's thread. `prepare` may run on another thread, and twice, as in the other form.
+    func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: @escaping @Sendable (_ existing: Installation?) throws -> InstallationUpdate,
+        completion: @escaping @Sendable (Result<(installation: Installation, created: Bool), any Error>) -> Void)
     func installation(appID: String, installationID: String) throws -> Installation?
     /// The app's installations among `installationIDs`, in one read (fan-out reads a claimed chunk's at once);
     /// ids it does not have are left out.
@@ -177,5 +185,15 @@ extension Store {
         throws -> (installation: Installation, created: Bool)
     {
         try upsertInstallation(appID: appID, installationID: installationID, now: now) { _ in update }
+    }
+
+    /// The waiting form, answered before returning: for a backend that does not write in groups.
+    public func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: @escaping @Sendable (_ existing: Installation?) throws -> InstallationUpdate,
+        completion: @escaping @Sendable (Result<(installation: Installation, created: Bool), any Error>) -> Void
+    ) {
+        completion(
+            Result { try upsertInstallation(appID: appID, installationID: installationID, now: now, prepare: prepare) })
     }
 }

@@ -5,9 +5,12 @@
 /// a task or a suspended connection (see ``HTTPServer``). A route whose plain work may wait long on other
 /// requests (an event batch joining a group commit) is declared with ``blocking(_:_:_:)``: the server runs
 /// it on a worker thread while its connection is suspended, so the network thread goes on reading. The
-/// hand-over costs two thread wake-ups, worth it only for a wait much longer than those. Either
-/// way its ``handler`` runs the same code, so in-process callers and the standard pipeline see no
-/// difference.
+/// hand-over costs two thread wake-ups, worth it only for a wait much longer than those. A route whose
+/// work waits on others but can hand them its answer to send (an installation upsert joining a group
+/// commit) is declared with ``replying(_:_:_:)``: the server starts it on the network thread and sends its
+/// reply when it comes, the connection suspended meanwhile, so neither a network thread nor a worker
+/// waits. Whichever way, its ``handler`` runs the same code, so in-process callers and the standard
+/// pipeline see no difference.
 public struct HTTPRoute: Sendable {
     public var method: String
     /// Literal segments and `{name}` parameters, one per path segment.
@@ -19,6 +22,8 @@ public struct HTTPRoute: Sendable {
     public var immediate: ImmediateHTTPHandler?
     /// Where the server runs ``immediate``.
     public var immediateRunsOn: SynchronousExecution = .networkThread
+    /// The same handler started by a plain call, replying through a callback; nil for the other routes.
+    public var replying: ReplyingHTTPHandler?
     /// `pattern` split once, so that matching a request does not split it again.
     private(set) var segments: [Substring]
 
@@ -27,6 +32,7 @@ public struct HTTPRoute: Sendable {
         self.pattern = pattern
         self.handler = handler
         immediate = nil
+        replying = nil
         segments = Self.split(pattern)
     }
 
@@ -52,6 +58,25 @@ public struct HTTPRoute: Sendable {
         return route
     }
 
+    /// A route whose plain handler hands its answer to `reply`, before returning or later from another
+    /// thread, such as an upsert that joins a group commit: the server starts it on the network thread,
+    /// which goes on serving other connections until the reply comes.
+    public static func replying(
+        _ method: String, _ pattern: String, _ handler: @escaping ReplyingHTTPHandler
+    ) -> HTTPRoute {
+        var route = HTTPRoute(method, pattern) { request in
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try handler(request) { continuation.resume(with: $0) }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        route.replying = handler
+        return route
+    }
+
     private static func split(_ pattern: String) -> [Substring] {
         pattern.split(separator: "/", omittingEmptySubsequences: true)
     }
@@ -60,6 +85,14 @@ public struct HTTPRoute: Sendable {
 /// A handler that answers without waiting: it must only do bounded work (store calls, parsing), never
 /// sleep or wait for the network, because it runs on one of the server's few network threads.
 public typealias ImmediateHTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// A handler that starts its work without waiting and hands the outcome to `reply`, exactly once: before
+/// returning or later, from any thread. It throws only instead of replying (a request refused before any
+/// work starts), never after.
+public typealias ReplyingHTTPHandler =
+    @Sendable (
+        HTTPRequest, _ reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) throws -> Void
 
 /// Where the server runs a route's plain handler.
 public enum SynchronousExecution: Sendable {

@@ -153,9 +153,9 @@ final class HTTPServerCore: @unchecked Sendable {
     func requestBegan() { inFlight.withLock { $0 += 1 } }
     func requestEnded() { inFlight.withLock { $0 -= 1 } }
 
-    /// Suspends the connection of `state` and runs `answer` on a worker thread, then resumes it; on a
+    /// Suspends the connection of `state` and runs `respond` on a worker thread, then resumes it; on a
     /// network thread, inside a callback.
-    func answerOnWorker(_ state: ConnectionState, _ answer: PlainAnswer) {
+    func answerOnWorker(_ state: ConnectionState, _ respond: @escaping @Sendable () -> HTTPResponse) {
         let workers = lock.withLock { () -> WorkerThreadPool? in
             // Started on first use: most servers (admin, emulator, tests) declare no blocking route.
             guard daemon != nil, !closing else { return nil }
@@ -168,8 +168,34 @@ final class HTTPServerCore: @unchecked Sendable {
         guard let workers else { return }
         suspend(state)
         workers.submit {
-            state.response = answer.respond()
+            state.response = respond()
             self.resume(state)
+        }
+    }
+
+    /// Keeps the reply of a route that replies (``PlainAnswer/replied(start:)``) for its connection, and
+    /// resumes the connection if it is suspended waiting for it; from any thread.
+    func deliver(_ response: HTTPResponse, to state: ConnectionState) {
+        // Under the lock that suspends, so that the reply cannot fall between the network thread's look
+        // for it and its suspension.
+        lock.withLock {
+            state.response = response
+            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
+            else { return }
+            MHD_resume_connection(connection)
+        }
+    }
+
+    /// The reply already delivered for `state`, or nil after suspending its connection until
+    /// ``deliver(_:to:)`` resumes it; on a network thread, inside a callback.
+    func responseOrSuspend(_ state: ConnectionState) -> HTTPResponse? {
+        lock.withLock {
+            if let response = state.response { return response }
+            // Stopping: the connection is closed with the daemon.
+            guard let connection = state.connection, !closing else { return nil }
+            MHD_suspend_connection(connection)
+            suspended[ObjectIdentifier(state)] = state
+            return nil
         }
     }
 

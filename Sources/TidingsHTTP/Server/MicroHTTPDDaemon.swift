@@ -145,14 +145,20 @@ enum MicroHTTPDDaemon {
                 return queue(.error(error), on: connection, state: state, server: server)
             }
             if let immediate = server.immediateHandler, let answer = immediate(request) {
-                switch answer.runsOn {
-                case .networkThread:
+                switch answer {
+                case .computed(.networkThread, let respond):
                     state.phase = .responded
-                    return queue(answer.respond(), on: connection, state: state, server: server)
-                case .workerThread:
+                    return queue(respond(), on: connection, state: state, server: server)
+                case .computed(.workerThread, let respond):
                     state.phase = .handling
-                    server.answerOnWorker(state, answer)
+                    server.answerOnWorker(state, respond)
                     return MHD_Result.YES
+                case .replied(let start):
+                    state.phase = .handling
+                    start { response in server.deliver(response, to: state) }
+                    guard let response = server.responseOrSuspend(state) else { return MHD_Result.YES }
+                    state.phase = .responded
+                    return queue(response, on: connection, state: state, server: server)
                 }
             }
             state.phase = .handling

@@ -4,10 +4,14 @@ import Foundation
 /// waits (a base class rather than a wrapper, so that a submission allocates nothing more).
 open class GroupCommitMember: @unchecked Sendable {
     // @unchecked: the committer's fields are touched only under its lock; a subclass's own fields are used
-    // by the group's leader while the caller waits in `submit`, which returns only after the leader is done.
+    // by the group's leader while the caller waits in `submit`, which returns only after the leader is done,
+    // or, for a member handed over with `enqueue`, by the leader alone.
     fileprivate var done = false
     /// Set when a finishing leader chose this caller to lead next; cleared when it takes the lead.
     fileprivate var leadHandedOver = false
+    /// Set by `enqueue`: no caller waits for this member, so it is never handed the lead, and the leader
+    /// that writes it calls ``groupFinished()``.
+    fileprivate var deferred = false
     /// Signalled once when `done` is set, and once for each lead handed over.
     fileprivate let wake = DispatchSemaphore(value: 0)
 
@@ -17,6 +21,10 @@ open class GroupCommitMember: @unchecked Sendable {
     /// drops whatever the caller lent only for the call (a closure made with `withoutActuallyEscaping`),
     /// since the group's leader may still hold the member for a moment.
     open func groupWritten() {}
+
+    /// Called once for a member handed over with ``GroupCommitter/enqueue(_:commit:)``, after its group is
+    /// written, on the leader's thread and outside the committer's lock: it hands the outcome on.
+    open func groupFinished() {}
 }
 
 /// Writes asked for by several threads at the same moment, written together by one of them (group commit).
@@ -30,21 +38,40 @@ open class GroupCommitMember: @unchecked Sendable {
 /// waiting caller, instead of waking every waiting thread to find out which of them leads (with dozens of
 /// threads waiting, that futex traffic was a tenth of the server's CPU on PostgreSQL, and on SQLite cost
 /// 10–17% of the CPU per installation upsert: BENCHMARKS.md).
+///
+/// A caller that must not wait (a network thread with other connections to serve) hands its member over
+/// with ``enqueue(_:commit:)`` instead, and learns the outcome in ``GroupCommitMember/groupFinished()``.
+/// When no waiting caller can take the lead while such members wait, the leader's work goes on on one of
+/// the committer's own threads, so that nobody waits for a caller that will not come.
 public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendable {
-    // @unchecked: `pending`, `leading` and each member's `done` and `leadHandedOver` are touched only with
-    // `lock` held.
+    // @unchecked: `pending`, `leading`, `idleContinuations` and each member's `done`, `leadHandedOver` and
+    // `deferred` are touched only with `lock` held.
     private let lock = NSLock()
     private var pending: [Member] = []
     private var leading = 0
+    /// One serial queue per lead that may go on without a caller: a lead holds one while it writes the
+    /// groups of enqueued members, so at most `maximumGroups` are ever in use.
+    private var idleContinuations: [DispatchQueue]
     /// How many groups may be written at once, each by its own leader.
     public let maximumGroups: Int
 
     public init(maximumGroups: Int = 1) {
         self.maximumGroups = max(1, maximumGroups)
+        idleContinuations = (0..<self.maximumGroups).map { DispatchQueue(label: "tidings.group-commit.\($0)") }
+    }
+
+    /// What a leader does once its group is written.
+    private enum Succession {
+        /// A waiting caller leads next.
+        case handedOver
+        /// Only enqueued members wait: the lead goes on, on this queue.
+        case continues(DispatchQueue)
+        /// Nobody waits: one group fewer is being written.
+        case released
     }
 
     /// Waits until `member`'s group has been written by `commit`, run by whichever caller leads.
-    public func submit(_ member: Member, commit: ([Member]) -> Void) {
+    public func submit(_ member: Member, commit: @escaping @Sendable ([Member]) -> Void) {
         var leads = lock.withLock {
             pending.append(member)
             guard leading < maximumGroups else { return false }
@@ -66,32 +93,77 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
                 }
             }
             leads = false
-            // Let the threads waiting for a core run first: on a busy server they are parsing the next
-            // requests, and those that reach the store meanwhile join this group instead of waiting for the
-            // next. With no thread waiting this returns at once. On two cores, without it, SQLite's groups
-            // were about one write each: a write commits in less time than another thread parses a request.
-            sched_yield()
-            let group = lock.withLock {
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            if !group.isEmpty { commit(group) }
-            let wakes = lock.withLock { () -> [DispatchSemaphore] in
-                for written in group {
-                    written.groupWritten()
-                    written.done = true
-                }
-                var wakes = group.filter { $0 !== member }.map(\.wake)
-                if let successor = pending.first(where: { !$0.leadHandedOver }) {
-                    successor.leadHandedOver = true
-                    wakes.append(successor.wake)
-                } else {
-                    leading -= 1
-                }
-                return wakes
-            }
-            for wake in wakes { wake.signal() }
+            continueIfNeeded(after: writeGroup(leader: member, commit: commit), commit: commit)
             if lock.withLock({ member.done }) { return }
+        }
+    }
+
+    /// Adds `member` to the next group without waiting for it to be written; its ``GroupCommitMember/groupFinished()``
+    /// is called once it is.
+    ///
+    /// When fewer than `maximumGroups` groups are being written, the caller leads one group itself (its own
+    /// member included, so an idle committer adds no thread hop), then leaves any further groups to a
+    /// waiting caller or to the committer's own thread.
+    public func enqueue(_ member: Member, commit: @escaping @Sendable ([Member]) -> Void) {
+        let leads = lock.withLock {
+            member.deferred = true
+            pending.append(member)
+            guard leading < maximumGroups else { return false }
+            leading += 1
+            return true
+        }
+        if leads { continueIfNeeded(after: writeGroup(leader: nil, commit: commit), commit: commit) }
+    }
+
+    /// Writes the members waiting as one group, wakes their callers, finishes the enqueued ones and decides who
+    /// leads next. `leader` is the waiting caller that leads, if any (it checks its own member itself);
+    /// `queue` the committer's queue the lead runs on, if it does.
+    private func writeGroup(leader: Member?, on queue: DispatchQueue? = nil, commit: ([Member]) -> Void)
+        -> Succession
+    {
+        // Let the threads waiting for a core run first: on a busy server they are parsing the next
+        // requests, and those that reach the store meanwhile join this group instead of waiting for the
+        // next. With no thread waiting this returns at once. On two cores, without it, SQLite's groups
+        // were about one write each: a write commits in less time than another thread parses a request.
+        sched_yield()
+        let group = lock.withLock {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        if !group.isEmpty { commit(group) }
+        let (wakes, succession) = lock.withLock { () -> ([DispatchSemaphore], Succession) in
+            for written in group {
+                written.groupWritten()
+                written.done = true
+            }
+            var wakes = group.filter { !$0.deferred && $0 !== leader }.map(\.wake)
+            let successor = pending.first { !$0.deferred && !$0.leadHandedOver }
+            if successor == nil, !pending.isEmpty {
+                return (wakes, .continues(queue ?? idleContinuations.removeLast()))
+            }
+            let succession: Succession
+            if let successor {
+                successor.leadHandedOver = true
+                wakes.append(successor.wake)
+                succession = .handedOver
+            } else {
+                leading -= 1
+                succession = .released
+            }
+            // Given back in the same step as the lead, so that there is a queue for every lead.
+            if let queue { idleContinuations.append(queue) }
+            return (wakes, succession)
+        }
+        for wake in wakes { wake.signal() }
+        for finished in group where finished.deferred { finished.groupFinished() }
+        return succession
+    }
+
+    /// Goes on writing groups on `queue`'s thread while only enqueued members wait.
+    private func continueIfNeeded(after succession: Succession, commit: @escaping @Sendable ([Member]) -> Void) {
+        guard case .continues(let queue) = succession else { return }
+        queue.async {
+            while case .continues = self.writeGroup(leader: nil, on: queue, commit: commit) {}
         }
     }
 }

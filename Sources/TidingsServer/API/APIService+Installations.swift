@@ -10,7 +10,12 @@ extension APIService {
     /// it carries `installation_secret`, shown that once, and every later write must present it. An
     /// installation made before secrets existed claims one on its next write. Binding the installation to a
     /// user, changing or clearing it, needs a user token when the app's identity verification asks for one.
-    func putInstallation(_ request: HTTPRequest) throws -> HTTPResponse {
+    ///
+    /// The checks that need no store run here and throw; the upsert then joins the store's next group
+    /// commit and `reply` gets its answer when that commits, so the network thread never waits for it.
+    func putInstallation(
+        _ request: HTTPRequest, reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) throws {
         let caller = try authenticate(request, .anyKey)
         let installationID = try identifier(request, "installation_id")
         let update = try InstallationJSON.update(
@@ -27,33 +32,35 @@ extension APIService {
         }
         // Made before the store call, whether or not the installation turns out to need one: `prepare` runs
         // under the store's write lock, shared by every write of its group, and a grouped write may run twice
-        // (both runs must issue the same secret).
+        // (both runs must issue the same secret). It was issued when the stored digest is its own.
         let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
-        var issued = false
-        let (installation, created) = try storeCall {
-            try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
+        let (identity, verifyingApp, limits) = (verified, app, configuration.attributeLimits)
+        store.upsertInstallation(
+            appID: caller.appID, installationID: installationID, now: now,
+            prepare: { existing in
                 var update = update
-                try requireOwnership(of: existing, request, caller: caller)
-                try InstallationJSON.checkAttributeCount(
-                    update, existing: existing, limits: configuration.attributeLimits)
-                issued = false
-                if let fresh, existing?.secretDigest == nil {
-                    issued = true
-                    update.secretDigest = .set(fresh.digest)
-                }
+                try self.requireOwnership(of: existing, request, caller: caller)
+                try InstallationJSON.checkAttributeCount(update, existing: existing, limits: limits)
+                if let fresh, existing?.secretDigest == nil { update.secretDigest = .set(fresh.digest) }
                 let before = existing?.userID
                 let after = update.userID.applied(to: before)
-                if let app, after != before, let user = after ?? before {
+                if let app = verifyingApp, after != before, let user = after ?? before {
                     // Binding proves the new user; logging out proves the user who leaves.
-                    try requireIdentity(of: user, verified: verified, caller: caller, app: app)
+                    try self.requireIdentity(of: user, verified: identity, caller: caller, app: app)
                 }
                 return update
-            }
-        }
-        metrics.installationUpserted(created: created)
-        return HTTPResponse(
-            status: created ? 201 : 200, headers: ["Content-Type": "application/json"],
-            body: InstallationJSON.data(installation, secret: issued ? fresh?.secret : nil))
+            },
+            completion: { outcome in
+                reply(
+                    outcome.map { installation, created in
+                        self.metrics.installationUpserted(created: created)
+                        let issued = fresh.flatMap { installation.secretDigest == $0.digest ? $0.secret : nil }
+                        return HTTPResponse(
+                            status: created ? 201 : 200, headers: ["Content-Type": "application/json"],
+                            body: InstallationJSON.data(installation, secret: issued))
+                    }
+                    .mapError { error in (error as? StoreError).map(self.httpError) ?? error })
+            })
     }
 
     /// `GET /v1/installations/{installation_id}`: the installation and its tokens.

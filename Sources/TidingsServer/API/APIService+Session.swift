@@ -63,6 +63,19 @@ extension APIService {
             wrapped.immediateRunsOn = route.immediateRunsOn
             return wrapped
         }
+        if let replying = route.replying {
+            return HTTPRoute.replying(route.method, route.pattern) { request, reply in
+                do {
+                    try replying(request) { outcome in
+                        self.audit(request, action: action, status: Self.status(of: outcome))
+                        reply(outcome)
+                    }
+                } catch {
+                    self.audit(request, action: action, status: Self.status(of: .failure(error)))
+                    throw error
+                }
+            }
+        }
         let handler = route.handler
         return HTTPRoute(route.method, route.pattern) { request in
             do {
@@ -73,6 +86,14 @@ extension APIService {
                 self.audit(request, action: action, status: (error as? HTTPError)?.status ?? 500)
                 throw error
             }
+        }
+    }
+
+    /// The status a handler's outcome is answered with.
+    private static func status(of outcome: Result<HTTPResponse, any Error>) -> Int {
+        switch outcome {
+        case .success(let response): response.status
+        case .failure(let error): (error as? HTTPError)?.status ?? 500
         }
     }
 

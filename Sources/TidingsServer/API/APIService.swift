@@ -60,7 +60,9 @@ final class APIService: Sendable {
     /// too short for that: BENCHMARKS.md).
     func routes() -> [HTTPRoute] {
         [
-            HTTPRoute.immediate("PUT", "/v1/installations/{installation_id}") { try self.putInstallation($0) },
+            HTTPRoute.replying("PUT", "/v1/installations/{installation_id}") {
+                try self.putInstallation($0, reply: $1)
+            },
             HTTPRoute.immediate("GET", "/v1/installations/{installation_id}") { try self.getInstallation($0) },
             HTTPRoute.immediate("PATCH", "/v1/installations/{installation_id}/attributes") {
                 try self.patchAttributes($0)

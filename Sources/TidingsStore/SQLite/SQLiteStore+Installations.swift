@@ -33,40 +33,59 @@ extension SQLiteStore {
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool) {
         try database.groupWrite { db in
-            let existing = try Self.installation(db, appID: appID, installationID: installationID)
-            let update = try prepare(existing)
-            var installation = update.applied(
-                to: existing
-                    ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
-            installation.updatedAt = now
-            for kind in TokenType.allCases {
-                if installation.token(kind) == nil {
-                    installation.tokenRegisteredAt[kind] = nil
-                } else if update.presents(kind) || installation.token(kind) != existing?.token(kind) {
-                    installation.tokenRegisteredAt[kind] = now
-                }
-            }
-            for kind in TokenType.allCases {
-                guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
-                // A token belongs to one installation: the device reinstalled the app or changed hands. Most new
-                // tokens are nobody's, and a read finds that for less than an update that changes nothing.
-                let column = kind.rawValue
-                let holder: [SQLiteValue] = [.text(appID), .text(token), .text(installationID)]
-                let heldElsewhere = try db.scalar(
-                    "SELECT 1 FROM installations WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3",
-                    holder)
-                guard heldElsewhere != nil else { continue }
-                try db.run(
-                    """
-                    UPDATE installations
-                    SET \(column)_token = NULL, \(column)_token_registered_at = NULL, updated_at = ?4
-                    WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3
-                    """,
-                    holder + [.integer(now)])
-            }
-            try Self.write(installation, db)
-            return (installation, existing == nil)
+            try Self.upsertInstallation(db, appID: appID, installationID: installationID, now: now, prepare: prepare)
         }
+    }
+
+    public func upsertInstallation(
+        appID: String, installationID: String, now: Int64,
+        prepare: @escaping @Sendable (_ existing: Installation?) throws -> InstallationUpdate,
+        completion: @escaping @Sendable (Result<(installation: Installation, created: Bool), any Error>) -> Void
+    ) {
+        database.groupWrite(
+            { db in
+                try Self.upsertInstallation(
+                    db, appID: appID, installationID: installationID, now: now, prepare: prepare)
+            }, completion: completion)
+    }
+
+    private static func upsertInstallation(
+        _ db: SQLiteConnection, appID: String, installationID: String, now: Int64,
+        prepare: (_ existing: Installation?) throws -> InstallationUpdate
+    ) throws -> (installation: Installation, created: Bool) {
+        let existing = try Self.installation(db, appID: appID, installationID: installationID)
+        let update = try prepare(existing)
+        var installation = update.applied(
+            to: existing
+                ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
+        installation.updatedAt = now
+        for kind in TokenType.allCases {
+            if installation.token(kind) == nil {
+                installation.tokenRegisteredAt[kind] = nil
+            } else if update.presents(kind) || installation.token(kind) != existing?.token(kind) {
+                installation.tokenRegisteredAt[kind] = now
+            }
+        }
+        for kind in TokenType.allCases {
+            guard let token = installation.token(kind), token != existing?.token(kind) else { continue }
+            // A token belongs to one installation: the device reinstalled the app or changed hands. Most new
+            // tokens are nobody's, and a read finds that for less than an update that changes nothing.
+            let column = kind.rawValue
+            let holder: [SQLiteValue] = [.text(appID), .text(token), .text(installationID)]
+            let heldElsewhere = try db.scalar(
+                "SELECT 1 FROM installations WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3",
+                holder)
+            guard heldElsewhere != nil else { continue }
+            try db.run(
+                """
+                UPDATE installations
+                SET \(column)_token = NULL, \(column)_token_registered_at = NULL, updated_at = ?4
+                WHERE app_id = ?1 AND \(column)_token = ?2 AND installation_id <> ?3
+                """,
+                holder + [.integer(now)])
+        }
+        try Self.write(installation, db)
+        return (installation, existing == nil)
     }
 
     public func installation(appID: String, installationID: String) throws -> Installation? {

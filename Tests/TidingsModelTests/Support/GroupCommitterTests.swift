@@ -17,6 +17,26 @@ import TidingsModel
         override func groupWritten() { lent = nil }
     }
 
+    /// A write handed over with `enqueue`: its caller does not wait, and learns when it is done.
+    final class Enqueued: GroupCommitMember, @unchecked Sendable {
+        // @unchecked: written by the group's leader; `finishedOn` read once `finished` is signalled.
+        let number: Int
+        var written = false
+        var finishedOn: Thread?
+        let finished: DispatchGroup
+
+        init(_ number: Int, finished: DispatchGroup) {
+            self.number = number
+            self.finished = finished
+            finished.enter()
+        }
+
+        override func groupFinished() {
+            finishedOn = Thread.current
+            finished.leave()
+        }
+    }
+
     /// Runs `threads` × `perThread` submissions and returns each write, once its caller has returned.
     func run(
         _ committer: GroupCommitter<Write>, threads: Int, perThread: Int,
@@ -71,5 +91,99 @@ import TidingsModel
         #expect(writes.allSatisfy { $0.written })
         let mostAtOnce = most.withLock { $0 }
         #expect((1...3).contains(mostAtOnce))
+    }
+
+    @Test func anIdleCommitterWritesAnEnqueuedMemberOnTheCallersThreadBeforeReturning() {
+        let committer = GroupCommitter<Enqueued>()
+        let finished = DispatchGroup()
+        let member = Enqueued(0, finished: finished)
+        committer.enqueue(member) { group in for write in group { write.written = true } }
+        #expect(member.written)
+        #expect(member.finishedOn === Thread.current)
+        #expect(finished.wait(timeout: .now()) == .success)
+    }
+
+    /// Members enqueued while a group is written are written after it by the committer's own thread: no
+    /// caller waits, and none is asked to lead.
+    @Test func membersEnqueuedWhileAGroupIsWrittenAreWrittenWithoutTheirCallers() throws {
+        let committer = GroupCommitter<Enqueued>()
+        let finished = DispatchGroup()
+        let (release, groups) = (DispatchSemaphore(value: 0), LockedBox([[Int]]()))
+        let commit: @Sendable ([Enqueued]) -> Void = { group in
+            // The first group holds the lead until every other member is enqueued.
+            if group.first?.number == 0 { release.wait() }
+            for write in group { write.written = true }
+            groups.withLock { $0.append(group.map(\.number)) }
+        }
+        let first = Enqueued(0, finished: finished)
+        let leader = Thread { committer.enqueue(first, commit: commit) }
+        leader.start()
+        // The leader is inside `commit` once the first group is taken; give it a moment to get there.
+        usleep(50_000)
+        let later = (1...20).map { Enqueued($0, finished: finished) }
+        for member in later { committer.enqueue(member, commit: commit) }
+        #expect(later.allSatisfy { !$0.written }, "the callers returned at once, their writes still pending")
+        release.signal()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(later.allSatisfy { $0.written && $0.finishedOn != nil && $0.finishedOn !== Thread.current })
+        let written = groups.withLock { $0 }
+        #expect(written.first == [0])
+        #expect(written.dropFirst().flatMap { $0 } == Array(1...20))
+        #expect(written.count == 2, "the 20 members waiting were written as one group, not \(written)")
+    }
+
+    /// Callers that wait and callers that do not share the groups, and every one of them is written once,
+    /// with no more groups at once than allowed.
+    @Test func waitingAndEnqueuedCallersMixWithinTheGroupLimit() throws {
+        let committer = GroupCommitter<GroupCommitMember>(maximumGroups: 2)
+        let finished = DispatchGroup()
+        let (now, most, written) = (LockedBox(0), LockedBox(0), LockedBox([Int]()))
+        let commit: @Sendable ([GroupCommitMember]) -> Void = { group in
+            let writing = now.withLock {
+                $0 += 1
+                return $0
+            }
+            most.withLock { $0 = max($0, writing) }
+            usleep(100)
+            for member in group {
+                if let write = member as? Write {
+                    write.written = true
+                    written.withLock { $0.append(write.number) }
+                } else if let write = member as? Enqueued {
+                    write.written = true
+                    written.withLock { $0.append(write.number) }
+                }
+            }
+            now.withLock { $0 -= 1 }
+        }
+        let (members, waited) = (LockedBox([Enqueued]()), LockedBox([Write]()))
+        let threads = DispatchGroup()
+        for thread in 0..<24 {
+            threads.enter()
+            Thread {
+                defer { threads.leave() }
+                for step in 0..<40 {
+                    let number = thread * 40 + step
+                    // Every third caller waits; the others hand their write over.
+                    if thread % 3 == 0 {
+                        let write = Write(number)
+                        committer.submit(write, commit: commit)
+                        waited.withLock { $0.append(write) }
+                    } else {
+                        let member = Enqueued(number, finished: finished)
+                        members.withLock { $0.append(member) }
+                        committer.enqueue(member, commit: commit)
+                    }
+                }
+            }.start()
+        }
+        #expect(threads.wait(timeout: .now() + 60) == .success)
+        #expect(finished.wait(timeout: .now() + 60) == .success)
+        let (waitedWrites, enqueuedWrites) = (waited.withLock { $0 }, members.withLock { $0 })
+        #expect(waitedWrites.count == 320 && waitedWrites.allSatisfy { $0.written })
+        #expect(enqueuedWrites.count == 640 && enqueuedWrites.allSatisfy { $0.written })
+        let numbers = written.withLock { $0 }
+        #expect(numbers.count == 960 && Set(numbers) == Set(0..<960), "each member written once")
+        #expect((1...2).contains(most.withLock { $0 }))
     }
 }
