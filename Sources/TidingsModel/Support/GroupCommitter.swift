@@ -44,28 +44,31 @@ open class GroupCommitMember: @unchecked Sendable {
 /// When no waiting caller can take the lead while such members wait, the leader's work goes on on one of
 /// the committer's own threads, so that nobody waits for a caller that will not come.
 public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendable {
-    // @unchecked: `pending`, `leading`, `idleContinuations` and each member's `done`, `leadHandedOver` and
+    // @unchecked: `pending`, `leading`, `continuations` and each member's `done`, `leadHandedOver` and
     // `deferred` are touched only with `lock` held.
     private let lock = NSLock()
     private var pending: [Member] = []
     private var leading = 0
-    /// One serial queue per lead that may go on without a caller: a lead holds one while it writes the
-    /// groups of enqueued members, so at most `maximumGroups` are ever in use.
-    private var idleContinuations: [DispatchQueue]
+    /// Where a lead goes on without a caller, one thread per group that may be written at once, so that a
+    /// lead never waits for a thread: started by the first such lead.
+    private var continuations: WorkerThreadPool?
     /// How many groups may be written at once, each by its own leader.
     public let maximumGroups: Int
 
     public init(maximumGroups: Int = 1) {
         self.maximumGroups = max(1, maximumGroups)
-        idleContinuations = (0..<self.maximumGroups).map { DispatchQueue(label: "tidings.group-commit.\($0)") }
+    }
+
+    deinit {
+        continuations?.stop()
     }
 
     /// What a leader does once its group is written.
     private enum Succession {
         /// A waiting caller leads next.
         case handedOver
-        /// Only enqueued members wait: the lead goes on, on this queue.
-        case continues(DispatchQueue)
+        /// Only enqueued members wait: the lead goes on, on one of the committer's threads.
+        case continues(WorkerThreadPool)
         /// Nobody waits: one group fewer is being written.
         case released
     }
@@ -116,11 +119,8 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
     }
 
     /// Writes the members waiting as one group, wakes their callers, finishes the enqueued ones and decides who
-    /// leads next. `leader` is the waiting caller that leads, if any (it checks its own member itself);
-    /// `queue` the committer's queue the lead runs on, if it does.
-    private func writeGroup(leader: Member?, on queue: DispatchQueue? = nil, commit: ([Member]) -> Void)
-        -> Succession
-    {
+    /// leads next. `leader` is the waiting caller that leads, if any (it checks its own member itself).
+    private func writeGroup(leader: Member?, commit: ([Member]) -> Void) -> Succession {
         // Let the threads waiting for a core run first: on a busy server they are parsing the next
         // requests, and those that reach the store meanwhile join this group instead of waiting for the
         // next. With no thread waiting this returns at once. On two cores, without it, SQLite's groups
@@ -139,7 +139,9 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
             var wakes = group.filter { !$0.deferred && $0 !== leader }.map(\.wake)
             let successor = pending.first { !$0.deferred && !$0.leadHandedOver }
             if successor == nil, !pending.isEmpty {
-                return (wakes, .continues(queue ?? idleContinuations.removeLast()))
+                let threads = continuations ?? WorkerThreadPool(threadCount: maximumGroups, name: "group-commit")
+                continuations = threads
+                return (wakes, .continues(threads))
             }
             let succession: Succession
             if let successor {
@@ -150,8 +152,6 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
                 leading -= 1
                 succession = .released
             }
-            // Given back in the same step as the lead, so that there is a queue for every lead.
-            if let queue { idleContinuations.append(queue) }
             return (wakes, succession)
         }
         for wake in wakes { wake.signal() }
@@ -159,11 +159,11 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
         return succession
     }
 
-    /// Goes on writing groups on `queue`'s thread while only enqueued members wait.
+    /// Goes on writing groups on one of the committer's threads while only enqueued members wait.
     private func continueIfNeeded(after succession: Succession, commit: @escaping @Sendable ([Member]) -> Void) {
-        guard case .continues(let queue) = succession else { return }
-        queue.async {
-            while case .continues = self.writeGroup(leader: nil, on: queue, commit: commit) {}
+        guard case .continues(let threads) = succession else { return }
+        threads.submit {
+            while case .continues = self.writeGroup(leader: nil, commit: commit) {}
         }
     }
 }

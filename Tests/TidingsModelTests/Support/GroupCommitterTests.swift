@@ -108,18 +108,21 @@ import TidingsModel
     @Test func membersEnqueuedWhileAGroupIsWrittenAreWrittenWithoutTheirCallers() throws {
         let committer = GroupCommitter<Enqueued>()
         let finished = DispatchGroup()
-        let (release, groups) = (DispatchSemaphore(value: 0), LockedBox([[Int]]()))
+        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let groups = LockedBox([[Int]]())
         let commit: @Sendable ([Enqueued]) -> Void = { group in
             // The first group holds the lead until every other member is enqueued.
-            if group.first?.number == 0 { release.wait() }
+            if group.first?.number == 0 {
+                entered.signal()
+                release.wait()
+            }
             for write in group { write.written = true }
             groups.withLock { $0.append(group.map(\.number)) }
         }
         let first = Enqueued(0, finished: finished)
         let leader = Thread { committer.enqueue(first, commit: commit) }
         leader.start()
-        // The leader is inside `commit` once the first group is taken; give it a moment to get there.
-        usleep(50_000)
+        #expect(entered.wait(timeout: .now() + 5) == .success)
         let later = (1...20).map { Enqueued($0, finished: finished) }
         for member in later { committer.enqueue(member, commit: commit) }
         #expect(later.allSatisfy { !$0.written }, "the callers returned at once, their writes still pending")

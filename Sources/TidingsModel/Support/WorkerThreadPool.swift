@@ -1,13 +1,14 @@
 import Foundation
 
-/// A fixed set of threads for plain handlers that may wait on other requests, such as an event batch
-/// waiting for its group's commit, so that neither the network threads nor Swift's cooperative threads
-/// wait.
+/// A fixed set of threads of its own for plain work that may wait (an event batch waiting for its group's
+/// commit, a group commit itself), so that neither the server's network threads nor Swift's cooperative
+/// threads wait. On Linux Swift's cooperative threads and libdispatch's global queues share one pool of
+/// about one thread per core: work that waited there would stall every task of the process.
 ///
 /// A network thread that waited for a commit could not read its other connections meanwhile. With the
 /// waiting moved here, the network threads go on reading, and more writes reach each commit: with 32
 /// connections posting event batches, groups of about 11 batches instead of 5 (BENCHMARKS.md).
-final class WorkerThreadPool: @unchecked Sendable {
+public final class WorkerThreadPool: @unchecked Sendable {
     // @unchecked: `queue` and `stopping` are touched only under `condition`.
     private let condition = NSCondition()
     private var queue: [@Sendable () -> Void] = []
@@ -15,7 +16,7 @@ final class WorkerThreadPool: @unchecked Sendable {
     private var stopping = false
 
     /// Starts `threadCount` threads named `name`.
-    init(threadCount: Int, name: String) {
+    public init(threadCount: Int, name: String) {
         for _ in 0..<max(1, threadCount) {
             // The thread keeps the pool until `stop()` lets it end.
             let thread = Thread { self.serve() }
@@ -26,7 +27,7 @@ final class WorkerThreadPool: @unchecked Sendable {
     }
 
     /// Runs `work` on one of the threads, in submission order.
-    func submit(_ work: @escaping @Sendable () -> Void) {
+    public func submit(_ work: @escaping @Sendable () -> Void) {
         condition.lock()
         queue.append(work)
         condition.signal()
@@ -34,7 +35,7 @@ final class WorkerThreadPool: @unchecked Sendable {
     }
 
     /// Lets the threads finish what was submitted and end; later submissions are dropped.
-    func stop() {
+    public func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
