@@ -104,14 +104,19 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
     /// Adds `member` to the next group without waiting for it to be written; its ``GroupCommitMember/groupFinished()``
     /// is called once it is.
     ///
-    /// When fewer than `maximumGroups` groups are being written, the caller leads one group itself (its own
-    /// member included, so an idle committer adds no thread hop), then leaves any further groups to a
-    /// waiting caller or to the committer's own thread.
+    /// When no group is being written, the caller writes one itself (its own member included, so an idle
+    /// committer adds no thread hop), then leaves any further groups to a waiting caller or to the
+    /// committer's own thread. When a group is being written, the member joins the next one, which the
+    /// finishing leader writes: an enqueued member never starts a group beside another. Callers that do not
+    /// wait arrive one at a time, as their connections are answered, and each that found a free lead
+    /// would write a group of one or two: on PostgreSQL, with four groups allowed, installation upserts
+    /// made groups of about 7 instead of 20, three times the transactions, and twice the database's CPU
+    /// (BENCHMARKS.md).
     public func enqueue(_ member: Member, commit: @escaping @Sendable ([Member]) -> Void) {
         let leads = lock.withLock {
             member.deferred = true
             pending.append(member)
-            guard leading < maximumGroups else { return false }
+            guard leading == 0 else { return false }
             leading += 1
             return true
         }
