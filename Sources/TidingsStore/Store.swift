@@ -121,6 +121,15 @@ public protocol Store:
     /// - Returns: For each event, in order, true when inserted and false when a duplicate (also of an
     ///   earlier event of the same batch).
     func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool]
+    /// The same insert without waiting for it: `completion` gets what the other form returns or throws, on
+    /// this thread or later on the thread that writes the batch's group.
+    func insertEvents(
+        appID: String, events: [TidingsEvent], receivedAt: Int64,
+        completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void)
+    /// Whether ``insertEvents(appID:events:receivedAt:completion:)`` returns before the batch is written (it
+    /// joins a group that another thread writes), so that a caller that must not wait can use it; false
+    /// when it is the waiting form.
+    var insertsEventsWithoutWaiting: Bool { get }
     /// A page of the app's events, oldest first.
     func events(appID: String, query: EventQuery) throws -> EventPage
     /// The counts behind a funnel.
@@ -186,6 +195,16 @@ extension Store {
     {
         try upsertInstallation(appID: appID, installationID: installationID, now: now) { _ in update }
     }
+
+    /// The waiting form, answered before returning: for a backend that does not write in groups.
+    public func insertEvents(
+        appID: String, events: [TidingsEvent], receivedAt: Int64,
+        completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
+    ) {
+        completion(Result { try insertEvents(appID: appID, events: events, receivedAt: receivedAt) })
+    }
+
+    public var insertsEventsWithoutWaiting: Bool { false }
 
     /// The waiting form, answered before returning: for a backend that does not write in groups.
     public func upsertInstallation(

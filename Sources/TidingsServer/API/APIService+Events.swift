@@ -10,7 +10,13 @@ extension APIService {
     /// alone: rejected when invalid, duplicate when its id was stored before in this app (with no time
     /// window), accepted otherwise. The accepted events of a batch are
     /// inserted in one transaction.
-    func postEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+    ///
+    /// The batch is parsed and judged on the calling thread; the store's answer comes through `reply`, later
+    /// and from the thread that writes the batch's group when the store does not wait
+    /// (``Store/insertsEventsWithoutWaiting``), before returning otherwise.
+    func postEvents(
+        _ request: HTTPRequest, reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+    ) throws {
         let caller = try authenticate(request, .anyKey)
         let limits = configuration.eventLimits
         let elements = try eventBatch(request, limits: limits)
@@ -47,19 +53,35 @@ extension APIService {
         // Events are kept even when their installation has not registered yet: the SDK's registration and
         // its event upload are separate durable queues, and a first launch offline may flush events first.
         // Everything is scoped to the calling app, so another app's key only ever writes its own data.
-        let inserted = try store.insertEvents(appID: caller.appID, events: events, receivedAt: now)
+        let (known, stored) = (receipts, candidates)
+        store.insertEvents(appID: caller.appID, events: events, receivedAt: now) { outcome in
+            reply(
+                outcome.map { inserted in
+                    self.receiptsResponse(
+                        known, candidates: stored, inserted: inserted, appID: caller.appID, request: request)
+                }
+                .mapError { error in (error as? StoreError).map(self.httpError) ?? error })
+        }
+    }
+
+    /// The batch's answer: each event's receipt, in the order sent, once the store has said which were new.
+    private func receiptsResponse(
+        _ known: [EventReceipt?], candidates: [(index: Int, eventID: String)], inserted: [Bool], appID: String,
+        request: HTTPRequest
+    ) -> HTTPResponse {
+        var receipts = known
         var counts = (accepted: 0, duplicate: 0)
         for (candidate, isNew) in zip(candidates, inserted) {
             receipts[candidate.index] = EventReceipt(
                 eventID: candidate.eventID, status: isNew ? .accepted : .duplicate)
             if isNew { counts.accepted += 1 } else { counts.duplicate += 1 }
         }
-        let rejected = elements.count - counts.accepted - counts.duplicate
+        let rejected = receipts.count - counts.accepted - counts.duplicate
         metrics.eventsIngested(accepted: counts.accepted, duplicate: counts.duplicate, rejected: rejected)
         logger.debug(
             "events ingested",
             metadata: [
-                "app": caller.appID, "accepted": String(counts.accepted), "duplicate": String(counts.duplicate),
+                "app": appID, "accepted": String(counts.accepted), "duplicate": String(counts.duplicate),
                 "rejected": String(rejected), "request_id": request.requestID,
             ])
         return HTTPResponse(

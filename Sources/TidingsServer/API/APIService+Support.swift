@@ -101,6 +101,22 @@ extension APIService {
         return String(decoded.dropFirst(kind.count + 1))
     }
 
+    /// The answer of a replying handler that replies before returning (its store call is the waiting form),
+    /// for a route the server runs as a plain call.
+    /// - Throws: what the handler throws or replies; 500 when it has not replied by the time it returns.
+    func answeredBeforeReturning(
+        _ request: HTTPRequest,
+        _ start: (_ reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) throws -> Void
+    ) throws -> HTTPResponse {
+        let answer = LockedBox<Result<HTTPResponse, any Error>?>(nil)
+        try start { outcome in answer.withLock { $0 = outcome } }
+        guard let outcome = answer.withLock({ $0 }) else {
+            logger.error("a handler returned before replying", metadata: ["request_id": request.requestID])
+            throw HTTPError.internalError(requestID: request.requestID)
+        }
+        return try outcome.get()
+    }
+
     /// A store refusal as the HTTP error a client sees.
     func httpError(_ error: StoreError) -> HTTPError {
         switch error.code {

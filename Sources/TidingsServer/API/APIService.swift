@@ -54,10 +54,10 @@ final class APIService: Sendable {
     var now: Int64 { clock.now.millisecondsSince1970 }
 
     /// The route table: one line per endpoint, documented in docs/openapi.yaml. Routes whose handler only
-    /// parses and calls the store are plain: `immediate` ones are answered on the network thread; event
-    /// batches are `blocking`, answered on a worker thread, because each waits milliseconds for the store's
-    /// single writer, against the tens of microseconds the hand-over to a worker costs (an upsert's wait is
-    /// too short for that: BENCHMARKS.md).
+    /// parses and calls the store are plain: `immediate` ones are answered on the network thread. Installation
+    /// upserts, and event batches on a store that groups them (SQLite), `reply` when their group commits, so
+    /// no thread waits for it. On a store that does not (PostgreSQL), event batches are `blocking`, answered
+    /// on a worker thread, because each waits milliseconds for its statement and commit (BENCHMARKS.md).
     func routes() -> [HTTPRoute] {
         [
             HTTPRoute.replying("PUT", "/v1/installations/{installation_id}") {
@@ -76,7 +76,11 @@ final class APIService: Sendable {
             HTTPRoute("POST", "/v1/users/{user_id}/tags") { try await self.addTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags") { try await self.removeAllTags($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}/tags/{tag}") { try await self.removeTag($0) },
-            HTTPRoute.blocking("POST", "/v1/events") { try self.postEvents($0) },
+            store.insertsEventsWithoutWaiting
+                ? HTTPRoute.replying("POST", "/v1/events") { try self.postEvents($0, reply: $1) }
+                : HTTPRoute.blocking("POST", "/v1/events") { request in
+                    try self.answeredBeforeReturning(request) { try self.postEvents(request, reply: $0) }
+                },
             HTTPRoute.immediate("GET", "/v1/events") { try self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },

@@ -21,44 +21,63 @@ extension SQLiteStore {
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
         guard !events.isEmpty else { return [] }
         return try database.groupWrite { db in
-            let statement = try db.prepare(Self.insertEventSQL)
-            var inserted = [Bool]()
-            inserted.reserveCapacity(events.count)
-            // `prepare` hands the statement over reset, and each run leaves it reset (`step`), so the loop
-            // only binds: all 24 parameters every time, so nothing of the previous event stays bound.
-            for event in events {
-                func text(_ value: String?, _ index: Int32) throws {
-                    try statement.bind(value.map(SQLiteValue.text) ?? .null, at: index)
-                }
-                try statement.bind(.text(appID), at: 1)
-                try statement.bind(.text(event.eventID.lowercasedString), at: 2)
-                try statement.bind(.text(event.type.rawValue), at: 3)
-                try statement.bind(.integer(event.occurredAt), at: 4)
-                try statement.bind(.integer(receivedAt), at: 5)
-                try statement.bind(.text(event.installationID), at: 6)
-                try statement.bind(.text(event.platform), at: 7)
-                try text(event.sdkVersion, 8)
-                try text(event.appVersion, 9)
-                try text(event.osVersion, 10)
-                try text(event.deviceModel, 11)
-                try text(event.userID, 12)
-                try text(event.messageID, 13)
-                try text(event.campaignID, 14)
-                try text(event.dialect, 15)
-                try text(event.source?.rawValue, 16)
-                try text(event.appState?.rawValue, 17)
-                try text(event.actionID, 18)
-                try text(event.value, 19)
-                try text(event.token, 20)
-                try text(event.tokenType?.rawValue, 21)
-                try text(event.environment, 22)
-                try text(event.permission, 23)
-                try text(event.attributes.map { JSONText.string(.object($0)) }, 24)
-                while try statement.step() {}
-                inserted.append(db.changes > 0)
-            }
-            return inserted
+            try Self.insertEvents(db, appID: appID, events: events, receivedAt: receivedAt)
         }
+    }
+
+    public func insertEvents(
+        appID: String, events: [TidingsEvent], receivedAt: Int64,
+        completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
+    ) {
+        guard !events.isEmpty else { return completion(.success([])) }
+        database.groupWrite(
+            { db in try Self.insertEvents(db, appID: appID, events: events, receivedAt: receivedAt) },
+            completion: completion)
+    }
+
+    /// A batch joins the single writer's next group, written by whichever thread leads it.
+    public var insertsEventsWithoutWaiting: Bool { true }
+
+    private static func insertEvents(
+        _ db: SQLiteConnection, appID: String, events: [TidingsEvent], receivedAt: Int64
+    ) throws -> [Bool] {
+        let statement = try db.prepare(insertEventSQL)
+        var inserted = [Bool]()
+        inserted.reserveCapacity(events.count)
+        // `prepare` hands the statement over reset, and each run leaves it reset (`step`), so the loop
+        // only binds: all 24 parameters every time, so nothing of the previous event stays bound.
+        for event in events {
+            func text(_ value: String?, _ index: Int32) throws {
+                try statement.bind(value.map(SQLiteValue.text) ?? .null, at: index)
+            }
+            try statement.bind(.text(appID), at: 1)
+            try statement.bind(.text(event.eventID.lowercasedString), at: 2)
+            try statement.bind(.text(event.type.rawValue), at: 3)
+            try statement.bind(.integer(event.occurredAt), at: 4)
+            try statement.bind(.integer(receivedAt), at: 5)
+            try statement.bind(.text(event.installationID), at: 6)
+            try statement.bind(.text(event.platform), at: 7)
+            try text(event.sdkVersion, 8)
+            try text(event.appVersion, 9)
+            try text(event.osVersion, 10)
+            try text(event.deviceModel, 11)
+            try text(event.userID, 12)
+            try text(event.messageID, 13)
+            try text(event.campaignID, 14)
+            try text(event.dialect, 15)
+            try text(event.source?.rawValue, 16)
+            try text(event.appState?.rawValue, 17)
+            try text(event.actionID, 18)
+            try text(event.value, 19)
+            try text(event.token, 20)
+            try text(event.tokenType?.rawValue, 21)
+            try text(event.environment, 22)
+            try text(event.permission, 23)
+            try text(event.attributes.map { JSONText.string(.object($0)) }, 24)
+            while try statement.step() {}
+            inserted.append(db.changes > 0)
+        }
+        return inserted
     }
 
     public func events(appID: String, query: EventQuery) throws -> EventPage {
