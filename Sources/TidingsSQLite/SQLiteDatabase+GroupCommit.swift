@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import TidingsModel
 
@@ -48,11 +49,10 @@ extension SQLiteDatabase {
             return true
         }
         write.finished = { groupError in
-            if let groupError {
-                completion(.failure(groupError))
-            } else if let result = outcome.withLock({ $0 }) {
-                completion(result)
-            }
+            // The write has run by the time its group is finished; the fallback only keeps a caller from
+            // waiting for ever should that ever not hold.
+            let result = groupError.map { .failure($0) } ?? outcome.withLock { $0 }
+            completion(result ?? .failure(SQLiteError(code: SQLITE_INTERNAL, message: "the write was not run")))
         }
         groupCommit.enqueue(write, commit: commitMembers)
     }

@@ -56,11 +56,10 @@ extension APIService {
         let (known, stored) = (receipts, candidates)
         store.insertEvents(appID: caller.appID, events: events, receivedAt: now) { outcome in
             reply(
-                outcome.map { inserted in
+                self.storeOutcome(outcome).map { inserted in
                     self.receiptsResponse(
                         known, candidates: stored, inserted: inserted, appID: caller.appID, request: request)
-                }
-                .mapError { error in (error as? StoreError).map(self.httpError) ?? error })
+                })
         }
     }
 

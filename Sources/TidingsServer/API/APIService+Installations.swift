@@ -52,14 +52,13 @@ extension APIService {
             },
             completion: { outcome in
                 reply(
-                    outcome.map { installation, created in
+                    self.storeOutcome(outcome).map { installation, created in
                         self.metrics.installationUpserted(created: created)
                         let issued = fresh.flatMap { installation.secretDigest == $0.digest ? $0.secret : nil }
                         return HTTPResponse(
                             status: created ? 201 : 200, headers: ["Content-Type": "application/json"],
                             body: InstallationJSON.data(installation, secret: issued))
-                    }
-                    .mapError { error in (error as? StoreError).map(self.httpError) ?? error })
+                    })
             })
     }
 

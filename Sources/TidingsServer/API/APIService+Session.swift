@@ -51,14 +51,9 @@ extension APIService {
         let action = "\(route.method) \(route.pattern)"
         if let immediate = route.immediate {
             var wrapped = HTTPRoute.immediate(route.method, route.pattern) { request in
-                do {
-                    let response = try immediate(request)
-                    self.audit(request, action: action, status: response.status)
-                    return response
-                } catch {
-                    self.audit(request, action: action, status: (error as? HTTPError)?.status ?? 500)
-                    throw error
-                }
+                let outcome = Result { try immediate(request) }
+                self.audit(request, action: action, status: Self.status(of: outcome))
+                return try outcome.get()
             }
             wrapped.immediateRunsOn = route.immediateRunsOn
             return wrapped
@@ -78,14 +73,14 @@ extension APIService {
         }
         let handler = route.handler
         return HTTPRoute(route.method, route.pattern) { request in
+            let outcome: Result<HTTPResponse, any Error>
             do {
-                let response = try await handler(request)
-                self.audit(request, action: action, status: response.status)
-                return response
+                outcome = .success(try await handler(request))
             } catch {
-                self.audit(request, action: action, status: (error as? HTTPError)?.status ?? 500)
-                throw error
+                outcome = .failure(error)
             }
+            self.audit(request, action: action, status: Self.status(of: outcome))
+            return try outcome.get()
         }
     }
 

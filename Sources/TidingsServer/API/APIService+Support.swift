@@ -127,6 +127,11 @@ extension APIService {
     }
 
     /// Runs a store call, turning its refusals into HTTP errors.
+    /// `outcome` with a store refusal as the HTTP error a client sees, as ``storeCall(_:)`` does for a call.
+    func storeOutcome<Value>(_ outcome: Result<Value, any Error>) -> Result<Value, any Error> {
+        outcome.mapError { error in (error as? StoreError).map(httpError) ?? error }
+    }
+
     func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
