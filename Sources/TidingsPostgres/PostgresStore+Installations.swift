@@ -9,6 +9,10 @@ extension PostgresStore {
         apns_token_registered_at, voip_token_registered_at, fcm_token_registered_at, secret_digest, attributes
         """
 
+    /// What a write of an installation sets: ``installationColumns`` and the key of its app version
+    /// (`VersionKey`, for audiences by app version), computed here rather than by the database (see the schema).
+    private static let writtenInstallationColumns = installationColumns + ", app_version_key"
+
     /// What an insert of an installation that exists already changes: every column but its key and creation time.
     private static let upsertConflictClause = """
         ON CONFLICT (app_id, installation_id) DO UPDATE SET
@@ -23,51 +27,54 @@ extension PostgresStore {
             os_name = excluded.os_name, apns_token_registered_at = excluded.apns_token_registered_at,
             voip_token_registered_at = excluded.voip_token_registered_at,
             fcm_token_registered_at = excluded.fcm_token_registered_at, secret_digest = excluded.secret_digest,
-            attributes = excluded.attributes
+            attributes = excluded.attributes, app_version_key = excluded.app_version_key
         """
 
     private static let upsertSQL = """
-        INSERT INTO installations (\(installationColumns))
+        INSERT INTO installations (\(writtenInstallationColumns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-            $23, $24, $25, $26, $27, $28, $29)
+            $23, $24, $25, $26, $27, $28, $29, $30)
         \(upsertConflictClause)
         """
 
-    /// The column types of ``installationColumns``, in order, for binding one array per column.
+    /// The column types of ``writtenInstallationColumns``, in order, for binding one array per column.
     private static let installationColumnTypes = [
         "text", "text", "text", "text", "text", "text", "text", "text", "boolean", "boolean", "boolean", "text",
         "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "text", "text", "text", "bigint",
-        "bigint", "bigint", "bytea", "jsonb",
+        "bigint", "bigint", "bytea", "jsonb", "text",
     ]
 
     /// Writes a group's installations in one statement: one array per column ($1 the app ids, $2 the
     /// installation ids, ...), one element per installation, each installation once.
     private static let upsertGroupSQL = """
-        INSERT INTO installations (\(installationColumns))
+        INSERT INTO installations (\(writtenInstallationColumns))
         SELECT * FROM unnest(\(installationColumnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }
             .joined(separator: ", ")))
         \(upsertConflictClause)
         """
 
-    /// Reads and locks a group's installations ($1 the app ids, $2 the installation ids, pairwise), in key
-    /// order: two groups, of two instances, never wait for each other in a cycle.
+    /// Reads and locks a group's installations of one app ($1; $2 the installation ids), in key order: two
+    /// groups, of two instances, never wait for each other in a cycle. One statement per app, on one table,
+    /// rather than a join with the pairs of keys: these statements are planned for every group (below), and
+    /// a join took PostgreSQL twice as long to plan and to run.
     private static let lockInstallationsSQL = """
         SELECT \(installationColumns) FROM installations
-        WHERE (app_id, installation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-        ORDER BY app_id, installation_id FOR UPDATE
+        WHERE app_id = $1 AND installation_id = ANY($2::text[])
+        ORDER BY installation_id FOR UPDATE
         """
 
-    /// Takes each `kind` token of $2 from every other installation of its app ($1) holding it ($3 is the one
-    /// taking it, $4 when; one element per token): a token belongs to one installation (the device
-    /// reinstalled the app or changed hands).
+    /// Takes each `kind` token of $2 from every installation of the app $1 holding it but the one taking it
+    /// (the element of $3 at the token's position; $4 when): a token belongs to one installation (the device
+    /// reinstalled the app or changed hands). The index scan takes the tokens in order, so their holders are
+    /// locked in it.
     private static func moveTokensSQL(_ kind: TokenType) -> String {
-        """
-        UPDATE installations AS holder SET \(kind.rawValue)_token = NULL, \(kind.rawValue)_token_registered_at = NULL,
-            updated_at = taken.at
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS taken(app_id, token, taker, at)
-        WHERE holder.app_id = taken.app_id AND holder.\(kind.rawValue)_token = taken.token
-            AND holder.installation_id <> taken.taker
-        """
+        let token = "\(kind.rawValue)_token"
+        return """
+            UPDATE installations SET \(token) = NULL, \(kind.rawValue)_token_registered_at = NULL,
+                updated_at = ($4::bigint[])[array_position($2::text[], \(token))]
+            WHERE app_id = $1 AND \(token) = ANY($2::text[])
+                AND installation_id <> ($3::text[])[array_position($2::text[], \(token))]
+            """
     }
 
     /// Set in each group's transaction: its statements are planned for their parameters every time. A plan
@@ -207,21 +214,22 @@ extension PostgresStore {
             // written next, has already lost them): then no row written holds a token another row still has.
             var writes: [PostgresConnection.Statement] = []
             for kind in TokenType.allCases {
-                // In one order, which the usual plan (a loop over the tokens) locks their holders in, so that two
-                // groups taking tokens do not wait for each other in a cycle; a deadlock all the same fails the
-                // group, which is then tried member by member.
+                // App by app, in one order; within an app the index scan locks the holders in the tokens' order,
+                // so that two groups taking tokens do not wait for each other in a cycle. A deadlock all the same
+                // fails the group, which is then tried member by member.
                 let ordered = (taken[kind] ?? [:]).sorted {
                     ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
                 }
-                guard !ordered.isEmpty else { continue }
-                writes.append(
-                    PostgresConnection.Statement(
-                        sql: moveTokensSQL(kind),
-                        parameters: [
-                            .array(ordered.map { .text($0.key.appID) }), .array(ordered.map { .text($0.key.token) }),
-                            .array(ordered.map { .text($0.value.installationID) }),
-                            .array(ordered.map { .integer($0.value.at) }),
-                        ]))
+                for (appID, tokens) in runs(of: ordered, by: \.key.appID) {
+                    writes.append(
+                        PostgresConnection.Statement(
+                            sql: moveTokensSQL(kind),
+                            parameters: [
+                                .text(appID), .array(tokens.map { .text($0.key.token) }),
+                                .array(tokens.map { .text($0.value.installationID) }),
+                                .array(tokens.map { .integer($0.value.at) }),
+                            ]))
+                }
             }
             let written = keys.filter(changed.contains).compactMap { current[$0] }
             if !written.isEmpty {
@@ -246,15 +254,16 @@ extension PostgresStore {
     private static func lockInstallations(_ keys: [InstallationKey], _ db: PostgresConnection) throws
         -> [InstallationKey: Installation]
     {
-        let statements = [
+        let begin = [
             PostgresConnection.Statement(sql: "BEGIN"), PostgresConnection.Statement(sql: planForEachCallSQL),
-            PostgresConnection.Statement(
-                sql: lockInstallationsSQL,
-                parameters: [.array(keys.map { .text($0.appID) }), .array(keys.map { .text($0.installationID) })]),
         ]
+        let locks = runs(of: keys, by: \.appID).map { appID, keys in
+            PostgresConnection.Statement(
+                sql: lockInstallationsSQL, parameters: [.text(appID), .array(keys.map { .text($0.installationID) })])
+        }
         let rows: [Installation]
         do {
-            rows = try db.pipeline(statements, row: installationRow).last?.rows ?? []
+            rows = try db.pipeline(begin + locks, row: installationRow).dropFirst(begin.count).flatMap(\.rows)
         } catch {
             if error.code == .connectionLost { throw StaleConnection(error: error) }
             throw error
@@ -262,6 +271,21 @@ extension PostgresStore {
         var found: [InstallationKey: Installation] = [:]
         for row in rows { found[InstallationKey(appID: row.appID, installationID: row.installationID)] = row }
         return found
+    }
+
+    /// The consecutive runs of `elements` that share the same `key`, in order: `elements` sorted by it give
+    /// one run per key.
+    private static func runs<Element>(of elements: [Element], by key: (Element) -> String) -> [(String, [Element])] {
+        var runs: [(String, [Element])] = []
+        for element in elements {
+            let elementKey = key(element)
+            if runs.last?.0 == elementKey {
+                runs[runs.count - 1].1.append(element)
+            } else {
+                runs.append((elementKey, [element]))
+            }
+        }
+        return runs
     }
 
     /// The installation `update` makes of `existing` (or of a new one), with the registration time of each
@@ -350,6 +374,7 @@ extension PostgresStore {
             PostgresValue(installation.tokenRegisteredAt[.voip]),
             PostgresValue(installation.tokenRegisteredAt[.fcm]), PostgresValue(installation.secretDigest),
             PostgresValue(installation.encodedAttributes),
+            PostgresValue(installation.appVersion.flatMap(VersionKey.key)),
         ]
     }
 

@@ -105,6 +105,69 @@ import TidingsStoreTesting
         }
     }
 
+    /// Audiences by app version compare the key tidingsd stores with each installation; rows written the way an
+    /// earlier tidingsd writes them (no key) get theirs from the schema's triggers, and rows written before the
+    /// migration get theirs from it.
+    @Test func theStoredAppVersionKeyFollowsEveryWrite() throws {
+        let configuration = try StoreBackend.postgresConfiguration()
+        let settings = PostgresConnection.Settings(
+            connectionString: configuration.connectionString, applicationName: "test",
+            connectTimeout: .seconds(5), statementTimeout: .seconds(15), lockTimeout: .seconds(5),
+            idleInTransactionTimeout: .seconds(60))
+        // The schema as the version before, with an installation in it.
+        let before = try PostgresConnection(settings: settings)
+        try before.execute(
+            "CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        for (version, migration) in PostgresStore.migrations.dropLast().enumerated() {
+            try before.execute(migration)
+            _ = try before.run("INSERT INTO schema_version (version) VALUES ($1)", [.integer(Int64(version + 1))])
+        }
+        try before.execute(
+            """
+            INSERT INTO apps (id, name, bundle_id, created_at) VALUES ('app_a', 'a', 'com.example.a', 0);
+            INSERT INTO installations (app_id, installation_id, platform, app_version, created_at, updated_at)
+                VALUES ('app_a', 'migrated', 'ios', '2.10.1', 0, 0);
+            """)
+        let store = try PostgresStore(configuration: configuration)
+        for (id, version) in [("new", "2.9"), ("unversioned", nil), ("beta", "beta")] {
+            var update = InstallationUpdate()
+            update.platform = .set("ios")
+            if let version { update.appVersion = .set(version) }
+            _ = try store.upsertInstallation(appID: "app_a", installationID: id, update: update, now: Self.now)
+        }
+        // An earlier tidingsd's writes: its columns, without the key.
+        try before.execute(
+            """
+            INSERT INTO installations (app_id, installation_id, platform, app_version, created_at, updated_at)
+                VALUES ('app_a', 'old-insert', 'ios', '3.0', 0, 0), ('app_a', 'old-update', 'ios', '1.0', 0, 0);
+            INSERT INTO installations (app_id, installation_id, platform, app_version, created_at, updated_at)
+                VALUES ('app_a', 'old-update', 'ios', '2.10', 0, 0)
+                ON CONFLICT (app_id, installation_id) DO UPDATE SET app_version = excluded.app_version;
+            """)
+        let stored = try store.pool.withConnection { db in
+            try db.query("SELECT installation_id, app_version, app_version_key FROM installations ORDER BY 1") {
+                ($0.text(0), $0.optionalText(1), $0.optionalText(2))
+            }
+        }
+        for (id, version, storedKey) in stored {
+            #expect(storedKey == version.flatMap(VersionKey.key), "\(id) \(version ?? "nil")")
+        }
+        #expect(stored.count == 6)
+        // A change of version by this tidingsd moves the key; one to no version clears it.
+        var downgrade = InstallationUpdate()
+        downgrade.appVersion = .set("2.9.9")
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "migrated", update: downgrade, now: Self.now)
+        var cleared = InstallationUpdate()
+        cleared.appVersion = .set(nil)
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "old-insert", update: cleared, now: Self.now)
+        let atLeast = try store.countInstallations(
+            appID: "app_a", audience: try AudienceExpression.parse("app_version >= 2.10"), now: Self.now)
+        #expect(atLeast == 1, "only old-update (2.10) is 2.10 or later now")
+        let below = try store.countInstallations(
+            appID: "app_a", audience: try AudienceExpression.parse("app_version < 2.10"), now: Self.now)
+        #expect(below == 2, "new (2.9) and migrated (2.9.9)")
+    }
+
     @Test func theUpsertGroupsAlwaysLeaveAConnectionToTheOtherCalls() throws {
         let (small, _) = try makeStore { $0.maximumConnections = 2 }
         #expect(small.upserts.maximumGroups == 1)

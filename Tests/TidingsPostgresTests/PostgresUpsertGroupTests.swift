@@ -107,6 +107,46 @@ import TidingsStoreTesting
         #expect(try store.installation(appID: "app_a", installationID: "y")?.apnsToken == "tx")
     }
 
+    /// A group's installations are read, and its tokens taken, one app at a time: the same installation id and
+    /// the same token in two apps are two installations and two tokens.
+    @Test func aGroupOfTwoAppsReadsAndTakesTokensWithinEachApp() throws {
+        let store = try makeStore()
+        try store.createApp(AppRecord(id: "app_b", name: "b", bundleID: "com.example.b", createdAt: Self.now))
+        for app in ["app_a", "app_b"] {
+            var update = apns("held-\(app)")
+            update.locale = .set(app)
+            _ = try store.upsertInstallation(appID: app, installationID: "i1", update: update, now: Self.now)
+            _ = try store.upsertInstallation(appID: app, installationID: "holder", update: apns("t"), now: Self.now)
+            _ = try store.upsertInstallation(appID: app, installationID: "late", update: apns("u"), now: Self.now)
+        }
+        let seen = LockedBox<[String: String?]>([:])
+        func taking(_ app: String, _ id: String, _ token: String, at: Int64) -> PostgresUpsert {
+            PostgresUpsert(appID: app, installationID: id, now: at) { existing in
+                seen.withLock { $0["\(app)/\(id)"] = existing?.locale }
+                return self.apns(token)
+            }
+        }
+        // Interleaved apps; in app_b the token "t" is taken by nobody, "u" by a member written later.
+        let group = [
+            taking("app_b", "i1", "u", at: Self.now + 3), taking("app_a", "new", "t", at: Self.now + 1),
+            taking("app_a", "i1", "u", at: Self.now + 2),
+        ]
+        store.commitUpserts(group)
+        for member in group { #expect(throws: Never.self) { try member.outcome?.get() } }
+        #expect(seen.withLock { $0 } == ["app_b/i1": "app_b", "app_a/new": String?.none, "app_a/i1": "app_a"])
+        let holderA = try #require(try store.installation(appID: "app_a", installationID: "holder"))
+        #expect(holderA.apnsToken == nil && holderA.updatedAt == Self.now + 1)
+        let holderB = try #require(try store.installation(appID: "app_b", installationID: "holder"))
+        #expect(holderB.apnsToken == "t" && holderB.updatedAt == Self.now)
+        // Each app's "late" lost "u" when its own i1 took it.
+        for (app, at) in [("app_a", Self.now + 2), ("app_b", Self.now + 3)] {
+            let late = try #require(try store.installation(appID: app, installationID: "late"))
+            #expect(late.apnsToken == nil && late.updatedAt == at, "\(app)")
+            #expect(try store.installation(appID: app, installationID: "i1")?.apnsToken == "u", "\(app)")
+        }
+        #expect(try store.installation(appID: "app_a", installationID: "new")?.apnsToken == "t")
+    }
+
     @Test func aGroupTheServerRefusesIsWrittenMemberByMemberSoOnlyTheCulpritFails() throws {
         var configuration = try StoreBackend.postgresConfiguration()
         configuration.lockTimeout = .milliseconds(300)

@@ -220,7 +220,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             integerIn: 0...Int.max, into: \.http.minimumBodyBytesPerSecond),
         Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
-            help: "network threads (default: three per core, sixteen per core on PostgreSQL)",
+            help: "network threads (default: three per core)",
             integerIn: 1...256, into: \.http.threadCount),
         Setting(
             flag: "worker-threads", environment: "TIDINGS_WORKER_THREADS", fileKey: "worker_threads",
@@ -391,10 +391,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         let flags = try parseFlags(arguments)
         if flags["help"] != nil { return .help }
         var configuration = ServerConfiguration()
-        var threadsGiven = flags["threads"] != nil || environment["TIDINGS_THREADS"] != nil
         if let path = flags["config"] ?? environment["TIDINGS_CONFIG"] {
             let values = try readConfigFile(path: path, readFile: readFile)
-            threadsGiven = threadsGiven || values["threads"] != nil
             for setting in settings {
                 guard let text = values[setting.fileKey] else { continue }
                 try apply(setting, text, to: &configuration, source: "\(setting.fileKey) in \(path)")
@@ -414,13 +412,6 @@ public struct ServerConfiguration: Sendable, Equatable {
                 message:
                     "--store-connections (TIDINGS_STORE_CONNECTIONS, store_connections) sizes the pool of a PostgreSQL --store; the SQLite store has no pool"
             )
-        }
-        if configuration.postgresStore != nil && !threadsGiven {
-            // A network thread runs its request's store calls (event batches excepted), which on PostgreSQL wait
-            // on round trips and on the commit's disk sync rather than on the cores: more threads keep the cores
-            // busy, and let concurrent upserts share one commit (`PostgresUpsert`). BENCHMARKS.md, upserts
-            // with 32 threads.
-            configuration.http.threadCount = min(256, 16 * ProcessInfo.processInfo.activeProcessorCount)
         }
         if let admin = configuration.adminHTTP, admin.port != 0, admin.port == configuration.http.port,
             admin.host == configuration.http.host

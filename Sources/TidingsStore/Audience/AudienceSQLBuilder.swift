@@ -120,7 +120,7 @@ struct AudienceSQLBuilder {
         switch field {
         case .region: "upper(i.country)"
         case .platform: "lower(i.platform)"
-        case .appVersion: dialect.versionKey("i.app_version")
+        case .appVersion: dialect.appVersionKey
         case .osVersion: dialect.versionKey("i.os_version")
         default: Self.storedColumn(field)
         }

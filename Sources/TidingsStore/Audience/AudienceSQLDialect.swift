@@ -13,6 +13,15 @@ package enum AudienceSQLDialect: Sendable {
         }
     }
 
+    /// The version key of the installation's app version: PostgreSQL stores it with each installation
+    /// (`app_version_key`, indexed), SQLite computes it.
+    var appVersionKey: String {
+        switch self {
+        case .sqlite: versionKey("i.app_version")
+        case .postgres: "i.app_version_key"
+        }
+    }
+
     /// The version key of `column`, ready to compare with `<` against another key.
     func versionKey(_ column: String) -> String {
         switch self {

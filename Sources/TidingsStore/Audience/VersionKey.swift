@@ -5,8 +5,9 @@
 /// `B` for two...) followed by its digits; trailing zero components are dropped. Byte order of keys is then
 /// numeric order of versions, so SQL compares keys with plain `<` in the `C` collation and can index them.
 ///
-/// - Important: PostgreSQL computes the same key with its `tidings_version_key` function (its schema version 8)
-///   and SQLite calls this one; the two must stay identical.
+/// - Important: PostgreSQL stores this key of each installation's app version (`app_version_key`, written by
+///   tidingsd) and computes the same key with its `tidings_version_key` function (its schema version 8) for OS
+///   versions and for rows an earlier tidingsd wrote; SQLite calls this one. The two must stay identical.
 public enum VersionKey {
     /// The most digits one component may have; a longer one makes the version unorderable.
     public static let maximumComponentDigits = 30
