@@ -126,17 +126,13 @@ extension APIService {
         }
     }
 
-    /// Runs a store call, turning its refusals into HTTP errors.
-    /// `outcome` with a store refusal as the HTTP error a client sees, as ``storeCall(_:)`` does for a call.
+    /// `outcome` with a store refusal as the HTTP error a client sees.
     func storeOutcome<Value>(_ outcome: Result<Value, any Error>) -> Result<Value, any Error> {
         outcome.mapError { error in (error as? StoreError).map(httpError) ?? error }
     }
 
-    func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw httpError(error)
-        }
+    /// Runs a store call, turning its refusals into HTTP errors.
+    func storeCall<Value>(_ body: () throws -> Value) throws -> Value {
+        try storeOutcome(Result(catching: body)).get()
     }
 }

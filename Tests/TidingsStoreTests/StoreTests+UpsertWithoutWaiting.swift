@@ -6,19 +6,18 @@ import TidingsStoreTesting
 
 /// The upsert's completion form, used by the API so that no network thread waits for a group commit: every
 /// caller hears once, with the same outcome the waiting form would give, on both backends.
-@Suite struct StoreUpsertWithoutWaitingTests {
-    static let now: Int64 = 1_800_000_000_000
-    typealias Outcome = Result<(installation: Installation, created: Bool), any Error>
+extension StoreTests {
+    typealias UpsertOutcome = Result<(installation: Installation, created: Bool), any Error>
 
     /// Collects the completions of upserts made from many threads at once.
-    final class Outcomes: @unchecked Sendable {
+    final class UpsertOutcomes: @unchecked Sendable {
         // @unchecked: `byID` and `calls` are guarded by `lock`.
         private let lock = NSLock()
-        private var byID: [String: Outcome] = [:]
+        private var byID: [String: UpsertOutcome] = [:]
         private var calls = 0
         let finished = DispatchGroup()
 
-        func record(_ id: String, _ outcome: Outcome) {
+        func record(_ id: String, _ outcome: UpsertOutcome) {
             lock.withLock {
                 byID[id] = outcome
                 calls += 1
@@ -26,28 +25,18 @@ import TidingsStoreTesting
             finished.leave()
         }
 
-        var all: (byID: [String: Outcome], calls: Int) { lock.withLock { (byID, calls) } }
-    }
-
-    func makeStore(_ backend: StoreBackend) throws -> any Store {
-        let store = try backend.makeStore()
-        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
-        return store
-    }
-
-    func token(_ seed: Int) -> String {
-        String(repeating: String(format: "%02x", seed % 256), count: 32)
+        var all: (byID: [String: UpsertOutcome], calls: Int) { lock.withLock { (byID, calls) } }
     }
 
     /// 16 threads × 8 upserts at once, one of every eight refused by its `prepare`, and one taking the token
     /// of an installation that already holds it.
     @Test(arguments: StoreBackend.allCases)
-    func concurrentUpsertsEachHearOnceWithTheirOwnOutcome(_ backend: StoreBackend) throws {
+    func upsertsThatDoNotWaitEachHearOnceWithTheirOwnOutcome(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
         var holder = InstallationUpdate()
         holder.apnsToken = .set(token(200))
         _ = try store.upsertInstallation(appID: "app_a", installationID: "holder", update: holder, now: Self.now)
-        let outcomes = Outcomes()
+        let outcomes = UpsertOutcomes()
         let threads = DispatchGroup()
         for thread in 0..<16 {
             threads.enter()
