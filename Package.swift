@@ -24,11 +24,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
-        ),
+        // Linux's epoll, eventfd and TCP_INFO, for the HTTP server's network threads (headers only).
+        .systemLibrary(name: "CSocket"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -65,8 +62,8 @@ let package = Package(
         // Counters, gauges and histograms in the Prometheus text format.
         .target(name: "TidingsMetrics", dependencies: ["TidingsModel"]),
 
-        // An HTTP/1.1 server on libmicrohttpd: routing, middleware, /healthz and /metrics. Knows nothing of push.
-        .target(name: "TidingsHTTP", dependencies: ["TidingsModel", "TidingsMetrics", "CMicroHTTPD"]),
+        // An HTTP/1.1 server on epoll: routing, middleware, /healthz and /metrics. Knows nothing of push.
+        .target(name: "TidingsHTTP", dependencies: ["TidingsModel", "TidingsMetrics", "CSocket"]),
 
         // OpenSSL keys: ES256 and RS256 signing, SHA-256, PEM, credential files on disk; identity tokens (JWTs).
         .target(name: "TidingsCrypto", dependencies: ["TidingsModel", "COpenSSL"]),

@@ -86,7 +86,7 @@ import TidingsTestSupport
     @Test func aLongURIIs414JSONAndLargeHeadersAre431JSON() async throws {
         let loopback = try LoopbackServer(routes: Self.routes)
         defer { loopback.server.stopNow() }
-        // Past half the default 32 KiB connection memory, within what libmicrohttpd reads.
+        // Past the default 16 KiB for a request's head.
         let long = String(repeating: "a", count: 20_000)
         let uri = try await RawHTTPClient.exchange(
             port: loopback.port, "GET /v1/things?user_id=\(long) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")

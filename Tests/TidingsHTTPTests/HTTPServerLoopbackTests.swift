@@ -79,7 +79,7 @@ import TidingsTestSupport
                 #"tidings_http_requests_refused_total{reason="payload_too_large"} 1"#))
     }
 
-    @Test func endlessChunkedBodyGetsTheConnectionClosed() async throws {
+    @Test func endlessChunkedBodyIsAnswered413AsSoonAsItPassesTheLimit() async throws {
         let ran = LockedBox(false)
         let route = HTTPRoute("POST", "/v1/echo/{name}") { _ in
             ran.withLock { $0 = true }
@@ -89,11 +89,13 @@ import TidingsTestSupport
         defer { loopback.server.stopNow() }
         let chunk = Data(("400\r\n" + String(repeating: "a", count: 1024) + "\r\n").utf8)
         let head = "POST /v1/echo/x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
-        // Far past four times the limit, never terminated: the server stops reading and hangs up.
+        // Never terminated: the first chunk's size already passes the limit, so the answer comes then, and the
+        // connection is closed after it.
         let pieces = [Data(head.utf8)] + Array(repeating: chunk, count: 64)
-        await #expect(throws: RawHTTPClient.Failure.self) {
-            try await RawHTTPClient.exchange(port: loopback.port, pieces: pieces)
-        }
+        let response = try await RawHTTPClient.exchange(port: loopback.port, pieces: pieces)
+        #expect(response.status == 413)
+        #expect(response.headers["connection"] == "close")
+        #expect(response.bodyText.contains("\"code\":\"payload_too_large\""))
         #expect(ran.withLock { $0 } == false)
     }
 
@@ -108,14 +110,34 @@ import TidingsTestSupport
         #expect(response.body.count == 1000)
     }
 
-    /// What libmicrohttpd answers (nil: it closes without an answer); the handler never runs.
+    /// Requests the server cannot read as HTTP/1.1 are answered with the JSON error body, and the connection
+    /// is closed after the answer; the handler never runs.
     @Test(
         arguments: [
-            ("GARBAGE\r\n\r\n", nil), ("GET /x HTTP/9.9\r\nHost: t\r\n\r\n", 505),
-            ("GET /x HTTP/1.1\r\nno colon here\r\n\r\n", 400),
-            ("GET /" + String(repeating: "a", count: 40000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414),
-        ] as [(String, Int?)])
-    func malformedRequestIsRefusedWithoutRunningTheHandler(request: String, status: Int?) async throws {
+            ("GARBAGE\r\n\r\n", 400, "malformed_request_line"),
+            ("GET /x HTTP/9.9\r\nHost: t\r\n\r\n", 505, "http_version_not_supported"),
+            ("GET /x HTTP/1.1\r\nno colon here\r\n\r\n", 400, "malformed_header"),
+            ("GET /x HTTP/1.1\r\nHost: t\r\n folded\r\n\r\n", 400, "malformed_header"),
+            ("GET /x HTTP/1.1\r\nHost: t\r\nX-A\u{0}: b\r\n\r\n", 400, "malformed_header"),
+            ("GET /" + String(repeating: "a", count: 40000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414, "uri_too_long"),
+            (
+                "GET /x HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "h", count: 40000) + "\r\n\r\n", 431,
+                "headers_too_large"
+            ),
+            ("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", 400, "invalid_content_length"),
+            ("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n", 400, "invalid_content_length"),
+            (
+                "POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 400,
+                "malformed_chunked_body"
+            ),
+            (
+                "POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n", 400,
+                "malformed_chunked_body"
+            ),
+        ] as [(String, Int, String)])
+    func malformedRequestIsAnsweredWithJSONWithoutRunningTheHandler(request: String, status: Int, code: String)
+        async throws
+    {
         let ran = LockedBox(false)
         let route = HTTPRoute("GET", "/x") { _ in
             ran.withLock { $0 = true }
@@ -123,8 +145,11 @@ import TidingsTestSupport
         }
         let loopback = try LoopbackServer(routes: [route])
         defer { loopback.server.stopNow() }
-        let response = try? await RawHTTPClient.exchange(port: loopback.port, request)
-        #expect(response?.status == status)
+        let response = try await RawHTTPClient.exchange(port: loopback.port, request)
+        #expect(response.status == status)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.headers["connection"] == "close")
+        #expect(response.bodyText.contains("\"code\":\"\(code)\""))
         #expect(ran.withLock { $0 } == false)
     }
 
@@ -139,8 +164,8 @@ import TidingsTestSupport
         let big = String(repeating: "h", count: 16384)
         let response = try await RawHTTPClient.exchange(
             port: loopback.port, "GET /x HTTP/1.1\r\nHost: t\r\nX-Big: \(big)\r\nConnection: close\r\n\r\n")
-        // libmicrohttpd's own answer (small HTML body), not ours.
         #expect(response.status == 431)
+        #expect(response.bodyText.contains("the limit of 8192 bytes"))
         #expect(ran.withLock { $0 } == false)
     }
 

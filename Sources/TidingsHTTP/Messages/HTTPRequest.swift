@@ -13,9 +13,8 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String]
     /// A unique id for logs and the `X-Request-Id` response header.
     public var requestID: String
-    /// The peer's IP address as the server's socket sees it (`127.0.0.1`, `::1`), from libmicrohttpd's
-    /// `MHD_CONNECTION_INFO_CLIENT_ADDRESS`; nil when a request did not come over a socket (in-process
-    /// callers). Behind a reverse proxy it is the proxy's address: the key for per-client limits only
+    /// The peer's IP address as the server's socket sees it (`127.0.0.1`, `::1`); nil when a request did
+    /// not come over a socket (in-process callers). Behind a reverse proxy it is the proxy's address: the key for per-client limits only
     /// when clients connect directly.
     public var remoteAddress: String?
 

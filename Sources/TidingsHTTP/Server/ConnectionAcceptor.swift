@@ -1,16 +1,13 @@
-import CMicroHTTPD
 import Foundation
 import TidingsModel
 
-/// The server's listening socket, and the thread that accepts its connections and hands each to
-/// libmicrohttpd (`MHD_add_connection`).
+/// The server's listening socket, and the thread that accepts its connections and hands each to a network
+/// thread.
 ///
-/// Why not libmicrohttpd's own accept: in its thread pool, whichever network thread wakes first accepts up
-/// to ten waiting connections in a row. A client that opens its keep-alive connections together (a load
-/// balancer's upstream pool, a benchmark) then finds most of them on one or two threads, which serve them
-/// one request at a time while the other threads stay idle: with 32 connections, 11 were seen on one thread
-/// and 30 of 32 threads held none. A connection added from outside goes to the thread its descriptor
-/// number selects, or the next with room, which spreads connections open at once over every thread.
+/// One thread accepts, and the server deals the connections out in turn, so that connections opened together
+/// (a load balancer's upstream pool, a benchmark) spread over every network thread. When each network thread
+/// accepted for itself (libmicrohttpd's thread pool, which tidingsd used before), whichever woke first took
+/// up to ten in a row: with 32 connections, 11 were seen on one thread and 30 of 32 threads held none.
 final class ConnectionAcceptor: @unchecked Sendable {
     // @unchecked: `socket` is closed only once the accepting thread has ended (or never started).
 
@@ -67,19 +64,18 @@ final class ConnectionAcceptor: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Starts the accepting thread. Each connection the daemon takes adds one to `openConnections` (the
-    /// daemon's close notification takes it off); while it is at `limit`, nothing is accepted: new
-    /// connections wait in the kernel's listen backlog, and while one waits, `makeRoom` is asked to close an
-    /// open connection that can be spared (``ConnectionWatch/makeRoom(now:)``); it answers false when none can.
+    /// Starts the accepting thread, which gives each connection to `handOff` with the client's address.
+    /// `handOff` adds the connections it keeps to `openConnections` (their close takes them off); while it
+    /// is at `limit`, nothing is accepted: new connections wait in the kernel's listen backlog, and while one
+    /// waits, `makeRoom` is asked to close an open connection that can be spared
+    /// (``ConnectionWatch/makeRoom(now:)``); it answers false when none can.
     func start(
-        handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int,
-        makeRoom: @escaping @Sendable () -> Bool
+        openConnections: LockedBox<Int>, limit: Int, makeRoom: @escaping @Sendable () -> Bool,
+        handOff: @escaping @Sendable (_ descriptor: Int32, _ address: String?) -> Void
     ) {
         started.withLock { $0 = true }
-        // The daemon outlives this thread: the server stops the acceptor before the daemon.
-        nonisolated(unsafe) let daemon = daemon
         let thread = Thread { [self] in
-            acceptConnections(handingTo: daemon, openConnections: openConnections, limit: limit, makeRoom: makeRoom)
+            acceptConnections(openConnections: openConnections, limit: limit, makeRoom: makeRoom, handOff: handOff)
             ended.signal()
         }
         thread.name = "tidings-accept"
@@ -87,7 +83,7 @@ final class ConnectionAcceptor: @unchecked Sendable {
     }
 
     /// Stops accepting and closes the listening socket; returns once the accepting thread has ended, so
-    /// the daemon may be stopped after it. Safe to call more than once.
+    /// the network threads may be stopped after it. Safe to call more than once.
     func stop() {
         let wasStopping = stopping.withLock { stopping in
             defer { stopping = true }
@@ -101,8 +97,8 @@ final class ConnectionAcceptor: @unchecked Sendable {
     }
 
     private func acceptConnections(
-        handingTo daemon: OpaquePointer, openConnections: LockedBox<Int>, limit: Int,
-        makeRoom: () -> Bool
+        openConnections: LockedBox<Int>, limit: Int, makeRoom: () -> Bool,
+        handOff: (_ descriptor: Int32, _ address: String?) -> Void
     ) {
         while !stopping.withLock({ $0 }) {
             if openConnections.withLock({ $0 >= limit }) {
@@ -123,20 +119,13 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(errno) { usleep(10_000) }
                 continue
             }
-            // libmicrohttpd makes it non-blocking itself, and closes it when it refuses it (the per-address cap).
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            // Counted here, not when the network thread announces it: the next accept must already see it.
-            let added = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    MHD_add_connection(daemon, connection, $0, length)
-                }
-            }
-            if added == MHD_Result.YES { openConnections.withLock { $0 += 1 } }
+            handOff(connection, Self.text(of: address))
         }
     }
 
     /// At the limit: when a connection is waiting to be accepted and `makeRoom` closed an open one, waits
-    /// (up to 100 ms) for libmicrohttpd to see it closed; otherwise waits 5 ms before the next look.
+    /// (up to 100 ms) for its network thread to see it closed; otherwise waits 5 ms before the next look.
     private func waitForRoom(openConnections: LockedBox<Int>, limit: Int, makeRoom: () -> Bool) {
         var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         guard poll(&waiting, 1, 5) > 0, !stopping.withLock({ $0 }), makeRoom() else {
@@ -145,6 +134,26 @@ final class ConnectionAcceptor: @unchecked Sendable {
             return
         }
         for _ in 0..<100 where openConnections.withLock({ $0 >= limit }) { usleep(1_000) }
+    }
+
+    /// An IPv4 or IPv6 address as text (`127.0.0.1`, `::1`); nil for any other family.
+    private static func text(of address: sockaddr_storage) -> String? {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = Int32(address.ss_family)
+        let converted: UnsafePointer<CChar>? = withUnsafeBytes(of: address) { raw in
+            switch family {
+            case AF_INET:
+                var bytes = raw.load(as: sockaddr_in.self).sin_addr
+                return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+            case AF_INET6:
+                var bytes = raw.load(as: sockaddr_in6.self).sin6_addr
+                return inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            default:
+                return nil
+            }
+        }
+        guard converted != nil else { return nil }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func setOption(_ socket: Int32, _ option: Int32, level: Int32 = SOL_SOCKET) -> Bool {

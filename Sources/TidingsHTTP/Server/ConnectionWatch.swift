@@ -1,20 +1,21 @@
-import CMicroHTTPD
+import CSocket
 import Foundation
 import TidingsModel
 
-/// Deadlines for reading a request, which libmicrohttpd's idle timeout cannot give: that timeout
-/// restarts on every byte, so a client that trickles a byte a second holds its connection forever.
+/// Deadlines for reading a request, which an idle timeout cannot give: that timeout restarts on every
+/// byte, so a client that trickles a byte a second would hold its connection forever.
 ///
 /// A request's head (request line and headers) must arrive within ``Limits/headerTimeout`` of its first
 /// byte, and its body at no less than ``Limits/minimumBodyBytesPerSecond`` after a grace period: the
 /// body's deadline is `grace + bytes received / rate` after the headers (Apache `mod_reqtimeout`'s
 /// `MinRate`). A connection that misses one is answered `408 request_timeout` (JSON, written straight
-/// to the socket: libmicrohttpd is only reading at that point) and shut down; libmicrohttpd then sees
-/// the end of the stream and closes it on its own thread.
+/// to the socket: its network thread is only reading at that point) and shut down; its network thread
+/// then sees the end of the stream and closes it.
 ///
-/// The first byte of a request is seen through the kernel (`TCP_INFO`'s time since data last arrived),
-/// polled by one thread: a keep-alive connection with nothing sent stays under the idle timeout only,
-/// so that a load balancer's pooled connections are not cut between requests.
+/// The first byte of a request is reported by its network thread, or seen through the kernel
+/// (`TCP_INFO`'s time since data last arrived) when that thread is busy elsewhere: a keep-alive
+/// connection with nothing sent stays under the idle timeout only, so that a load balancer's pooled
+/// connections are not cut between requests.
 ///
 /// At the connection limit, deadlines alone would still let slow clients hold every connection until
 /// they expire, with a new client waiting in the listen backlog meanwhile. ``makeRoom(now:)`` lets the
@@ -63,7 +64,7 @@ final class ConnectionWatch: @unchecked Sendable {
     let limits: Limits
     private let onCut: @Sendable (Reason) -> Void
     private let lock = NSLock()
-    private var entries: [OpaquePointer: Entry] = [:]
+    private var entries: [ObjectIdentifier: Entry] = [:]
     private var stopped = true
     private var wake = DispatchSemaphore(value: 0)
     /// Bumped by every ``start()``, so that a thread left from an earlier run ends instead of sweeping too.
@@ -115,49 +116,50 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    // MARK: Events, from libmicrohttpd's threads
+    // MARK: Events, from the network threads
 
-    func opened(_ connection: OpaquePointer) {
-        let descriptor = tidings_mhd_connection_fd(connection)
-        guard descriptor >= 0 else { return }
-        lock.withLock { entries[connection] = Entry(descriptor: descriptor, stage: .idle(since: .now)) }
+    func opened(_ connection: HTTPConnection) {
+        let entry = Entry(descriptor: connection.descriptor, stage: .idle(since: .now))
+        lock.withLock { entries[ObjectIdentifier(connection)] = entry }
     }
 
-    func closed(_ connection: OpaquePointer) {
-        lock.withLock { _ = entries.removeValue(forKey: connection) }
+    /// Called before the connection's socket is closed, so that a cut never reaches a reused descriptor.
+    func closed(_ connection: HTTPConnection) {
+        lock.withLock { _ = entries.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
-    /// The request line is parsed (libmicrohttpd's URI log callback).
-    func requestLineRead(_ connection: OpaquePointer) {
+    /// The first byte of a request has arrived.
+    func requestStarted(_ connection: HTTPConnection) {
         update(connection) { stage in
             if case .idle = stage { stage = .head(since: .now) }
         }
     }
 
-    func headersRead(_ connection: OpaquePointer) {
+    func headersRead(_ connection: HTTPConnection) {
         update(connection) { $0 = .body(since: .now, bytes: 0) }
     }
 
-    func received(_ connection: OpaquePointer, bytes: Int) {
+    func received(_ connection: HTTPConnection, bytes: Int) {
         update(connection) { stage in
             if case .body(let since, let total) = stage { stage = .body(since: since, bytes: total + bytes) }
         }
     }
 
     /// The request is read in full (or refused): no deadline until the response is sent.
-    func requestRead(_ connection: OpaquePointer) {
+    func requestRead(_ connection: HTTPConnection) {
         update(connection) { $0 = .busy }
     }
 
-    func requestCompleted(_ connection: OpaquePointer) {
+    func requestCompleted(_ connection: HTTPConnection) {
         update(connection) { $0 = .idle(since: .now) }
     }
 
-    private func update(_ connection: OpaquePointer, _ change: (inout Stage) -> Void) {
+    private func update(_ connection: HTTPConnection, _ change: (inout Stage) -> Void) {
+        let key = ObjectIdentifier(connection)
         lock.withLock {
-            guard var entry = entries[connection] else { return }
+            guard var entry = entries[key] else { return }
             change(&entry.stage)
-            entries[connection] = entry
+            entries[key] = entry
         }
     }
 
@@ -215,8 +217,8 @@ final class ConnectionWatch: @unchecked Sendable {
     func makeRoom(now: ContinuousClock.Instant) -> Bool {
         lock.withLock {
             guard !stopped else { return false }
-            var idlest: (connection: OpaquePointer, since: ContinuousClock.Instant)?
-            var slowest: (connection: OpaquePointer, since: ContinuousClock.Instant)?
+            var idlest: (connection: ObjectIdentifier, since: ContinuousClock.Instant)?
+            var slowest: (connection: ObjectIdentifier, since: ContinuousClock.Instant)?
             for (connection, entry) in entries {
                 let reading: ContinuousClock.Instant
                 switch entry.stage {
@@ -253,8 +255,8 @@ final class ConnectionWatch: @unchecked Sendable {
     }
 
     /// Counts the cut, then writes its answer (408, unless the connection was idle) and shuts the socket
-    /// down; under `lock`, so the descriptor is still the connection's (libmicrohttpd reports a connection
-    /// closed before it closes its socket). Counted first, so a client that sees its connection cut finds it
+    /// down; under `lock`, so the descriptor is still the connection's (a connection is reported closed
+    /// before its socket is). Counted first, so a client that sees its connection cut finds it
     /// in `/metrics`.
     private func cut(_ entry: inout Entry, _ reason: Reason) {
         onCut(reason)

@@ -2,9 +2,13 @@ import Foundation
 import TidingsMetrics
 import TidingsModel
 
-/// The HTTP/1.1 server of `tidingsd`: libmicrohttpd's epoll thread pool in front of one ``HTTPHandler``.
-/// Connections are accepted by a thread of ours (``ConnectionAcceptor``) and spread over the pool's
-/// threads, so that connections opened together do not pile up on one of them.
+/// The HTTP/1.1 server of `tidingsd`: network threads, each an epoll loop over its connections
+/// (``ConnectionLoop``), in front of one ``HTTPHandler``. Connections are accepted by one thread
+/// (``ConnectionAcceptor``) and dealt out to the network threads in turn, so that connections opened together
+/// do not pile up on one of them.
+///
+/// The server parses requests itself (``RequestHeadParser``, ``ChunkedBodyDecoder``), so that every answer
+/// it gives, a malformed request's included, is the JSON error every handler gives.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), handler: handler, logger: logger)
@@ -15,34 +19,30 @@ import TidingsModel
 ///
 /// Once a request is read in full, the server first offers it to the immediate handler, if one was given
 /// (``HTTPMiddleware/standardImmediate(router:logger:metrics:)``): a route declared
-/// ``HTTPRoute/immediate(_:_:_:)`` is answered right there, on the network thread, with no task, no suspended
-/// connection and no thread hand-off; one declared ``HTTPRoute/blocking(_:_:_:)`` suspends its connection and
-/// runs on one of ``Configuration/workerThreadCount`` worker threads, so the network thread reads other
-/// connections while it waits on the store. Every other request suspends its connection while the handler runs
-/// in a Swift task; the connection resumes when the response is ready, so no network thread waits for
-/// asynchronous work.
+/// ``HTTPRoute/immediate(_:_:_:)`` is answered right there, on the network thread, with no task and no
+/// thread hand-off; one declared ``HTTPRoute/blocking(_:_:_:)`` runs on one of
+/// ``Configuration/workerThreadCount`` worker threads, so the network thread reads other connections while
+/// it waits on the store. Every other request runs its handler in a Swift task. Either way the connection
+/// waits for its response without holding its network thread.
 ///
-/// Limits, and what a client sees when it passes one:
-/// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large` (JSON). A declared
-///   `Content-Length` above the limit is answered before any body is read (and before `100 Continue`).
-///   A chunked body is counted while it arrives and never buffered past the limit; libmicrohttpd 0.9.75
-///   cannot answer in the middle of a body, so the rest is read and dropped and 413 answered at its end,
-///   unless it runs past four times the limit, when the connection is closed without an answer.
-/// - a path and query above half of ``Configuration/connectionMemoryLimit``: `414 uri_too_long`; request
-///   line plus headers above it: `431 headers_too_large` (JSON; the handler never runs). Past the whole
-///   connection memory libmicrohttpd cannot read the head at all and answers the same statuses itself,
-///   with its own small HTML body, and closes the connection.
+/// Limits, and what a client sees when it passes one (every answer the JSON error body):
+/// - body above ``Configuration/maximumBodyBytes``: `413 payload_too_large`. A declared `Content-Length`
+///   above the limit is answered before any body is read (and before `100 Continue`); a chunked body as soon
+///   as a chunk's size takes it past the limit. The connection is closed after the answer.
+/// - a path and query above ``Configuration/connectionMemoryLimit``: `414 uri_too_long`; request line plus
+///   headers above it, or more than 200 header lines: `431 headers_too_large`.
 /// - a path or query parameter whose percent-escapes are not UTF-8: `400 invalid_parameter` naming it.
+/// - a request line or header line that does not parse, a folded header line, a `Content-Length` that is not
+///   a number, malformed chunks: `400` (`malformed_request_line`, `malformed_header`, `invalid_content_length`,
+///   `malformed_chunked_body`); an HTTP version other than 1.0 and 1.1: `505 http_version_not_supported`.
 /// - framing two parsers could read differently (no `Host`, two lengths, a length with chunks, a coding
-///   other than chunked, a header name with whitespace): `400` or `501` (JSON, ``RequestFraming``) and the
-///   connection is closed.
-/// - a malformed header line, a `Content-Length` that is not a number, malformed chunks: libmicrohttpd
-///   answers `400` (HTML); an unknown HTTP version `505`; a request line it cannot parse at all gets the
-///   connection closed without an answer.
-/// - a client silent for ``Configuration/connectionTimeout``: the connection is closed.
+///   other than chunked): `400` or `501` (``RequestFraming``).
+///   After any of these the connection is closed, since where the next request would start is unknown.
+/// - a client silent for ``Configuration/connectionTimeout`` (reading a request, idle between requests, or
+///   not reading its response): the connection is closed.
 /// - a request whose headers take longer than ``Configuration/requestHeaderTimeout`` from its first
 ///   byte, or whose body arrives slower than ``Configuration/minimumBodyBytesPerSecond`` after
-///   ``Configuration/requestBodyGracePeriod``: `408 request_timeout` (JSON) and the connection is closed,
+///   ``Configuration/requestBodyGracePeriod``: `408 request_timeout` and the connection is closed,
 ///   however steadily the bytes trickle (``ConnectionWatch``).
 /// - more than ``Configuration/maximumConnectionsPerAddress`` from one client address: the new
 ///   connection is accepted and closed at once, with no answer.
@@ -57,6 +57,10 @@ import TidingsModel
 /// - a streamed body with no write for ``Configuration/handlerTimeout``: the body is ended as failed
 ///   (the chunked encoding is left unterminated, so the client can tell).
 ///
+/// A connection closed after its response has its write side shut first, and what the client still sends
+/// is read and dropped for up to two seconds, so that the close does not reset the connection before the
+/// client has read the answer.
+///
 /// Not covered here: TLS (put a proxy in front) and HTTP/2.
 public final class HTTPServer: Sendable {
     /// Where the server listens and the limits it enforces.
@@ -67,8 +71,8 @@ public final class HTTPServer: Sendable {
         public var port: Int
         /// The largest request body accepted (1 MiB of payload plus room for the envelope).
         public var maximumBodyBytes: Int
-        /// Memory per connection for the request line and headers (and MHD's buffers). libmicrohttpd
-        /// clears this pool between requests, so a larger one costs time on every request.
+        /// The largest request line plus headers read (`414` or `431` past it). Each connection's buffer
+        /// grows to it only when a request needs it.
         public var connectionMemoryLimit: Int
         /// An idle or silent connection is closed after this long (whole seconds).
         public var connectionTimeout: Duration
@@ -93,14 +97,13 @@ public final class HTTPServer: Sendable {
         /// The slowest body accepted once the grace period is over; 0 gives bodies no deadline but
         /// ``connectionTimeout``.
         public var minimumBodyBytesPerSecond: Int
-        /// Connections one client address may hold open at once (libmicrohttpd's
-        /// `MHD_OPTION_PER_IP_CONNECTION_LIMIT`): past it a new connection is accepted and closed at
-        /// once. 0 sets no cap. Behind a proxy every connection has the proxy's address: raise it or set 0.
+        /// Connections one client address may hold open at once: past it a new connection is accepted and
+        /// closed at once. 0 sets no cap. Behind a proxy every connection has the proxy's address: raise it or set 0.
         public var maximumConnectionsPerAddress: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
-            connectionMemoryLimit: Int = 32 * 1024, connectionTimeout: Duration = .seconds(30),
+            connectionMemoryLimit: Int = 16 * 1024, connectionTimeout: Duration = .seconds(30),
             handlerTimeout: Duration = .seconds(30), maximumConnections: Int = 1000,
             threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10), requestHeaderTimeout: Duration = .seconds(10),
@@ -144,7 +147,7 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        // A server dropped while running stops here, on its owner's thread: libmicrohttpd's threads hold only
+        // A server dropped while running stops here, on its owner's thread: the network threads hold only
         // the core, so this never runs on one of them.
         core.stopNow()
     }
@@ -177,7 +180,7 @@ public final class HTTPServer: Sendable {
 
 /// Why the server could not start.
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `invalid_host`, `invalid_port`, `bind_failed`, `daemon_failed` (libmicrohttpd could not start) or
+    /// `invalid_host`, `invalid_port`, `bind_failed`, `daemon_failed` (the network threads could not start) or
     /// `already_started`.
     public var code: String
     public var message: String

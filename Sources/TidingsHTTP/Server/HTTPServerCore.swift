@@ -1,17 +1,17 @@
-import CMicroHTTPD
+import CSocket
 import Foundation
 import TidingsMetrics
 import TidingsModel
 
-/// What ``HTTPServer`` does, and all that libmicrohttpd's callbacks, the handlers' tasks and the streamed
-/// bodies reach: the daemon, the suspended connections, the counters.
+/// What ``HTTPServer`` does, and all that its network threads, the handlers' tasks and the streamed bodies
+/// reach: the network threads, the connection counts, the counters.
 ///
-/// It is apart from ``HTTPServer`` so that nothing but the server's owner holds the server. A callback that
-/// held the last reference to the server would run its deinit on a network thread, and the deinit stops the
-/// daemon, which must join that very thread: libmicrohttpd aborts ("Failed to join a thread"). The callbacks
-/// hold this object instead; the server's deinit stops the daemon, on its owner's thread, before it lets go.
+/// It is apart from ``HTTPServer`` so that nothing but the server's owner holds the server. A network thread
+/// that held the last reference to the server would run its deinit, which stops the network threads and
+/// waits for each to end, on one of them. The threads hold this object instead; the server's deinit stops
+/// them, on its owner's thread, before it lets go.
 final class HTTPServerCore: @unchecked Sendable {
-    // @unchecked: `daemon` and the sets below are guarded by `lock`; MHD serialises callbacks per connection.
+    // @unchecked: `loops`, `acceptor`, `workers`, `boundPort` and `nextLoop` are guarded by `lock`.
 
     let configuration: HTTPServer.Configuration
     let handler: HTTPHandler
@@ -20,21 +20,21 @@ final class HTTPServerCore: @unchecked Sendable {
     let metrics: HTTPServerMetrics?
     /// The header and body deadlines of every open connection.
     let watch: ConnectionWatch
+    /// The largest request line plus headers read: ``HTTPServer/Configuration/connectionMemoryLimit``.
+    let headLimit: Int
 
     private let lock = NSLock()
-    private var daemon: OpaquePointer?
+    private var loops: [ConnectionLoop] = []
+    private var nextLoop = 0
     private var acceptor: ConnectionAcceptor?
     /// Runs the blocking routes while the server runs: started by the first of them, nil when stopped.
     private var workers: WorkerThreadPool?
     private var boundPort: Int?
-    /// Set once shutdown closes connections: after it no connection is resumed again.
-    private var closing = false
-    /// Connections suspended now (waiting for a handler or for a streamed body's next piece).
-    private var suspended: [ObjectIdentifier: ConnectionState] = [:]
     private let inFlight = LockedBox(0)
-    /// Connections handed to libmicrohttpd and not yet closed: counted up by ``ConnectionAcceptor``, down
-    /// by libmicrohttpd's close notification.
+    /// Connections handed to a network thread and not yet closed.
     let openConnections = LockedBox(0)
+    /// Open connections by client address, for ``HTTPServer/Configuration/maximumConnectionsPerAddress``.
+    private let connectionsByAddress = LockedBox<[String: Int]>([:])
     private let drainingBox = LockedBox(false)
 
     init(
@@ -45,6 +45,7 @@ final class HTTPServerCore: @unchecked Sendable {
         self.handler = handler
         self.immediateHandler = immediateHandler
         self.logger = logger
+        headLimit = max(1024, configuration.connectionMemoryLimit)
         let serverMetrics = metrics.map(HTTPServerMetrics.init(registry:))
         self.metrics = serverMetrics
         let limits = ConnectionWatch.Limits(
@@ -74,26 +75,24 @@ final class HTTPServerCore: @unchecked Sendable {
     @discardableResult
     func start() throws -> Int {
         try lock.withLock {
-            guard daemon == nil else {
+            guard acceptor == nil else {
                 throw HTTPServerError(code: "already_started", message: "the server is running")
             }
-            closing = false
             drainingBox.withLock { $0 = false }
             let acceptor = try ConnectionAcceptor(host: configuration.host, port: configuration.port)
-            watch.start()
-            let started: OpaquePointer
-            do {
-                started = try MicroHTTPDDaemon.start(server: self)
-            } catch {
-                watch.stop()
-                acceptor.stop()
-                throw error
+            // Often enough to close idle connections near their timeout, and lingering ones near theirs.
+            let sweep = min(.seconds(1), max(.milliseconds(50), configuration.connectionTimeout / 4))
+            let loops = try (0..<max(1, configuration.threadCount)).map { _ in
+                try ConnectionLoop(sweepInterval: sweep)
             }
-            daemon = started
+            for (index, loop) in loops.enumerated() { loop.start(name: "tidings-http-\(index)") }
+            self.loops = loops
+            watch.start()
             self.acceptor = acceptor
             acceptor.start(
-                handingTo: started, openConnections: openConnections, limit: max(1, configuration.maximumConnections)
-            ) { [watch] in watch.makeRoom(now: .now) }
+                openConnections: openConnections, limit: max(1, configuration.maximumConnections),
+                makeRoom: { [watch] in watch.makeRoom(now: .now) },
+                handOff: { [unowned self] descriptor, address in adopt(descriptor, address: address) })
             boundPort = acceptor.port
             return acceptor.port
         }
@@ -104,7 +103,7 @@ final class HTTPServerCore: @unchecked Sendable {
     /// New connections are refused from the moment this is called. Requests still running when the
     /// grace period ends lose their connection.
     func shutdown() async {
-        guard let acceptor = lock.withLock({ daemon == nil ? nil : self.acceptor }) else { return }
+        guard let acceptor = lock.withLock({ self.acceptor }) else { return }
         drainingBox.withLock { $0 = true }
         acceptor.stop()
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
@@ -121,99 +120,77 @@ final class HTTPServerCore: @unchecked Sendable {
 
     /// Closes the listening socket and every connection at once.
     func stopNow() {
-        let (toStop, abandoned, workers): (OpaquePointer?, Int, WorkerThreadPool?) = lock.withLock {
-            closing = true
-            // Before the daemon stops: no connection may be handed to it after.
-            acceptor?.stop()
-            acceptor = nil
-            // MHD must not be stopped with suspended connections: resume them so that they close.
-            let abandoned = suspended.count
-            for state in suspended.values {
-                state.abandoned = true
-                if let connection = state.connection { MHD_resume_connection(connection) }
-            }
-            suspended.removeAll()
-            defer { (daemon, self.workers) = (nil, nil) }
-            return (daemon, abandoned, self.workers)
+        let (acceptor, loops, workers) = lock.withLock {
+            defer { (self.acceptor, self.loops, self.workers) = (nil, [], nil) }
+            return (self.acceptor, self.loops, self.workers)
         }
-        // Work already handed to the workers still runs; its connection, closed, is not resumed.
+        // Before the network threads stop: no connection may be handed to them after.
+        acceptor?.stop()
+        for loop in loops { loop.stop() }
+        // Work already handed to the workers still runs; its connection, closed, is not answered.
         workers?.stop()
-        guard let toStop else { return }
-        if abandoned > 0 {
-            // The resumed connections close on the network threads; give them a moment first.
-            let deadline = ContinuousClock.now + .seconds(1)
-            while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(1000) }
-        }
-        MHD_stop_daemon(toStop)
-        watch.stop()
+        if acceptor != nil { watch.stop() }
     }
 
-    // MARK: Called from the callbacks
+    // MARK: Connections
+
+    /// Takes an accepted socket: refuses it (closes it at once) when its address holds its share already,
+    /// else hands it to the next network thread. Counted here, on the accepting thread, so that the next
+    /// accept already sees it.
+    private func adopt(_ descriptor: Int32, address: String?) {
+        let cap = configuration.maximumConnectionsPerAddress
+        if cap > 0, let address {
+            let admitted = connectionsByAddress.withLock { counts in
+                guard counts[address, default: 0] < cap else { return false }
+                counts[address, default: 0] += 1
+                return true
+            }
+            guard admitted else {
+                close(descriptor)
+                return
+            }
+        }
+        openConnections.withLock { $0 += 1 }
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        let loop: ConnectionLoop? = lock.withLock {
+            guard !loops.isEmpty else { return nil }
+            defer { nextLoop = (nextLoop + 1) % loops.count }
+            return loops[nextLoop]
+        }
+        guard let loop else {
+            close(descriptor)
+            connectionClosed(remoteAddress: address)
+            return
+        }
+        let connection = HTTPConnection(descriptor: descriptor, remoteAddress: address, loop: loop, server: self)
+        loop.post { loop.adopt(connection) }
+    }
+
+    /// A connection's socket is closed; from its network thread.
+    func connectionClosed(remoteAddress: String?) {
+        openConnections.withLock { $0 -= 1 }
+        guard configuration.maximumConnectionsPerAddress > 0, let remoteAddress else { return }
+        connectionsByAddress.withLock { counts in
+            let left = counts[remoteAddress, default: 1] - 1
+            counts[remoteAddress] = left > 0 ? left : nil
+        }
+    }
 
     func requestBegan() { inFlight.withLock { $0 += 1 } }
     func requestEnded() { inFlight.withLock { $0 -= 1 } }
 
-    /// Suspends the connection of `state` and runs `respond` on a worker thread, then resumes it; on a
-    /// network thread, inside a callback.
-    func answerOnWorker(_ state: ConnectionState, _ respond: @escaping @Sendable () -> HTTPResponse) {
+    /// Runs `work` on a worker thread (the blocking routes), starting the workers on first use: most
+    /// servers (admin, emulator, tests) declare no blocking route. Dropped once the server has stopped.
+    func runOnWorker(_ work: @escaping @Sendable () -> Void) {
         let workers = lock.withLock { () -> WorkerThreadPool? in
-            // Started on first use: most servers (admin, emulator, tests) declare no blocking route.
-            guard daemon != nil, !closing else { return nil }
+            guard acceptor != nil || !loops.isEmpty else { return nil }
             if self.workers == nil {
                 self.workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
             }
             return self.workers
         }
-        // Stopping: the connection is closed with the daemon.
-        guard let workers else { return }
-        suspend(state)
-        workers.submit {
-            state.response = respond()
-            self.resume(state)
-        }
-    }
-
-    /// Keeps the reply of a route that replies (``PlainAnswer/replied(start:)``) for its connection, and
-    /// resumes the connection if it is suspended waiting for it; from any thread.
-    func deliver(_ response: HTTPResponse, to state: ConnectionState) {
-        // Under the lock that suspends, so that the reply cannot fall between the network thread's look
-        // for it and its suspension.
-        lock.withLock {
-            state.response = response
-            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
-            else { return }
-            MHD_resume_connection(connection)
-        }
-    }
-
-    /// The reply already delivered for `state`, or nil after suspending its connection until
-    /// ``deliver(_:to:)`` resumes it; on a network thread, inside a callback.
-    func responseOrSuspend(_ state: ConnectionState) -> HTTPResponse? {
-        lock.withLock {
-            if let response = state.response { return response }
-            // Stopping: the connection is closed with the daemon.
-            guard let connection = state.connection, !closing else { return nil }
-            MHD_suspend_connection(connection)
-            suspended[ObjectIdentifier(state)] = state
-            return nil
-        }
-    }
-
-    /// Suspends the connection of `state`; on a network thread, inside a callback.
-    func suspend(_ state: ConnectionState) {
-        lock.withLock {
-            guard let connection = state.connection, !closing else { return }
-            MHD_suspend_connection(connection)
-            suspended[ObjectIdentifier(state)] = state
-        }
-    }
-
-    /// Resumes the connection of `state` if it is suspended; from any thread.
-    func resume(_ state: ConnectionState) {
-        lock.withLock {
-            guard suspended.removeValue(forKey: ObjectIdentifier(state)) != nil, let connection = state.connection
-            else { return }
-            MHD_resume_connection(connection)
-        }
+        workers?.submit(work)
     }
 }

@@ -6,7 +6,8 @@ import TidingsMetrics
 struct HTTPServerMetrics: Sendable {
     let connectionsOpen: Gauge
     let refusedTooLarge: Counter
-    let terminations: [Int: Counter]
+    /// By ``HTTPConnection/CloseReason`` raw value.
+    let terminations: [String: Counter]
     let connectionsClosed: [ConnectionWatch.Reason: Counter]
 
     init(registry: MetricsRegistry) {
@@ -16,13 +17,17 @@ struct HTTPServerMetrics: Sendable {
             name: "tidings_http_requests_refused_total",
             help: "Requests answered by the server before any handler ran, by reason.",
             labels: ["reason": "payload_too_large"])
-        let reasons = [1: "error", 2: "timeout", 3: "shutdown", 4: "read_error", 5: "client_abort"]
-        terminations = reasons.mapValues { reason in
-            registry.counter(
-                name: "tidings_http_requests_terminated_total",
-                help: "Requests whose connection ended before the response was complete, by reason.",
-                labels: ["reason": reason])
-        }
+        let reasons: [HTTPConnection.CloseReason] = [.error, .timeout, .shutdown, .readError, .clientAbort]
+        terminations = Dictionary(
+            uniqueKeysWithValues: reasons.map { reason in
+                (
+                    reason.rawValue,
+                    registry.counter(
+                        name: "tidings_http_requests_terminated_total",
+                        help: "Requests whose connection ended before the response was complete, by reason.",
+                        labels: ["reason": reason.rawValue])
+                )
+            })
         connectionsClosed = Dictionary(
             uniqueKeysWithValues: ConnectionWatch.Reason.allCases.map { reason in
                 (

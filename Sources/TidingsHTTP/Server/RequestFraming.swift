@@ -1,7 +1,7 @@
 import Foundation
 
-/// The checks HTTP/1.1 (RFC 9112) asks of a server before it trusts where a request ends, which
-/// libmicrohttpd 0.9.75 leaves to the application.
+/// The checks HTTP/1.1 (RFC 9112) asks of a server before it trusts where a request ends, beyond
+/// parsing the head (``RequestHeadParser``).
 ///
 /// Behind a load balancer, a request the two parse differently (two lengths, a length and chunks, a
 /// coding one of them ignores) lets a client hide a second request inside the first ("request
@@ -50,7 +50,7 @@ enum RequestFraming {
         return nil
     }
 
-    /// The path of a request target (its query already split off by libmicrohttpd). A target in absolute
+    /// The path of a request target (its query already split off, ``RequestTarget``). A target in absolute
     /// form (`http://host/path`), which a client sends when it takes the server for a proxy, must be
     /// accepted (RFC 9112, section 3.2.2): it is read as its path, `/` when it has none.
     static func path(ofTarget target: String) -> String {

@@ -1,16 +1,25 @@
-import CMicroHTTPD
 import Foundation
 import TidingsModel
 
-/// Carries a streamed body from its producer task to MHD's content reader, with back-pressure both ways.
+/// Carries a streamed body from its producer task to the connection that sends it, with back-pressure both
+/// ways.
 ///
-/// The producer's `write` waits while `highWater` bytes are buffered; MHD's reader, finding the buffer
-/// empty, suspends the connection (rather than spinning) and the next write resumes it.
+/// The producer's `write` waits while `highWater` bytes are buffered. The connection takes what is buffered
+/// when it has sent everything before; finding nothing, it waits, and the next write (or the end) calls
+/// `onReadable`, which brings the connection back on its network thread.
 final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
 
     static let highWater = 256 * 1024
-    static let blockSize = 32 * 1024
+
+    /// What the connection finds when it takes from the pump.
+    enum Piece {
+        case data(Data)
+        /// Nothing buffered yet: `onReadable` is called when there is.
+        case waiting
+        /// The producer is done; `failed` when it threw or stalled, or the client went away.
+        case finished(failed: Bool)
+    }
 
     private let lock = NSLock()
     private var buffer = Data()
@@ -20,30 +29,20 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
     private var readerWaiting = false
     private var writerWaiting: CheckedContinuation<Void, Error>?
     private var lastActivity = ContinuousClock.now
-    private let state: ConnectionState
-    private let server: HTTPServerCore
+    private let onReadable: @Sendable () -> Void
+    private let logger: Logger
 
-    private init(state: ConnectionState, server: HTTPServerCore) {
-        self.state = state
-        self.server = server
+    private init(logger: Logger, onReadable: @escaping @Sendable () -> Void) {
+        self.logger = logger
+        self.onReadable = onReadable
     }
 
-    /// An MHD response reading from a new pump, and the task that runs `stream` into it.
-    ///
-    /// With a `length`, MHD sends `Content-Length` instead of chunked encoding (and closes the
-    /// connection if the producer ends short of it).
-    static func makeResponse(
-        stream: HTTPBodyStream, length: UInt64? = nil, state: ConnectionState, server: HTTPServerCore
-    ) -> OpaquePointer? {
-        let pump = StreamPump(state: state, server: server)
-        let context = Unmanaged.passRetained(pump).toOpaque()
-        guard
-            let response = MHD_create_response_from_callback(
-                length ?? UInt64.max, blockSize, contentReader, context, contentFreed)
-        else {
-            Unmanaged<StreamPump>.fromOpaque(context).release()
-            return nil
-        }
+    /// A pump that `stream`'s producer, started here, writes into. A producer that does not write for
+    /// `idleLimit` while the connection waits for it has its body ended as failed.
+    static func start(
+        _ stream: HTTPBodyStream, idleLimit: Duration, logger: Logger, onReadable: @escaping @Sendable () -> Void
+    ) -> StreamPump {
+        let pump = StreamPump(logger: logger, onReadable: onReadable)
         let producer = Task {
             do {
                 try await stream.produce(pump)
@@ -52,9 +51,8 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
                 pump.finish(failed: true)
             }
         }
-        // A suspended connection never times out in MHD, so a producer that stops writing (and a reader
-        // that waits for it) would hold the connection for ever: end the body after a quiet spell.
-        let idleLimit = server.configuration.handlerTimeout
+        // A connection waiting for its producer has no other timeout, so a producer that stops writing
+        // would hold the connection for ever: end the body after a quiet spell.
         Task {
             while true {
                 do { try await Task.sleep(for: idleLimit) } catch { return }
@@ -67,7 +65,7 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
                 }
             }
         }
-        return response
+        return pump
     }
 
     func write(_ data: Data) async throws {
@@ -87,8 +85,41 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
             if full { writerWaiting = continuation }
             lock.unlock()
             if !full { continuation.resume() }
-            if wakeReader { server.resume(state) }
+            if wakeReader { onReadable() }
         }
+    }
+
+    /// On the connection's thread: everything buffered, else the end, else `.waiting` (and `onReadable` is
+    /// called once there is something).
+    func take() -> Piece {
+        lock.lock()
+        if !buffer.isEmpty {
+            let taken = buffer
+            buffer = Data()
+            lastActivity = ContinuousClock.now
+            let writer = writerWaiting
+            writerWaiting = nil
+            lock.unlock()
+            writer?.resume()
+            return .data(taken)
+        }
+        if finished {
+            lock.unlock()
+            return .finished(failed: failed)
+        }
+        readerWaiting = true
+        lock.unlock()
+        return .waiting
+    }
+
+    /// The client has gone or the server stops: the producer's next write throws.
+    func cancel() {
+        let writer = lock.withLock {
+            cancelled = true
+            defer { writerWaiting = nil }
+            return writerWaiting
+        }
+        writer?.resume(throwing: CancellationError())
     }
 
     private func finish(failed: Bool) {
@@ -100,10 +131,10 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
             defer { readerWaiting = false }
             return readerWaiting
         }
-        if wakeReader { server.resume(state) }
+        if wakeReader { onReadable() }
     }
 
-    enum Watch { case finished, active, stalled }
+    private enum Watch { case finished, active, stalled }
 
     /// Ends the body as failed when neither side has moved for `idleLimit`.
     private func watch(idleLimit: Duration) -> Watch {
@@ -116,59 +147,9 @@ final class StreamPump: HTTPBodyWriter, @unchecked Sendable {
             return (.stalled, readerWaiting)
         }
         if verdict == .stalled {
-            server.logger.warning(
-                "streamed body stalled; ending it", metadata: ["idle_limit": idleLimit.formattedSeconds])
+            logger.warning("streamed body stalled; ending it", metadata: ["idle_limit": idleLimit.formattedSeconds])
         }
-        if wakeReader { server.resume(state) }
+        if wakeReader { onReadable() }
         return verdict
-    }
-
-    /// On an MHD thread: copies buffered bytes, or suspends the connection until there are some.
-    private func read(into destination: UnsafeMutablePointer<CChar>, maximum: Int) -> Int {
-        if state.abandoned { return MicroHTTPDDaemon.contentReaderEndWithError }
-        lock.lock()
-        if !buffer.isEmpty {
-            let count = min(maximum, buffer.count)
-            buffer.copyBytes(to: UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt8.self), count: count)
-            buffer.removeSubrange(buffer.startIndex..<buffer.startIndex + count)
-            lastActivity = ContinuousClock.now
-            var writer: CheckedContinuation<Void, Error>?
-            if buffer.count < Self.highWater {
-                writer = writerWaiting
-                writerWaiting = nil
-            }
-            lock.unlock()
-            writer?.resume()
-            return count
-        }
-        if finished {
-            lock.unlock()
-            return failed ? MicroHTTPDDaemon.contentReaderEndWithError : MicroHTTPDDaemon.contentReaderEndOfStream
-        }
-        // Suspending under the pump's lock: a write cannot slip between the check and the suspension.
-        readerWaiting = true
-        server.suspend(state)
-        lock.unlock()
-        return 0
-    }
-
-    private func cancel() {
-        let writer = lock.withLock {
-            cancelled = true
-            defer { writerWaiting = nil }
-            return writerWaiting
-        }
-        writer?.resume(throwing: CancellationError())
-    }
-
-    private static let contentReader: MHD_ContentReaderCallback = { context, _, destination, maximum in
-        guard let context, let destination else { return MicroHTTPDDaemon.contentReaderEndWithError }
-        let pump = Unmanaged<StreamPump>.fromOpaque(context).takeUnretainedValue()
-        return pump.read(into: destination, maximum: maximum)
-    }
-
-    private static let contentFreed: MHD_ContentReaderFreeCallback = { context in
-        guard let context else { return }
-        Unmanaged<StreamPump>.fromOpaque(context).takeRetainedValue().cancel()
     }
 }

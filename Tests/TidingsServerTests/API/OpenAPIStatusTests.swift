@@ -104,10 +104,10 @@ import TidingsStoreTesting
     }
 
     @Test func everyOperationDocumentsTheServersOwnRefusals() throws {
-        // Answered by the server before any handler runs, whatever the operation: ambiguous framing (400, 501),
-        // a body over the limit, a request too slow, a request line or headers too large, and a failure the
-        // server did not expect.
-        let edge: Set<Int> = [400, 408, 413, 414, 431, 500, 501]
+        // Answered by the server before any handler runs, whatever the operation: a malformed request or
+        // ambiguous framing (400, 501), a body over the limit, a request too slow, a request line or headers too
+        // large, an HTTP version other than 1.0 and 1.1, and a failure the server did not expect.
+        let edge: Set<Int> = [400, 408, 413, 414, 431, 500, 501, 505]
         // The API's pipeline adds rate limits and its handler timeout.
         let api: Set<Int> = [429, 503]
         for (operation, listed) in try OpenAPISpecTests.specStatuses() {
