@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "Tidings", targets: ["Tidings"]),
         .library(name: "TidingsNotificationService", targets: ["TidingsNotificationService"]),
         .library(name: "TidingsPush", targets: ["TidingsPush"]),
+        // For the fuzzers (Fuzz/), which reach the HTTP parsers through an SPI.
+        .library(name: "TidingsHTTP", targets: ["TidingsHTTP"]),
         .library(name: "TidingsServer", targets: ["TidingsServer"]),
         .library(name: "TidingsTesting", targets: ["TidingsTesting"]),
         .executable(name: "tidings", targets: ["tidings"]),

@@ -15,6 +15,10 @@ let package = Package(
         .executableTarget(
             name: "PayloadFuzzer",
             dependencies: [.product(name: "TidingsModel", package: rootPackage)]
-        )
+        ),
+        .executableTarget(
+            name: "HTTPFuzzer",
+            dependencies: [.product(name: "TidingsHTTP", package: rootPackage)]
+        ),
     ]
 )
