@@ -10,7 +10,7 @@ import TidingsModel
 /// let server = HTTPServer(configuration: .init(port: 0), handler: emulator.handler(logger: logger), logger: logger)
 /// ```
 ///
-/// It serves `POST /3/device/{token}` over **HTTP/1.1** on our libmicrohttpd server (Apple's service is
+/// It serves `POST /3/device/{token}` over **HTTP/1.1** on our own server (Apple's service is
 /// HTTP/2 only), checks requests the way Apple documents (device token, provider token, topic, push
 /// type, priority, expiration, collapse id, apns-id, payload size) and answers with Apple's statuses and
 /// `{"reason": ...}` bodies. Accepted notifications are kept per device token, at most

@@ -383,8 +383,8 @@ import TidingsTestSupport
         #expect(try await waiting.value.status == 200)
     }
 
-    /// A load balancer opens its pool of keep-alive connections at once. libmicrohttpd's own accept let the
-    /// first network thread to wake take up to ten of them, which it then served one request at a time.
+    /// A load balancer opens its pool of keep-alive connections at once. Were each network thread to accept
+    /// for itself, the first to wake would take several of them and serve them one request at a time.
     @Test func connectionsOpenedTogetherAreSpreadOverTheNetworkThreads() throws {
         let servingThreads = LockedBox(Set<UInt>())
         let route = HTTPRoute.immediate("GET", "/thread") { _ in

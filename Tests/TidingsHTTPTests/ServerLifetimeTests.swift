@@ -5,9 +5,9 @@ import TidingsTestSupport
 
 /// A server let go while it runs stops with its owner, whichever thread its callbacks are on.
 @Suite struct ServerLifetimeTests {
-    /// libmicrohttpd cannot stop its daemon from one of its own threads ("Failed to join a thread" aborts the
-    /// process). A callback that held the last reference to the server would have done exactly that, once
-    /// its handler returned after the owner had let go.
+    /// Stopping waits for every network thread to end, so it cannot run on one of them. A handler that held
+    /// the last reference to the server would have done exactly that, once it returned after the owner had
+    /// let go.
     @Test func aServerLetGoWhileAHandlerRunsOnANetworkThreadStopsOnItsOwnersThread() async throws {
         let gate = BlockingRouteTests.Gate()
         let routes = [

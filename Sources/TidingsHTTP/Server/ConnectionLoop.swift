@@ -9,7 +9,7 @@ import TidingsModel
 /// threads reach a connection only through ``post(_:)``.
 final class ConnectionLoop: @unchecked Sendable {
     // @unchecked: `connections` and `stopped` are the loop thread's alone; `posted` and `signalled` are
-    // guarded by `lock`.
+    // guarded by `lock`; `thread` is written once, before the thread starts.
 
     private let epoll: Int32
     /// Written to wake the thread from `epoll_wait` when work is posted.
@@ -20,11 +20,12 @@ final class ConnectionLoop: @unchecked Sendable {
     private var connections: [Int32: HTTPConnection] = [:]
     private var stopped = false
     private let ended = DispatchSemaphore(value: 0)
-    private var threadID: pthread_t?
+    /// Set before the thread starts, and never again.
+    private var thread: Thread?
     /// How often connections are checked for the idle timeout.
     private let sweepInterval: Duration
     private var lastSweep = ContinuousClock.now
-    /// Scratch space for the response heads this thread formats.
+    /// The `Date` of the responses this thread writes.
     let dateCache = HTTPDateCache()
 
     /// The epoll token of the wake-up descriptor; connections use their descriptor as token.
@@ -50,12 +51,12 @@ final class ConnectionLoop: @unchecked Sendable {
 
     func start(name: String) {
         let thread = Thread { [self] in
-            threadID = pthread_self()
             run()
             ended.signal()
         }
         thread.name = name
         thread.stackSize = 1 << 20
+        self.thread = thread
         thread.start()
     }
 
@@ -67,7 +68,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     /// True on the loop's own thread.
-    var isCurrent: Bool { threadID.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    var isCurrent: Bool { thread.map { $0 === Thread.current } ?? false }
 
     /// Runs `work` on the loop's thread, after the events it is handling now. Work posted once the loop has
     /// stopped is dropped.
