@@ -108,6 +108,16 @@ import TidingsTestSupport
         #expect(text.hasSuffix("thing b"))
     }
 
+    @Test func aMalformedRequestAfterAHeadStillGetsItsErrorBody() async throws {
+        let loopback = try LoopbackServer(routes: Self.routes)
+        defer { loopback.server.stopNow() }
+        let text = try await Self.conversation(
+            loopback.port, "HEAD /v1/things/a HTTP/1.1\r\nHost: t\r\n\r\nGARBAGE\r\n\r\n")
+        #expect(text.contains("HTTP/1.1 400 Bad Request"))
+        #expect(text.hasSuffix("}}"))
+        #expect(text.contains("\"code\":\"malformed_request_line\""))
+    }
+
     @Test func aHeaderValueThatWouldSplitTheHeadIsLeftOut() async throws {
         let loopback = try LoopbackServer(routes: Self.routes)
         defer { loopback.server.stopNow() }

@@ -492,6 +492,8 @@ final class HTTPConnection: @unchecked Sendable {
         }
         server.watch.requestCompleted(self)
         head = nil
+        // A refusal of the next request, which has no head, must not inherit this one's method.
+        isHeadRequest = false
         if closeAfterResponse || !keepAlive {
             linger()
             return
