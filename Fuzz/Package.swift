@@ -12,13 +12,14 @@ let package = Package(
     name: "TidingsFuzz",
     dependencies: [.package(path: "..")],
     targets: [
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "PayloadFuzzer",
-            dependencies: [.product(name: "TidingsModel", package: rootPackage)]
+            dependencies: ["FuzzDriver", .product(name: "TidingsModel", package: rootPackage)]
         ),
         .executableTarget(
             name: "HTTPFuzzer",
-            dependencies: [.product(name: "TidingsHTTP", package: rootPackage)]
+            dependencies: ["FuzzDriver", .product(name: "TidingsHTTP", package: rootPackage)]
         ),
     ]
 )

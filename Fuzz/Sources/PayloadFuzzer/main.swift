@@ -1,8 +1,10 @@
 // libFuzzer entry point for everything that decodes push payload bytes.
 //
 // SwiftPM links executables with `--defsym main=PayloadFuzzer_main`, so libFuzzer's own `main` never runs;
-// this file hands control to libFuzzer's driver instead.
+// this file hands control to libFuzzer's driver
+// instead (`FuzzDriver`).
 import Foundation
+import FuzzDriver
 import TidingsModel
 
 /// Checks one input; traps (so libFuzzer reports a crash) when an invariant breaks.
@@ -79,17 +81,7 @@ func checkPayload(_ value: JSONValue, bytes: [UInt8]) {
     }
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-var argumentCount = CommandLine.argc
-var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(
-    runFuzzerDriver(&argumentCount, &arguments) { data, size in
-        checkPayloadBytes(UnsafeRawBufferPointer(start: data, count: size))
-        return 0
-    })
+runFuzzer { data, size in
+    checkPayloadBytes(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}

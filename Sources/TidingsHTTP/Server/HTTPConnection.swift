@@ -261,7 +261,9 @@ final class HTTPConnection: @unchecked Sendable {
                     refuse(
                         HTTPError(
                             status: 400, code: "invalid_content_length",
-                            message: "the Content-Length \(Self.quoted(value)) is not a whole number of bytes",
+                            message:
+                                "the Content-Length \(Array(value.utf8).withUnsafeBytes(RequestHeadParser.quoted)) "
+                                + "is not a whole number of bytes",
                             headers: ["Connection": "close"]))
                     return
                 }
@@ -569,11 +571,5 @@ final class HTTPConnection: @unchecked Sendable {
             return nil
         }
         return Int(value)
-    }
-
-    /// `value` in quotes for a message, shortened and with control characters left out.
-    private static func quoted(_ value: String) -> String {
-        let shown = String(value.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(40))
-        return "\"\(shown)\(value.count > 40 ? "…" : "")\""
     }
 }

@@ -185,7 +185,7 @@ final class HTTPServerCore: @unchecked Sendable {
     /// servers (admin, emulator, tests) declare no blocking route. Dropped once the server has stopped.
     func runOnWorker(_ work: @escaping @Sendable () -> Void) {
         let workers = lock.withLock { () -> WorkerThreadPool? in
-            guard acceptor != nil || !loops.isEmpty else { return nil }
+            guard !loops.isEmpty else { return nil }
             if self.workers == nil {
                 self.workers = WorkerThreadPool(threadCount: configuration.workerThreadCount, name: "HTTP-worker")
             }
