@@ -1,3 +1,4 @@
+import Foundation
 import TidingsModel
 
 /// Announces the changes of ``StoreChange`` to whoever caches what they name, in this process.
@@ -15,7 +16,7 @@ import TidingsModel
 /// was away are lost. A change may therefore arrive twice; dropping a cache entry twice is harmless.
 public final class StoreChangeFeed: Sendable {
     private struct Observers {
-        var handlers: [UInt64: @Sendable (StoreChange) -> Void] = [:]
+        var subscriptions: [UInt64: Subscription] = [:]
         var nextID: UInt64 = 0
         var started = false
     }
@@ -44,19 +45,19 @@ public final class StoreChangeFeed: Sendable {
         let (id, first) = observers.withLock { observers -> (UInt64, Bool) in
             let id = observers.nextID
             observers.nextID += 1
-            observers.handlers[id] = handler
+            observers.subscriptions[id] = Subscription(handler)
             defer { observers.started = true }
             return (id, !observers.started)
         }
         if first { start?(self) }
         return StoreChangeObservation { [weak self] in
-            self?.observers.withLock { _ = $0.handlers.removeValue(forKey: id) }
+            self?.observers.withLock { $0.subscriptions.removeValue(forKey: id) }?.end()
         }
     }
 
     /// Hands `change` to every observer. For backends: call it after the write committed.
     public func publish(_ change: StoreChange) {
-        for handler in observers.withLock({ Array($0.handlers.values) }) { handler(change) }
+        for subscription in observers.withLock({ Array($0.subscriptions.values) }) { subscription.deliver(change) }
     }
 
     /// Records whether the feed currently hears other processes' changes. For backends.
@@ -75,11 +76,34 @@ public final class StoreChangeObservation: Sendable {
 
     deinit { cancel() }
 
-    /// Stops the handler from being called; it may still be running for a change published just before.
+    /// Stops the handler from being called: once this returns, it is not called again. A call under way for a
+    /// change published just before is waited for, unless this is called from that call.
     public func cancel() {
         end.withLock { end in
             end?()
             end = nil
         }
+    }
+}
+
+/// One observer's handler, called under a lock of its own, so that once ``end()`` returns the handler is never
+/// called again, even by a `publish` that took the list of observers before. Recursive, so a handler may
+/// cancel its own observation.
+private final class Subscription: @unchecked Sendable {
+    // @unchecked: `handler` is read and cleared only with `lock` held.
+    private let lock = NSRecursiveLock()
+    private var handler: (@Sendable (StoreChange) -> Void)?
+
+    init(_ handler: @escaping @Sendable (StoreChange) -> Void) {
+        self.handler = handler
+    }
+
+    func deliver(_ change: StoreChange) {
+        lock.withLock { handler?(change) }
+    }
+
+    /// Waits for a delivery under way, then drops the handler.
+    func end() {
+        lock.withLock { handler = nil }
     }
 }

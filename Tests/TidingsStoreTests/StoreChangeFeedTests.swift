@@ -54,6 +54,38 @@ import TidingsStoreTesting
         #expect(heard.withLock { $0.count } == before, "a cancelled observer hears nothing more")
     }
 
+    @Test func cancellingWaitsForACallUnderWayAndNothingIsHeardAfterIt() throws {
+        let feed = StoreChangeFeed()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = LockedBox(0)
+        let finished = LockedBox(false)
+        let observation = feed.observe { _ in
+            calls.withLock { $0 += 1 }
+            entered.signal()
+            proceed.wait()
+            finished.withLock { $0 = true }
+        }
+        Thread.detachNewThread { feed.publish(.everything) }
+        entered.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { proceed.signal() }
+        observation.cancel()
+        #expect(finished.withLock { $0 }, "cancel returns only once the call under way has")
+        feed.publish(.everything)
+        #expect(calls.withLock { $0 } == 1)
+
+        // A handler may cancel its own observation.
+        let own = LockedBox<StoreChangeObservation?>(nil)
+        let selfCancelling = feed.observe { _ in
+            calls.withLock { $0 += 1 }
+            own.withLock { $0 }?.cancel()
+        }
+        own.withLock { $0 = selfCancelling }
+        feed.publish(.everything)
+        feed.publish(.everything)
+        #expect(calls.withLock { $0 } == 2)
+    }
+
     @Test func sqliteHearsEveryChangeAlwaysSinceItIsTheOnlyProcess() throws {
         let store = try StoreBackend.sqlite.makeStore()
         #expect(store.changes.isConnected)

@@ -753,4 +753,51 @@ import TidingsStoreTesting
         #expect(message.eventsByType == ["action": 1])
         #expect(try store.funnel(appID: "app_b", scope: .campaign("c1")) == EventFunnel())
     }
+
+    @Test(arguments: StoreBackend.allCases)
+    func lookupsByInstallationMessageAndCampaignMeetEachEventOnceAcrossBatches(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        // Batches that interleave installations and messages, repeat values, and resend earlier events: each
+        // event must be found once, in the order it arrived.
+        var sent: [TidingsEvent] = []
+        for batch in 0..<6 {
+            var events = (0..<10).map { index in
+                event(
+                    index % 2 == 0 ? .delivery : .open, installation: "i\(index % 3)",
+                    message: index % 4 == 0 ? nil : "m\(batch % 2)", campaign: "c\((batch + index) % 2)")
+            }
+            if let earlier = sent.last { events.insert(earlier, at: 5) }
+            let inserted = try store.insertEvents(appID: "app_a", events: events, receivedAt: Self.now)
+            #expect(inserted.filter { !$0 }.count == (sent.isEmpty ? 0 : 1))
+            sent += events.enumerated().filter { inserted[$0.offset] }.map(\.element)
+        }
+        #expect(
+            try store.insertEvents(appID: "app_a", events: Array(sent.prefix(4)), receivedAt: Self.now) == [
+                false, false, false, false,
+            ])
+        _ = try store.insertEvents(appID: "app_b", events: [event(.open, installation: "i0")], receivedAt: Self.now)
+
+        for message in ["m0", "m1"] {
+            let expected = sent.filter { $0.messageID == message }
+            let funnel = try store.funnel(appID: "app_a", scope: .message(message))
+            #expect(funnel.eventsByType.values.reduce(0, +) == expected.count)
+            #expect(funnel.uniqueInstallations == Set(expected.map(\.installationID)).count)
+            var collected: [TidingsEvent] = []
+            var query = EventQuery(messageID: message, limit: 4)
+            repeat {
+                let page = try store.events(appID: "app_a", query: query)
+                collected += page.events.map(\.event)
+                query.afterSequence = page.nextSequence
+            } while query.afterSequence != nil
+            #expect(collected == expected)
+        }
+        let campaign = try store.funnel(appID: "app_a", scope: .campaign("c1"))
+        #expect(campaign.eventsByType.values.reduce(0, +) == sent.filter { $0.campaignID == "c1" }.count)
+        let opens = try store.events(appID: "app_a", query: EventQuery(type: .open, campaignID: "c0", limit: 100))
+        #expect(opens.events.map(\.event) == sent.filter { $0.campaignID == "c0" && $0.type == .open })
+
+        let timeline = try store.events(appID: "app_a", installationID: "i1", limit: 5)
+        #expect(timeline.map(\.event) == Array(sent.filter { $0.installationID == "i1" }.reversed().prefix(5)))
+        #expect(try store.events(appID: "app_b", installationID: "i0", limit: 10).count == 1)
+    }
 }

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import uuid
 
-from sqlite_events import cpu_per_event, event_row, version7
+from sqlite_events import cpu_per_event, event_row, events_table, version7
 
 EVENTS = int(sys.argv[1]) if len(sys.argv) > 1 else 600_000
 BATCH = int(sys.argv[2]) if len(sys.argv) > 2 else 500
@@ -38,13 +38,7 @@ def run(label, id_kind, index_sql, directory):
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA cache_size=-65536")
     db.execute("PRAGMA wal_autocheckpoint=16384")
-    db.executescript(f"""
-        CREATE TABLE events (seq INTEGER PRIMARY KEY, app_id TEXT NOT NULL, event_id {id_type} NOT NULL,
-            type TEXT NOT NULL, occurred_at INTEGER NOT NULL, received_at INTEGER NOT NULL,
-            installation_id TEXT NOT NULL, platform TEXT NOT NULL, sdk_version TEXT, app_version TEXT,
-            os_version TEXT, device_model TEXT, user_id TEXT, message_id TEXT, campaign_id TEXT, dialect TEXT,
-            source TEXT, app_state TEXT, action_id TEXT, value TEXT, token TEXT, token_type TEXT,
-            environment TEXT, permission TEXT, attributes TEXT);
+    db.executescript(events_table(id_type) + """
         CREATE INDEX events_campaign ON events(app_id, campaign_id) WHERE campaign_id IS NOT NULL;
         CREATE INDEX events_message ON events(app_id, message_id) WHERE message_id IS NOT NULL;
     """)

@@ -1,5 +1,6 @@
-"""What scripts/bench/sqlite-page-size.py and sqlite-event-index.py share: events shaped like
-scripts/bench/events.lua, and the timed insert of them into a SQLite database."""
+"""What scripts/bench/sqlite-page-size.py, sqlite-event-index.py and sqlite-event-ranges.py share: tidingsd's
+events table, events shaped like scripts/bench/events.lua, and the timed insert of them into a SQLite
+database."""
 import time
 import uuid
 
@@ -7,6 +8,18 @@ APP = "app_d5b2b8569db2600b"
 INSERT = ("INSERT INTO events (app_id, event_id, type, occurred_at, received_at, installation_id, platform, "
           "sdk_version, app_version, message_id, campaign_id, dialect, source, app_state, value) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+
+
+def events_table(id_type="TEXT", app_column="app_id TEXT NOT NULL"):
+    """tidingsd's events table, with the event id's column type and the app column given."""
+    return f"""
+    CREATE TABLE events (seq INTEGER PRIMARY KEY, {app_column}, event_id {id_type} NOT NULL,
+        type TEXT NOT NULL, occurred_at INTEGER NOT NULL, received_at INTEGER NOT NULL,
+        installation_id TEXT NOT NULL, platform TEXT NOT NULL, sdk_version TEXT, app_version TEXT,
+        os_version TEXT, device_model TEXT, user_id TEXT, message_id TEXT, campaign_id TEXT, dialect TEXT,
+        source TEXT, app_state TEXT, action_id TEXT, value TEXT, token TEXT, token_type TEXT,
+        environment TEXT, permission TEXT, attributes TEXT);
+"""
 
 
 def version7(number):

@@ -39,6 +39,9 @@ extension EventBatchReader {
         /// Each field's name as bytes, indexed by `rawValue`, compared against keys without making a string.
         private static let names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
 
+        /// The length of the wire name in bytes (`name.count` would walk it as characters).
+        var nameByteCount: Int { Self.names[rawValue].count }
+
         /// The field whose name is the `count` bytes at `bytes`.
         static func named(_ bytes: UnsafePointer<UInt8>, count: Int) -> EventField? {
             for (index, name) in names.enumerated() where name.count == count {

@@ -149,7 +149,7 @@ public struct EventBatchReader {
             guard seen & bit == 0 else { return nil }
             seen |= bit
             members += 1
-            serializedBytes += field.name.count + 3
+            serializedBytes += field.nameByteCount + 3
             guard try takeColon() else { return nil }
             guard let valueBytes = try readFieldValue(field, into: &fields) else { return nil }
             serializedBytes += valueBytes

@@ -113,11 +113,13 @@ extension SQLiteStore {
     {
         try reader.read { db in
             try db.transaction(immediate: false) {
-                let join = """
-                    FROM events e JOIN message_deliveries d
-                        ON d.message_id = e.message_id AND d.installation_id = e.installation_id
-                    WHERE e.app_id = ?1 AND e.message_id = ?2 AND d.\(grouping.rawValue) IS NOT NULL
-                    """
+                let join =
+                    EventScope.message.rows(
+                        app: "?1", value: "?2",
+                        joining: """
+                            JOIN message_deliveries d
+                                ON d.message_id = e.message_id AND d.installation_id = e.installation_id
+                            """) + " AND d.\(grouping.rawValue) IS NOT NULL"
                 var funnels: [String: EventFunnel] = [:]
                 let rows = try db.query(
                     """

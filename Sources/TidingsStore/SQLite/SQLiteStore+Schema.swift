@@ -335,6 +335,31 @@ extension SQLiteStore {
             PRIMARY KEY (app_id, provider)
         );
         """,
+        // Events are found by installation, message and campaign through ranges of `seq` (EventScope) instead of
+        // three indexes that cost every event a B-tree insert each. Existing events get one range each.
+        // `event_ranges` has no foreign key: its rows are derived from `events`, which has one.
+        """
+        CREATE TABLE event_ranges (
+            app_id TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            scope_id TEXT NOT NULL,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL
+        );
+        CREATE INDEX event_ranges_scope ON event_ranges(app_id, scope, scope_id, first_seq);
+        INSERT INTO event_ranges (app_id, scope, scope_id, first_seq, last_seq)
+            SELECT app_id, scope, scope_id, seq, seq FROM (
+                SELECT seq, app_id, 'installation' AS scope, installation_id AS scope_id FROM events
+                UNION ALL
+                SELECT seq, app_id, 'message', message_id FROM events WHERE message_id IS NOT NULL
+                UNION ALL
+                SELECT seq, app_id, 'campaign', campaign_id FROM events WHERE campaign_id IS NOT NULL
+            ) AS scoped
+            ORDER BY seq;
+        DROP INDEX events_installation;
+        DROP INDEX events_campaign;
+        DROP INDEX events_message;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -29,6 +29,9 @@ public final class SQLiteStore: Store {
     /// the writer works, so a long export or a key lookup never waits for a write.
     let reader: SQLiteDatabase
     private let checkpointer: WALCheckpointer?
+    /// Where the outcome of an event batch written without waiting is handed on: the caller's answer is built,
+    /// and the batch freed, here instead of on the single writer, which goes on to the next group.
+    let eventCompletions = DispatchQueue(label: "tidings.store.event-completions")
     /// Writes through this store publish here once committed; one process uses the file, so nothing is missed.
     public let changes = StoreChangeFeed()
 
