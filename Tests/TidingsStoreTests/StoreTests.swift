@@ -795,6 +795,8 @@ import TidingsStoreTesting
         #expect(campaign.eventsByType.values.reduce(0, +) == sent.filter { $0.campaignID == "c1" }.count)
         let opens = try store.events(appID: "app_a", query: EventQuery(type: .open, campaignID: "c0", limit: 100))
         #expect(opens.events.map(\.event) == sent.filter { $0.campaignID == "c0" && $0.type == .open })
+        let both = try store.events(appID: "app_a", query: EventQuery(messageID: "m1", campaignID: "c0", limit: 100))
+        #expect(both.events.map(\.event) == sent.filter { $0.messageID == "m1" && $0.campaignID == "c0" })
 
         let timeline = try store.events(appID: "app_a", installationID: "i1", limit: 5)
         #expect(timeline.map(\.event) == Array(sent.filter { $0.installationID == "i1" }.reversed().prefix(5)))

@@ -3,8 +3,8 @@ import TidingsModel
 /// A column of `events` that is looked up by value (a device's timeline, a message's or a campaign's funnel), and
 /// which the SQLite store finds through `event_ranges` instead of an index on `events`.
 ///
-/// An index per column cost every event one more B-tree insert on the single writer: the three were about two
-/// fifths of SQLite's instructions per event of a batch (BENCHMARKS.md). A range costs one row per value and
+/// An index per column cost every event one more B-tree insert on the single writer: without the three, SQLite
+/// spends about 45% less CPU per event of a batch (BENCHMARKS.md). A range costs one row per value and
 /// batch instead: a batch's events take consecutive `seq`s, so for each value among them one row
 /// `(first_seq, last_seq)` says where its events are, and a lookup scans those spans of `events` by primary
 /// key and keeps the rows that match. The ranges of one value never overlap (a batch writes at most one per

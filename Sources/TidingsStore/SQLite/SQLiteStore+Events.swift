@@ -126,17 +126,25 @@ extension SQLiteStore {
         // filters walk the app's events.
         var source = "FROM events e WHERE e.app_id = ?1"
         var order = "e.seq"
-        if let (scope, id) = query.messageID.map({ (EventScope.message, $0) })
-            ?? query.campaignID.map({ (EventScope.campaign, $0) })
-        {
+        let scoped: (scope: EventScope, id: String)? =
+            if let messageID = query.messageID {
+                (.message, messageID)
+            } else if let campaignID = query.campaignID {
+                (.campaign, campaignID)
+            } else {
+                nil
+            }
+        if let (scope, id) = scoped {
+            // The ranges' query matches the value itself.
             bindings.append(.text(id))
             source = scope.rows(app: "?1", value: "?\(bindings.count)")
             order = "r.first_seq, e.seq"
             if let after = query.afterSequence { add("r.last_seq > ?", .integer(after)) }
         }
         if let type = query.type { add("e.type = ?", .text(type.rawValue)) }
-        if let messageID = query.messageID { add("e.message_id = ?", .text(messageID)) }
-        if let campaignID = query.campaignID { add("e.campaign_id = ?", .text(campaignID)) }
+        if let campaignID = query.campaignID, scoped?.scope != .campaign {
+            add("e.campaign_id = ?", .text(campaignID))
+        }
         if let userID = query.userID { add("e.user_id = ?", .text(userID)) }
         if let since = query.since { add("e.occurred_at >= ?", .integer(since)) }
         if let until = query.until { add("e.occurred_at < ?", .integer(until)) }
