@@ -12,6 +12,8 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/rsa.h>
+// getrandom(2), which Swift's Glibc module leaves out: SecureRandom reads the kernel's generator with it.
+#include <sys/random.h>
 
 /// A new P-256 key pair (EVP_EC_gen is a variadic macro Swift cannot call).
 static inline EVP_PKEY *tidings_generate_p256_key(void) {

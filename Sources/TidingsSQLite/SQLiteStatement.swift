@@ -89,6 +89,24 @@ public final class SQLiteStatement {
         }
     }
 
+    /// Binds the UTF-8 `text`, or NULL for nil, to the 1-based parameter `index` without copying it
+    /// (`SQLITE_STATIC`): SQLite reads the bytes when the statement runs, so they must stay valid and unchanged
+    /// until the parameter is bound again or the bindings are cleared (``reset()``).
+    public func bind(borrowedText text: UnsafeBufferPointer<UInt8>?, at index: Int32) throws(SQLiteError) {
+        let status: Int32
+        if let text {
+            status = sqlite3_bind_text64(
+                handle, index,
+                UnsafeRawPointer(text.baseAddress ?? emptyText.utf8Start).assumingMemoryBound(to: CChar.self),
+                sqlite3_uint64(text.count), nil, UInt8(SQLITE_UTF8))
+        } else {
+            status = sqlite3_bind_null(handle, index)
+        }
+        guard status == SQLITE_OK else {
+            throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
+        }
+    }
+
     /// Advances to the next row; false when the statement is done (and then it is reset, its bindings kept).
     ///
     /// The bindings stay so that a loop that binds every parameter for each run (an event batch) rebinds

@@ -709,6 +709,28 @@ import TidingsStoreTesting
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func everyFieldOfEveryEventInABatchIsStoredAsSentNullAndEmptyKeptApart(_ backend: StoreBackend) async throws {
+        let store = try makeStore(backend)
+        let full = TidingsEvent(
+            type: .action, occurredAt: Self.now, installationID: "i-ü", platform: "android", sdkVersion: "1.2.3",
+            appVersion: "", osVersion: "18.1", deviceModel: "iPhone17,1", userID: "ユーザー", messageID: "m1",
+            campaignID: "c1", dialect: "onesignal", source: .system, appState: .background, actionID: "buy",
+            value: String(repeating: "v", count: 5_000), token: "ab12", tokenType: .voip, environment: "sandbox",
+            permission: "provisional", attributes: ["plan": "pro", "n": 3])
+        let bare = TidingsEvent(type: .delivery, occurredAt: Self.now + 1, installationID: "i2", userID: "")
+        let batch = [full, bare, full, TidingsEvent(type: .open, occurredAt: Self.now + 2, installationID: "")]
+        // Through the store's path for the server, which lays the batch's text out apart from the events.
+        let inserted = try await withCheckedThrowingContinuation { continuation in
+            store.insertEvents(appID: "app_a", events: batch, receivedAt: Self.now) { continuation.resume(with: $0) }
+        }
+        #expect(inserted == [true, true, false, true])
+        let stored = try store.events(appID: "app_a", query: .init()).events.map(\.event)
+        #expect(stored == [full, bare, batch[3]])
+        #expect(stored.map(\.userID) == ["ユーザー", "", nil])
+        #expect(stored.map(\.appVersion) == ["", nil, nil])
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func eventsAreFilteredAndPaged(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
         let events = (0..<7).map { index in

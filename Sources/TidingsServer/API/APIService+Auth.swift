@@ -60,11 +60,9 @@ extension APIService {
         guard let authorization = request.headers["Authorization"] else {
             throw refuse(401, "unauthorized", "send your key as 'Authorization: Bearer <key>'")
         }
-        let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let secret = Self.bearerCredential(authorization) else {
             throw refuse(401, "unauthorized", "the Authorization header must be 'Bearer <key>'")
         }
-        let secret = String(parts[1])
         guard let claimedKind = APIKeySecret.kind(of: secret) else {
             throw refuse(401, "invalid_key", "the key is not a Tidings key (tdg_app_…, tdg_srv_… or tdg_adm_…)")
         }
@@ -87,6 +85,25 @@ extension APIService {
             throw refuse(403, "forbidden", "this endpoint needs a server key; app keys may not read data")
         }
         return key
+    }
+
+    /// The credential of `Bearer <credential>` (the scheme in any letter case, spaces around either part),
+    /// or nil for another scheme or shape. Every keyed request parses it, so it reads bytes: splitting the
+    /// header into Substrings and lower-casing the scheme was a third of authenticating one.
+    static func bearerCredential(_ authorization: String) -> String? {
+        var authorization = authorization
+        return authorization.withUTF8 { bytes -> String? in
+            let space = UInt8(ascii: " ")
+            guard let schemeStart = bytes.firstIndex(where: { $0 != space }) else { return nil }
+            let afterScheme = bytes[schemeStart...].firstIndex(of: space) ?? bytes.endIndex
+            let scheme = bytes[schemeStart..<afterScheme]
+            // ASCII case folding: `| 0x20` lower-cases a letter and makes no other byte equal to one.
+            guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+            guard let start = bytes[afterScheme...].firstIndex(where: { $0 != space }) else { return nil }
+            let end = bytes[start...].firstIndex(of: space) ?? bytes.endIndex
+            guard bytes[end...].allSatisfy({ $0 == space }) else { return nil }
+            return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
     }
 
     private func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {

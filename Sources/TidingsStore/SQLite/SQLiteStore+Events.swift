@@ -24,9 +24,10 @@ extension SQLiteStore {
 
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
         guard !events.isEmpty else { return [] }
-        let scopes = EventScope.values(of: events)
+        let (text, scopes) = (EventInsertText(events), EventScope.values(of: events))
         return try database.groupWrite { db in
-            try Self.insertEvents(db, appID: appID, events: events, scopes: scopes, receivedAt: receivedAt)
+            try Self.insertEvents(
+                db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt)
         }
     }
 
@@ -35,27 +36,29 @@ extension SQLiteStore {
         completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
     ) {
         guard !events.isEmpty else { return completion(.success([])) }
-        // The caller's thread finds the batch's distinct values, so the single writer only writes.
-        let scopes = EventScope.values(of: events)
+        // The caller's thread lays out the batch's text and finds its distinct values, so the single writer
+        // only writes.
+        let (text, scopes) = (EventInsertText(events), EventScope.values(of: events))
         database.groupWrite(
             { db in
-                try Self.insertEvents(db, appID: appID, events: events, scopes: scopes, receivedAt: receivedAt)
+                try Self.insertEvents(
+                    db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt)
             },
             completion: { [eventCompletions] outcome in
                 // Building a 500-receipt answer and freeing 500 events were about a tenth of the writer's
                 // samples in a profile of event ingest. The hand-off keeps the batch too, so that its last
                 // reference is usually dropped there.
-                eventCompletions.async { withExtendedLifetime((events, scopes)) { completion(outcome) } }
+                eventCompletions.async { withExtendedLifetime((events, text, scopes)) { completion(outcome) } }
             })
     }
 
     /// A batch joins the single writer's next group, written by whichever thread leads it.
     public var insertsEventsWithoutWaiting: Bool { true }
 
-    /// Inserts `events` and, when any is new, one range per value in `scopes` spanning the `seq`s they took:
-    /// consecutive, since this transaction inserts them one after the other.
+    /// Inserts `events` (their text laid out in `text`) and, when any is new, one range per value in `scopes`
+    /// spanning the `seq`s they took: consecutive, since this transaction inserts them one after the other.
     private static func insertEvents(
-        _ db: SQLiteConnection, appID: String, events: [TidingsEvent],
+        _ db: SQLiteConnection, appID: String, events: [TidingsEvent], text: EventInsertText,
         scopes: [(scope: EventScope, value: String)], receivedAt: Int64
     ) throws -> [Bool] {
         let statement = try db.prepare(insertEventSQL)
@@ -63,40 +66,24 @@ extension SQLiteStore {
         inserted.reserveCapacity(events.count)
         var firstSeq: Int64?
         var lastSeq: Int64 = 0
-        // `prepare` hands the statement over reset, and each run leaves it reset (`step`), so the loop
-        // only binds: all 24 parameters every time, so nothing of the previous event stays bound. Fields are
-        // read in place (`events[index].…`), not through a copy of each event that would retain every string.
-        for index in events.indices {
-            try statement.bind(text: appID, at: 1)
-            try statement.bind(text: events[index].eventID.lowercasedString, at: 2)
-            try statement.bind(text: events[index].type.rawValue, at: 3)
-            try statement.bind(.integer(events[index].occurredAt), at: 4)
-            try statement.bind(.integer(receivedAt), at: 5)
-            try statement.bind(text: events[index].installationID, at: 6)
-            try statement.bind(text: events[index].platform, at: 7)
-            try statement.bind(text: events[index].sdkVersion, at: 8)
-            try statement.bind(text: events[index].appVersion, at: 9)
-            try statement.bind(text: events[index].osVersion, at: 10)
-            try statement.bind(text: events[index].deviceModel, at: 11)
-            try statement.bind(text: events[index].userID, at: 12)
-            try statement.bind(text: events[index].messageID, at: 13)
-            try statement.bind(text: events[index].campaignID, at: 14)
-            try statement.bind(text: events[index].dialect, at: 15)
-            try statement.bind(text: events[index].source?.rawValue, at: 16)
-            try statement.bind(text: events[index].appState?.rawValue, at: 17)
-            try statement.bind(text: events[index].actionID, at: 18)
-            try statement.bind(text: events[index].value, at: 19)
-            try statement.bind(text: events[index].token, at: 20)
-            try statement.bind(text: events[index].tokenType?.rawValue, at: 21)
-            try statement.bind(text: events[index].environment, at: 22)
-            try statement.bind(text: events[index].permission, at: 23)
-            try statement.bind(text: events[index].attributes.map { JSONText.string(.object($0)) }, at: 24)
-            while try statement.step() {}
-            let isNew = db.changes > 0
-            inserted.append(isNew)
-            if isNew {
-                lastSeq = db.lastInsertRowID
-                firstSeq = firstSeq ?? lastSeq
+        // Bindings outlast a run (`step` leaves the statement reset, its bindings kept), so the app and the
+        // time of receipt are bound once, and each event binds the rest: every text parameter, NULL or not, so
+        // nothing of the previous event stays bound. The texts are borrowed from `text`'s buffer, so the
+        // bindings are cleared before it is let go.
+        try statement.bind(text: appID, at: 1)
+        try statement.bind(.integer(receivedAt), at: 5)
+        try text.withBinder { binder in
+            defer { statement.reset() }
+            for index in events.indices {
+                try binder.bind(event: index, to: statement)
+                try statement.bind(.integer(events[index].occurredAt), at: 4)
+                while try statement.step() {}
+                let isNew = db.changes > 0
+                inserted.append(isNew)
+                if isNew {
+                    lastSeq = db.lastInsertRowID
+                    firstSeq = firstSeq ?? lastSeq
+                }
             }
         }
         // A value whose events were all duplicates gets a range with none of its rows: a lookup scans it for

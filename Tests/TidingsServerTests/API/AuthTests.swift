@@ -3,9 +3,10 @@ import Testing
 import TidingsCrypto
 import TidingsHTTP
 import TidingsModel
-import TidingsServer
 import TidingsStore
 import TidingsTesting
+
+@testable import TidingsServer
 
 /// Who may call what: 401 for bad credentials, 403 for missing rights, and no app sees another's data.
 @Suite struct AuthTests {
@@ -50,6 +51,16 @@ import TidingsTesting
         request.headers["Authorization"] = "Basic \(harness.serverKey)"
         let error = await #expect(throws: HTTPError.self) { try await harness.api.router.handler(request) }
         #expect(error?.status == 401)
+    }
+
+    @Test(
+        arguments: [
+            ("Bearer k1", "k1"), ("bearer k1", "k1"), ("BEARER k1", "k1"), ("  Bearer   k1  ", "k1"),
+            ("Bearer", nil), ("Bearer ", nil), ("Bearerk1", nil), ("Bearer k1 k2", nil), ("Beare k1", nil),
+            ("Bearer\tk1", nil), ("Basic k1", nil), ("", nil), ("Bearér k1", nil), ("bEARER ключ", "ключ"),
+        ] as [(String, String?)])
+    func theBearerCredentialIsTheSecondOfTwoSpaceSeparatedWords(_ header: String, _ credential: String?) {
+        #expect(APIService.bearerCredential(header) == credential)
     }
 
     @Test func aKeyWithAnotherKindsPrefixIsRefused() async throws {
