@@ -4,11 +4,11 @@ import TidingsSQLite
 /// The text parameters of a batch of events for `SQLiteStore`'s insert, laid out in one buffer by the caller's
 /// thread, so that the single writer binds each in place instead of having SQLite copy it.
 ///
-/// Bound from a Swift `String`, a text is copied by SQLite into memory of its own (`SQLITE_TRANSIENT`) and
-/// freed at the next bind: twenty-one allocations, copies and frees per event, and a retain and release of
-/// each string, all on the writer, which every batch waits for. The buffer holds the same bytes, made once
-/// on the thread that parsed the batch; the writer binds them without a copy (`SQLITE_STATIC`) while it
-/// holds the buffer.
+/// Bound from a Swift `String`, a text is copied by SQLite into memory of its own (`SQLITE_TRANSIENT`):
+/// twenty-one copies per event, with a retain and release of each string and the memory grown or freed when a
+/// field's length changes, all on the writer, which every batch waits for. The buffer holds the same bytes,
+/// made once on the thread that parsed the batch; the writer binds them without a copy (`SQLITE_STATIC`)
+/// while it holds the buffer.
 struct EventInsertText: Sendable {
     /// The insert's text parameters, in the order each event's fields are laid out.
     static let parameters: [Int32] = [2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]
