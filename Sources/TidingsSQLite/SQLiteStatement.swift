@@ -60,9 +60,7 @@ public final class SQLiteStatement {
                     transientDestructor)
             }
         }
-        guard status == SQLITE_OK else {
-            throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
-        }
+        try checkBound(status)
     }
 
     /// Binds `text`, or NULL for nil, to the 1-based parameter `index`: the same as binding a ``SQLiteValue``,
@@ -84,9 +82,7 @@ public final class SQLiteStatement {
         } else {
             status = sqlite3_bind_null(handle, index)
         }
-        guard status == SQLITE_OK else {
-            throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
-        }
+        try checkBound(status)
     }
 
     /// Binds the UTF-8 `text`, or NULL for nil, to the 1-based parameter `index` without copying it
@@ -102,6 +98,11 @@ public final class SQLiteStatement {
         } else {
             status = sqlite3_bind_null(handle, index)
         }
+        try checkBound(status)
+    }
+
+    /// Throws for a bind that SQLite refused (a parameter index out of range, text over its length limit).
+    private func checkBound(_ status: Int32) throws(SQLiteError) {
         guard status == SQLITE_OK else {
             throw SQLiteError(code: status, message: connection.lastErrorMessage, sql: sql)
         }

@@ -90,12 +90,12 @@ extension SQLiteStore {
         // nothing, and the ranges of one value still never overlap.
         if let firstSeq {
             let range = try db.prepare(insertRangeSQL)
+            try range.bind(text: appID, at: 1)
+            try range.bind(.integer(firstSeq), at: 4)
+            try range.bind(.integer(lastSeq), at: 5)
             for (scope, value) in scopes {
-                try range.bind(text: appID, at: 1)
                 try range.bind(text: scope.rawValue, at: 2)
                 try range.bind(text: value, at: 3)
-                try range.bind(.integer(firstSeq), at: 4)
-                try range.bind(.integer(lastSeq), at: 5)
                 while try range.step() {}
             }
         }
