@@ -5,7 +5,8 @@ let linuxOnly = TargetDependencyCondition.when(platforms: [.linux])
 
 let package = Package(
     name: "Tidings",
-    platforms: [.iOS(.v15), .macOS(.v13)],
+    // iOS 16: the SDK's timing is written in `Duration` and `Clock`, which iOS 16 introduced (docs/Integration.md).
+    platforms: [.iOS(.v16), .macOS(.v13)],
     products: [
         .library(name: "TidingsModel", targets: ["TidingsModel"]),
         .library(name: "Tidings", targets: ["Tidings"]),
@@ -54,10 +55,15 @@ let package = Package(
         ),
 
         // The app SDK.
-        .target(name: "Tidings", dependencies: ["TidingsModel", "TidingsSQLite"]),
+        // Each SDK module carries the privacy manifest the App Store asks of SDKs.
+        .target(
+            name: "Tidings", dependencies: ["TidingsModel", "TidingsSQLite"],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
 
         // The Notification Service Extension base class (empty where UserNotifications is missing).
-        .target(name: "TidingsNotificationService", dependencies: ["Tidings", "TidingsModel"]),
+        .target(
+            name: "TidingsNotificationService", dependencies: ["Tidings", "TidingsModel"],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
 
         // Server building blocks: each knows nothing of the layers above it.
 

@@ -25,8 +25,14 @@ public final class SQLiteConnection {
     }
 
     /// Library-wide settings, made once before the first connection initializes SQLite.
+    ///
+    /// Only where the package's own shim is compiled (the Debian library, which the server links): Apple's
+    /// `SQLite3` module cannot call the variadic `sqlite3_config`, and on an iPhone the system's SQLite is
+    /// already initialized by the time the app's code runs, so the setting would not take effect there.
     private static let configureLibrary: Void = {
-        _ = tidings_sqlite3_disable_memory_statistics()
+        #if !canImport(SQLite3)
+            _ = tidings_sqlite3_disable_memory_statistics()
+        #endif
     }()
 
     let handle: OpaquePointer

@@ -1,6 +1,11 @@
-import CSQLite
 import Foundation
 import TidingsModel
+
+#if canImport(SQLite3)
+    import SQLite3
+#else
+    import CSQLite
+#endif
 
 extension SQLiteDatabase {
     /// Runs `body` in a write transaction shared with the writes other threads are asking for at the same

@@ -238,7 +238,11 @@ enum APNsBench {
 
     /// A TCP port nobody listens on right now.
     static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard descriptor >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(descriptor) }
         var address = sockaddr_in()

@@ -159,7 +159,8 @@ package enum ChildProcess {
             if inputEnd >= 0, polled[2].revents != 0 {
                 // No more than the pipe is sure to take at once (POLLOUT), so the write never blocks.
                 let count = input.withUnsafeBytes { bytes in
-                    Glibc.write(inputEnd, bytes.baseAddress! + written, min(Int(PIPE_BUF), bytes.count - written))
+                    PortableSocket.write(
+                        inputEnd, bytes.baseAddress! + written, min(Int(PIPE_BUF), bytes.count - written))
                 }
                 if count > 0 { written += count }
                 if written == input.count || (count < 0 && errno != EINTR && errno != EAGAIN) {

@@ -47,7 +47,7 @@ package enum RawHTTPClient {
                     with: Result {
                         let descriptor = try connect(port: port)
                         defer { close(descriptor) }
-                        _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                        _ = request.withCString { send(descriptor, $0, strlen($0), PortableSocket.sendFlags) }
                         var received = Data()
                         var buffer = [UInt8](repeating: 0, count: 4096)
                         while received.count < bytes {
@@ -121,7 +121,7 @@ package enum RawHTTPClient {
             if next < bytes.endIndex {
                 var byte = bytes[next]
                 next += 1
-                if send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { return .closed(response: Data()) }
+                if send(descriptor, &byte, 1, PortableSocket.sendFlags) < 0 { return .closed(response: Data()) }
             }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, pause) > 0 else { continue }
@@ -139,7 +139,7 @@ package enum RawHTTPClient {
     }
 
     private static func connect(port: Int, ipv6: Bool = false, source: String? = nil) throws -> Int32 {
-        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = PortableSocket.tcp(family: ipv6 ? AF_INET6 : AF_INET)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if let source, !ipv6 {
@@ -165,7 +165,7 @@ package enum RawHTTPClient {
             address.sin6_addr = in6addr_loopback
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    PortableSocket.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         } else {
@@ -175,7 +175,7 @@ package enum RawHTTPClient {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    PortableSocket.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         }
@@ -192,7 +192,7 @@ package enum RawHTTPClient {
         defer { close(descriptor) }
         for piece in pieces {
             // A write may fail once the server has answered early and closed; the answer is still read.
-            let sent = piece.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = piece.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, PortableSocket.sendFlags) }
             if sent < 0 { break }
         }
         var received = Data()
