@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "TidingsForwardingTests",
             dependencies: [
-                "TidingsModel", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore", "TidingsForwarding",
+                "TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore", "TidingsForwarding",
                 "TidingsStoreTesting", "TidingsTestSupport",
             ]),
         .testTarget(

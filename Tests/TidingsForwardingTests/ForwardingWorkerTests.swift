@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsForwarding
 import TidingsHTTP
+import TidingsMetrics
 import TidingsModel
 import TidingsPush
 import TidingsStore
@@ -25,9 +26,10 @@ import TidingsTestSupport
     }
 
     /// One batch in flight unless asked: most tests check the order of a single sender's batches.
-    func worker(batchSize: Int = 20, batchesInFlight: Int = 1, timeout: Duration = .milliseconds(700))
-        -> ForwardingWorker
-    {
+    func worker(
+        batchSize: Int = 20, batchesInFlight: Int = 1, timeout: Duration = .milliseconds(700),
+        metrics: MetricsRegistry? = nil
+    ) -> ForwardingWorker {
         var configuration = ForwardingWorker.Configuration()
         configuration.batchSize = batchSize
         configuration.batchesInFlight = batchesInFlight
@@ -38,7 +40,7 @@ import TidingsTestSupport
         return ForwardingWorker(
             store: store,
             destinations: DestinationFactory(fileRoot: root, httpClient: client, requestTimeout: timeout),
-            configuration: configuration, logger: Logger(label: "test", level: .critical))
+            configuration: configuration, logger: Logger(label: "test", level: .critical), metrics: metrics)
     }
 
     /// `count` events over `installations` installations, stored in batches of 10 as the API would.
@@ -113,6 +115,27 @@ import TidingsTestSupport
         #expect(requests[limited + 1].0.timeIntervalSince(requests[limited].0) >= 0.95)
         // Batches keep their ids across retries, so receivers can also de-duplicate whole batches.
         #expect(receiver.batches.allSatisfy { $0.batchID.hasPrefix("fwd_webhook-") })
+    }
+
+    @Test func lagGaugesStayCurrentWhileADestinationHangsOnABatch() async throws {
+        // The first batch hangs for longer than the test looks: the sending loop is stuck inside it.
+        let receiver = try WebhookReceiver(schedule: [.stall(.seconds(30))])
+        try storeEvents(30)
+        _ = try addForwarder(.webhook, ["url": .string(receiver.url), "secret": .string(receiver.secret)])
+        let registry = MetricsRegistry()
+        let worker = worker(timeout: .seconds(60), metrics: registry)
+        worker.start()
+        defer { client.shutdown() }
+        let labels = ["app_id": "app_a", "forwarder_id": "fwd_webhook", "kind": "webhook"]
+        let lagSeconds = registry.gauge(name: "tidings_forwarding_lag_seconds", help: "", labels: labels)
+        let lagEvents = registry.gauge(name: "tidings_forwarding_lag_events", help: "", labels: labels)
+        try await eventually { receiver.requests.count == 1 && lagEvents.value == 30 }
+        let first = lagSeconds.value
+        // Events stored while the batch hangs are counted, and the oldest one's age keeps growing.
+        try storeEvents(5)
+        try await eventually(5) { lagEvents.value == 35 && lagSeconds.value >= first + 2 }
+        #expect(receiver.requests.count == 1)
+        await worker.stop()
     }
 
     @Test func aRefusedBatchIsParkedAndDoesNotHoldBackTheRestAndAReplayDeliversIt() async throws {

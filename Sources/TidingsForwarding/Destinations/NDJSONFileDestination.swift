@@ -9,6 +9,10 @@ import TidingsModel
 /// one started when the next batch would take it past ``maximumBytes`` or when it is older than
 /// ``maximumAge`` at the next batch, and every process start begins a new file, so a file a crash cut short
 /// is never appended to. Closed files are never touched again: shippers may move or delete them.
+///
+/// A file is created with `O_EXCL`, and a name that exists already is passed over for the next `<n>`: a
+/// process never writes into a file another process made (one restarted in the same second as the crash it
+/// follows, or another instance sharing the directory), whatever the counter it restarted with.
 public final class NDJSONFileDestination: ForwardingDestination {
     private struct OpenFile {
         var descriptor: Int32
@@ -98,16 +102,26 @@ public final class NDJSONFileDestination: ForwardingDestination {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let number = counter.withLock { value -> Int in
-            value += 1
-            return value
+        let stamp = formatter.string(from: now)
+        for _ in 0..<Self.namesTriedPerFile {
+            let number = counter.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            let path = directory.appendingPathComponent("\(forwarderID)-\(stamp)-\(number).ndjson").path
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { return OpenFile(descriptor: descriptor, bytes: 0, openedAt: now) }
+            guard errno == EEXIST else { throw Self.systemError("cannot create \(path)") }
         }
-        let name = "\(forwarderID)-\(formatter.string(from: now))-\(number).ndjson"
-        let path = directory.appendingPathComponent(name).path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Self.systemError("cannot open \(path)") }
-        return OpenFile(descriptor: descriptor, bytes: 0, openedAt: now)
+        throw ForwardingFailure(
+            kind: .retryable,
+            message:
+                "\(Self.namesTriedPerFile) file names for \(forwarderID) at \(stamp) exist already in \(directory.path)"
+        )
     }
+
+    /// How many names one new file may pass over because they exist: far more than restarts in one second.
+    private static let namesTriedPerFile = 1000
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
         var offset = 0

@@ -38,7 +38,6 @@ final class DestinationRunner: Sendable {
     private let forwarderID: String
     private let appID: String
     private let destination: any ForwardingDestination
-    private let lastMetrics = LockedBox<ContinuousClock.Instant?>(nil)
     /// When the lease this runner last took ends, unix milliseconds (0: not held).
     private let leaseEnds = LockedBox<Int64>(0)
     /// The live page read while the previous batch was in flight, and the cursor it follows.
@@ -89,6 +88,7 @@ final class DestinationRunner: Sendable {
             try? store.releaseForwarderLease(id: forwarderID, owner: worker.owner)
         }
         worker.logger.info("forwarding started", metadata: ["forwarder_id": forwarderID, "app_id": appID])
+        let measuring = measureWhileRunning()
         // When the live stream last sent something, unix milliseconds.
         var lastSentAt = Int64.min / 2
         while !Task.isCancelled {
@@ -99,7 +99,6 @@ final class DestinationRunner: Sendable {
                     try await worker.clock.sleep(for: configuration.leaseDuration / 3)
                     continue
                 }
-                measure(forwarder)
                 var busy = try await replayDeadLetter(forwarder)
                 busy = try await stepBackfill(forwarder) || busy
                 let live = try await sendNextPage(forwarder)
@@ -120,6 +119,8 @@ final class DestinationRunner: Sendable {
                 try? await worker.clock.sleep(for: configuration.idleInterval * 5)
             }
         }
+        measuring?.cancel()
+        await measuring?.value
         lagEvents?.set(0)
         lagSeconds?.set(0)
         worker.logger.info("forwarding stopped", metadata: ["forwarder_id": forwarderID])
@@ -368,7 +369,7 @@ final class DestinationRunner: Sendable {
                         "retry_in_ms": String(Int64(delay.seconds * 1000)), "error": error.description,
                     ])
                 if let forwarder = try store.forwarder(appID: appID, id: forwarderID) {
-                    measure(forwarder, force: true)
+                    measure(forwarder)
                 }
                 try await worker.clock.sleep(for: delay)
                 guard try currentForwarder() != nil, try renewLease() else { return .stopped }
@@ -378,16 +379,25 @@ final class DestinationRunner: Sendable {
 
     // MARK: Metrics
 
-    /// Updates the lag and health gauges, at most once a ``ForwardingWorker/Configuration/metricsInterval``.
-    private func measure(_ forwarder: ForwarderRecord, force: Bool = false) {
-        guard lagEvents != nil else { return }
-        let instant = ContinuousClock.now
-        let due = lastMetrics.withLock { last -> Bool in
-            if !force, let last, instant - last < configuration.metricsInterval { return false }
-            last = instant
-            return true
+    /// Measures every ``ForwardingWorker/Configuration/metricsInterval`` of real time beside the sending loop,
+    /// so the gauges stay current while a destination hangs on a batch: exactly when an alert needs them.
+    /// Nil when nobody reads metrics.
+    private func measureWhileRunning() -> Task<Void, Never>? {
+        guard lagEvents != nil else { return nil }
+        return Task { [self] in
+            while !Task.isCancelled {
+                if let forwarder = try? store.forwarder(appID: appID, id: forwarderID) {
+                    measure(forwarder)
+                }
+                try? await ContinuousClock().sleep(for: configuration.metricsInterval)
+            }
         }
-        guard due, let backlog = try? store.eventBacklog(appID: appID, afterSequence: forwarder.cursor) else { return }
+    }
+
+    /// Updates the lag and health gauges from the store.
+    private func measure(_ forwarder: ForwarderRecord) {
+        guard lagEvents != nil, let backlog = try? store.eventBacklog(appID: appID, afterSequence: forwarder.cursor)
+        else { return }
         let now = self.now
         lagEvents?.set(Double(backlog.count))
         lagSeconds?.set(backlog.oldestReceivedAt.map { Double(max(0, now - $0)) / 1000 } ?? 0)
