@@ -159,7 +159,8 @@ let package = Package(
         .testTarget(
             name: "TidingsForwardingTests",
             dependencies: [
-                "TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore", "TidingsForwarding",
+                "TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsHTTP", "TidingsPush", "TidingsStore",
+                "TidingsForwarding",
                 "TidingsStoreTesting", "TidingsTestSupport",
             ]),
         .testTarget(
