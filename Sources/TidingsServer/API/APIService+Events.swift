@@ -241,13 +241,11 @@ extension APIService {
     /// A time query parameter: integer milliseconds since 1970 or an ISO 8601 date-time.
     private func timestamp(_ request: HTTPRequest, _ name: String) throws -> Int64? {
         guard let text = request.queryValue(name), !text.isEmpty else { return nil }
-        if let milliseconds = Int64(text) { return milliseconds }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
+        if let milliseconds = Int64(text) ?? RFC3339.parse(text) { return milliseconds }
         throw HTTPError(
             status: 400, code: "invalid_parameter",
-            message: "\(name) must be milliseconds since 1970 or an ISO 8601 date-time such as 2026-11-29T12:00:00Z")
+            message:
+                "\(name) must be milliseconds since 1970 or an RFC 3339 date-time with its offset, such as 2026-11-29T12:00:00Z"
+        )
     }
 }

@@ -232,14 +232,11 @@ extension APIService {
     /// A time member: integer unix milliseconds or an ISO 8601 date-time.
     private static func forwardingTime(_ body: [String: JSONValue], _ field: String) throws -> Int64 {
         if let milliseconds = body[field]?.integerValue { return milliseconds }
-        if let text = body[field]?.stringValue {
-            let formatter = ISO8601DateFormatter()
-            if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let date = formatter.date(from: text) { return date.millisecondsSince1970 }
-        }
+        if let text = body[field]?.stringValue, let milliseconds = RFC3339.parse(text) { return milliseconds }
         throw HTTPError(
             status: 400, code: "invalid_field",
-            message: "\(field) must be milliseconds since 1970 or an ISO 8601 date-time such as 2026-11-29T12:00:00Z")
+            message:
+                "\(field) must be milliseconds since 1970 or an RFC 3339 date-time with its offset, such as 2026-11-29T12:00:00Z"
+        )
     }
 }

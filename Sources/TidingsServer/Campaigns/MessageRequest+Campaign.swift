@@ -117,15 +117,12 @@ extension MessageRequest {
         return .now
     }
 
-    /// Unix seconds or an RFC 3339 string with its offset.
+    /// Unix seconds or an RFC 3339 string with its offset. Strict: Foundation's ISO 8601 formatter takes
+    /// `+25:00`, `+09:60` and 2027-02-30 and schedules whatever instant they roll over to.
     private static func instant(_ value: JSONValue) -> Date? {
         if let seconds = MessagePayloadBuilder.integer(value) { return Date(timeIntervalSince1970: Double(seconds)) }
-        guard let text = value.stringValue else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        guard let text = value.stringValue, let milliseconds = RFC3339.parse(text) else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     static func isVariantID(_ id: String) -> Bool {

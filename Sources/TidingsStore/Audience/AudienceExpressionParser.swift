@@ -1,4 +1,5 @@
 import Foundation
+import TidingsModel
 
 /// A recursive-descent parser over ``AudienceToken``s:
 ///
@@ -312,14 +313,7 @@ struct AudienceExpressionParser {
 
     /// A date (`2026-11-01`, midnight UTC) or an ISO 8601 date and time with its offset, as unix milliseconds.
     static func timestamp(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        if text.utf8.count == 10 {
-            formatter.formatOptions = [.withFullDate]
-        } else if text.contains(".") {
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        }
-        guard let date = formatter.date(from: text) else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        RFC3339.parse(text.utf8.count == 10 ? text + "T00:00:00Z" : text)
     }
 
     private func ended(expecting: String) -> AudienceExpressionError {

@@ -125,6 +125,32 @@ import TidingsTesting
         #expect(fixture.provider.pushes.count == 3)
     }
 
+    @Test func impossibleRFC3339TimesAreRefusedWithTheFieldNamedNotRolledOver() async throws {
+        let fixture = try MessageFixture()
+        try await fixture.register("inst-1", seed: 1)
+        let soon = RFC3339.components(milliseconds: fixture.harness.now + 2 * 86_400_000)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = "\(soon.year)-\(two(soon.month))-\(two(soon.day))"
+        let impossible = [
+            "\(day)T09:00:00+25:00", "\(day)T09:00:00+09:60", "\(day)T09:00:00-24:00", "\(soon.year)-02-30T09:00:00Z",
+            "\(soon.year)-\(two(soon.month))-32T09:00:00Z", "\(day)T24:00:00Z", "\(day)T09:60:00Z",
+            "\(day)T09:00:61Z", "\(day)T09:00:00", "\(day)T09:00Z", "\(day) 09:00:00+0900",
+        ]
+        for text in impossible {
+            let reply = try await fixture.send(MessageFixture.alert(["all": true], ["send_at": .string(text)]))
+            #expect(reply.status == 400, "\(text)")
+            #expect(
+                reply.errorMessage.hasPrefix("send_at: must be unix seconds or an RFC 3339"),
+                "\(text): \(reply.errorMessage)")
+        }
+        #expect(fixture.provider.pushes.isEmpty)
+        // The same day and times written correctly are scheduled.
+        for text in ["\(day)T09:00:00+14:00", "\(day)T09:00:00.250-12:00", "\(day)T09:00:00+05:45"] {
+            let reply = try await fixture.send(MessageFixture.alert(["all": true], ["send_at": .string(text)]))
+            #expect(reply.status == 202, "\(text): \(reply.errorMessage)")
+        }
+    }
+
     @Test func pastTimesAreRefusedUnlessAskedToSendNow() async throws {
         let fixture = try MessageFixture()
         try await fixture.register("inst-1", seed: 1)
