@@ -16,6 +16,8 @@ public actor SimulatedDevice {
     public nonisolated let index: Int
     /// The APNs device token, lower-case hex.
     public nonisolated let token: String
+    /// The push-to-start tokens this device reports, one per Live Activity attributes type, lower-case hex.
+    public nonisolated let pushToStartTokenHexes: [String]
     private let tokenBytes: [UInt8]
     public nonisolated let userID: String
     public nonisolated let configuration: TidingsClient.Configuration
@@ -49,12 +51,13 @@ public actor SimulatedDevice {
         self.userID = userID
         self.configuration = configuration
         self.behaviour = behaviour
-        // Mixing the index into the seed gives every device its own, reproducible person and token.
-        var random = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+        // A stream of the seed per device and purpose gives every device its own, reproducible person and
+        // tokens, none equal to another device's.
+        var random = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 1)
         tokenBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         token = tokenBytes.hexString
         self.random = random
-        var liveActivityRandom = SeededRandomNumberGenerator(seed: seed ^ (UInt64(index) &* 0xC2B2_AE3D_27D4_EB4F))
+        var liveActivityRandom = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 1 | 1)
         var pushToStartTokens: [String: [UInt8]] = [:]
         for type in liveActivityTypes {
             let token = (0..<32).map { _ in UInt8.random(in: 0...255, using: &liveActivityRandom) }
@@ -62,6 +65,7 @@ public actor SimulatedDevice {
             liveActivityTokens.assign(token.hexString, toDevice: index)
         }
         self.pushToStartTokens = pushToStartTokens
+        pushToStartTokenHexes = pushToStartTokens.values.map(\.hexString).sorted()
         self.liveActivityTokens = liveActivityTokens
         self.liveActivityRandom = liveActivityRandom
     }
