@@ -393,6 +393,10 @@ extension PostgresStore {
                 AND NEW.app_version_key IS NOT DISTINCT FROM OLD.app_version_key)
             EXECUTE FUNCTION tidings_installation_version_key();
         """,
+        // The client address of each audited write (a trusted proxy's client, else the TCP peer).
+        """
+        ALTER TABLE audit_log ADD COLUMN address text;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

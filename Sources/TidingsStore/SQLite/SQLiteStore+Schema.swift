@@ -360,6 +360,10 @@ extension SQLiteStore {
         DROP INDEX events_campaign;
         DROP INDEX events_message;
         """,
+        // The client address of each audited write (a trusted proxy's client, else the TCP peer).
+        """
+        ALTER TABLE audit_log ADD COLUMN address TEXT;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
