@@ -25,7 +25,8 @@ extension APIService {
     /// an office behind one NAT); only failures are counted and refused there.
     /// - Throws: 401 for a missing, malformed, unknown or revoked key; 403 for a key without the right.
     ///   429 for a failure from a client address that failed too often lately, or a key over its rate.
-    func authenticate(_ request: HTTPRequest, _ access: Access) throws -> APICaller {
+    /// - Parameter limited: false checks the key without taking from its rate (a check made again by the handler).
+    func authenticate(_ request: HTTPRequest, _ access: Access, limited: Bool = true) throws -> APICaller {
         // A console session stands in for a key when no key is presented (APIService+Session.swift).
         if request.headers["Authorization"] == nil, let caller = try sessionCaller(request, access) { return caller }
         let key: APIKeyRecord
@@ -44,7 +45,7 @@ extension APIService {
             throw error
         }
         let limit = try rateLimit(of: key)
-        if case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
+        if limited, case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
             metrics.rateLimited()
             throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
         }
