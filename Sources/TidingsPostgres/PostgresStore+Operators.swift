@@ -131,12 +131,13 @@ extension PostgresStore {
         try write { db in
             let sequence = try db.scalar(
                 """
-                INSERT INTO audit_log (at, operator_name, action, target, app_id, status)
-                VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq
+                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq
                 """,
                 [
                     .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
                     entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
+                    entry.address.map { .text($0) } ?? .null,
                 ])
             var stored = entry
             stored.sequence = sequence ?? 0
@@ -148,14 +149,14 @@ extension PostgresStore {
         try read { db in
             try db.query(
                 """
-                SELECT seq, at, operator_name, action, target, app_id, status FROM audit_log
+                SELECT seq, at, operator_name, action, target, app_id, status, address FROM audit_log
                 WHERE seq < $1 ORDER BY seq DESC LIMIT $2
                 """, [.integer(beforeSequence ?? Int64.max), .integer(Int64(max(0, limit)))]
             ) { row in
                 AuditEntry(
                     sequence: row.int64(0), at: row.int64(1), operatorName: row.text(2),
                     action: row.text(3), target: row.text(4), appID: row.optionalText(5),
-                    status: row.int(6))
+                    status: row.int(6), address: row.optionalText(7))
             }
         }
     }

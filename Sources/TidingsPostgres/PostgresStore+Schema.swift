@@ -393,6 +393,26 @@ extension PostgresStore {
                 AND NEW.app_version_key IS NOT DISTINCT FROM OLD.app_version_key)
             EXECUTE FUNCTION tidings_installation_version_key();
         """,
+        // The client address of each audited write (a trusted proxy's client, else the TCP peer).
+        """
+        ALTER TABLE audit_log ADD COLUMN address text;
+        """,
+        // Answers kept under Idempotency-Keys for 24 hours, per app and credential (IdempotencyStore).
+        """
+        CREATE TABLE idempotency_keys (
+            scope text COLLATE "C" NOT NULL,
+            key text COLLATE "C" NOT NULL,
+            fingerprint bytea NOT NULL,
+            status bigint,
+            headers text,
+            body bytea,
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            locked_until bigint NOT NULL,
+            PRIMARY KEY (scope, key)
+        );
+        CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -11,18 +11,22 @@ extension APIService {
     func adminRoutes() -> [HTTPRoute] {
         [
             HTTPRoute("GET", "/v1/admin/apps") { try await self.adminListApps($0) },
-            HTTPRoute("POST", "/v1/admin/apps") { try await self.adminCreateApp($0) },
+            idempotent(HTTPRoute("POST", "/v1/admin/apps") { try await self.adminCreateApp($0) }, .adminKey),
             HTTPRoute("GET", "/v1/admin/apps/{app}") { try await self.adminGetApp($0) },
             HTTPRoute("PATCH", "/v1/admin/apps/{app}") { try await self.adminUpdateApp($0) },
             HTTPRoute("GET", "/v1/admin/apps/{app}/keys") { try await self.adminListKeys($0) },
-            HTTPRoute("POST", "/v1/admin/apps/{app}/keys") { try await self.adminCreateKey($0) },
+            idempotent(
+                HTTPRoute("POST", "/v1/admin/apps/{app}/keys") { try await self.adminCreateKey($0) }, .adminKey,
+                secretFields: ["secret"]),
             HTTPRoute("DELETE", "/v1/admin/keys/{key_id}") { try await self.adminRevokeKey($0) },
             HTTPRoute("PUT", "/v1/admin/apps/{app}/apns") { try await self.adminSetAPNs($0) },
             HTTPRoute("DELETE", "/v1/admin/apps/{app}/apns") { try await self.adminRemoveCredentials($0, .apns) },
             HTTPRoute("PUT", "/v1/admin/apps/{app}/fcm") { try await self.adminSetFCM($0) },
             HTTPRoute("DELETE", "/v1/admin/apps/{app}/fcm") { try await self.adminRemoveCredentials($0, .fcm) },
             HTTPRoute("GET", "/v1/admin/apps/{app}/identity-keys") { try await self.adminListIdentityKeys($0) },
-            HTTPRoute("POST", "/v1/admin/apps/{app}/identity-keys") { try await self.adminAddIdentityKey($0) },
+            idempotent(
+                HTTPRoute("POST", "/v1/admin/apps/{app}/identity-keys") { try await self.adminAddIdentityKey($0) },
+                .adminKey),
             HTTPRoute("DELETE", "/v1/admin/apps/{app}/identity-keys/{key_id}") {
                 try await self.adminRemoveIdentityKey($0)
             },

@@ -19,25 +19,33 @@ extension APIService {
     ///
     /// The presented key is hashed, looked up by its digest (an attacker cannot steer a digest, so the
     /// index lookup reveals nothing), and the stored digest compared in constant time. Keys never reach logs.
+    ///
+    /// The key is checked before the client address's failed-authentication bucket, so a valid key is never
+    /// refused for the failures of others at the same address (every client of a proxy that is not trusted,
+    /// an office behind one NAT); only failures are counted and refused there.
     /// - Throws: 401 for a missing, malformed, unknown or revoked key; 403 for a key without the right.
-    ///   429 for a client address that failed too often lately, or a key over its rate.
-    func authenticate(_ request: HTTPRequest, _ access: Access) throws -> APICaller {
+    ///   429 for a failure from a client address that failed too often lately, or a key over its rate.
+    /// - Parameter limited: false checks the key without taking from its rate (a check made again by the handler).
+    func authenticate(_ request: HTTPRequest, _ access: Access, limited: Bool = true) throws -> APICaller {
         // A console session stands in for a key when no key is presented (APIService+Session.swift).
         if request.headers["Authorization"] == nil, let caller = try sessionCaller(request, access) { return caller }
-        let address = request.remoteAddress ?? "unknown"
-        if case .denied(let wait) = authenticationFailures.status(of: address) {
-            metrics.rateLimited()
-            throw HTTPError.rateLimited(limit: configuration.failedAuthenticationLimit, retryAfterSeconds: wait)
-        }
         let key: APIKeyRecord
         do {
             key = try presentedKey(request, access)
         } catch let error as HTTPError where error.status == 401 {
-            _ = authenticationFailures.acquire(address)
+            let address = clientAddress(request)
+            if case .denied(let wait) = authenticationFailures.acquire(address) {
+                metrics.rateLimited()
+                logger.debug(
+                    "failed authentication refused: too many from the client address",
+                    metadata: ["client": address, "code": error.code])
+                throw HTTPError.rateLimited(limit: configuration.failedAuthenticationLimit, retryAfterSeconds: wait)
+            }
+            logger.info("failed authentication", metadata: ["client": address, "code": error.code])
             throw error
         }
         let limit = try rateLimit(of: key)
-        if case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
+        if limited, case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
             metrics.rateLimited()
             throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
         }
@@ -110,6 +118,12 @@ extension APIService {
         try keyCache.value(for: digest, now: clock.now, lifetime: configuration.keyCacheSeconds) {
             try store.key(hash: digest)
         }
+    }
+
+    /// The address `request` comes from: its TCP peer, or the client a trusted proxy names
+    /// (``TidingsAPI/Configuration/trustedProxies``); `unknown` for an in-process request.
+    func clientAddress(_ request: HTTPRequest) -> String {
+        configuration.trustedProxies.clientAddress(peer: request.remoteAddress, headers: request.headers) ?? "unknown"
     }
 
     func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPError {

@@ -14,7 +14,9 @@ extension APIService {
         let one = base + "/{forwarder_id}"
         return [
             HTTPRoute("GET", base) { try await self.adminListForwarders($0) },
-            HTTPRoute("POST", base) { try await self.adminCreateForwarder($0) },
+            idempotent(
+                HTTPRoute("POST", base) { try await self.adminCreateForwarder($0) }, .adminKey, secretFields: ["secret"]
+            ),
             HTTPRoute("GET", one) { try await self.adminGetForwarder($0) },
             HTTPRoute("DELETE", one) { try await self.adminRemoveForwarder($0) },
             HTTPRoute("POST", one + "/pause") { try await self.adminSetForwarderState($0, .paused) },

@@ -28,7 +28,7 @@ extension APIService {
             HTTPRoute.immediate("GET", "/v1/installations/{installation_id}/live-activities") {
                 try self.getInstallationLiveActivities($0)
             },
-            HTTPRoute("POST", "/v1/live-activities") { try await self.postLiveActivity($0) },
+            idempotent(HTTPRoute("POST", "/v1/live-activities") { try await self.postLiveActivity($0) }, .serverKey),
             HTTPRoute("GET", "/v1/live-activities/{activity_id}") { try await self.getLiveActivity($0) },
         ]
     }

@@ -10,7 +10,9 @@ extension APIService {
     func operatorRoutes() -> [HTTPRoute] {
         [
             HTTPRoute("GET", "/v1/admin/operators") { try await self.adminListOperators($0) },
-            HTTPRoute("POST", "/v1/admin/operators") { try await self.adminCreateOperator($0) },
+            idempotent(
+                HTTPRoute("POST", "/v1/admin/operators") { try await self.adminCreateOperator($0) }, .adminKey,
+                secretFields: ["password"]),
             HTTPRoute("PATCH", "/v1/admin/operators/{name}") { try await self.adminUpdateOperator($0) },
             HTTPRoute("POST", "/v1/admin/operators/{name}/password") { try await self.adminResetPassword($0) },
             HTTPRoute("DELETE", "/v1/admin/operators/{name}") { try await self.adminRemoveOperator($0) },

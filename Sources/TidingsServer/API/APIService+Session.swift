@@ -103,7 +103,7 @@ extension APIService {
             try store.appendAudit(
                 AuditEntry(
                     at: now, operatorName: name, action: action, target: request.path,
-                    appID: request.headers[ConsoleSessions.appHeader], status: status))
+                    appID: request.headers[ConsoleSessions.appHeader], status: status, address: clientAddress(request)))
         } catch {
             // The write itself has happened; losing its record must at least be seen.
             logger.error("could not append to the audit log", metadata: ["action": action, "error": "\(error)"])
@@ -126,7 +126,7 @@ extension APIService {
         try Self.allowOnly(body, ["name", "password"])
         let name = try Self.requiredString(body, "name")
         let password = try Self.requiredString(body, "password")
-        let address = request.remoteAddress ?? "unknown"
+        let address = clientAddress(request)
         do {
             let (id, session, account) = try sessions.signIn(name: name, password: password, address: address)
             audit(request, action: "POST /v1/session", status: 201, operatorName: account.name)
@@ -207,6 +207,7 @@ extension APIService {
                         "at": .integer(entry.at), "operator": .string(entry.operatorName),
                         "action": .string(entry.action), "target": .string(entry.target),
                         "app_id": entry.appID.map(JSONValue.string) ?? .null, "status": .integer(Int64(entry.status)),
+                        "address": entry.address.map(JSONValue.string) ?? .null,
                     ])
                 }),
             "next_cursor": next,

@@ -46,6 +46,9 @@ extension TidingsAPI {
         /// Failed authentications a client address may make: past it every request from the address is
         /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
         public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)
+        /// The proxies whose `X-Forwarded-For` (or `Forwarded`) names the client address that limits, logs and
+        /// the audit log use; none by default, so the TCP peer is the client.
+        public var trustedProxies = TrustedProxies()
         /// Console sessions: timeouts, the cookie's `Secure`, accepted origins, sign-in limits.
         public var consoleSessions = ConsoleSessionSettings()
 

@@ -56,6 +56,6 @@ public final class TidingsAPI: Sendable {
         let service = APIService(
             store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics,
             provider: provider, registry: registry)
-        router = Router(routes: service.routes().map(service.audited))
+        router = Router(routes: service.routes().map(service.roleChecked).map(service.audited))
     }
 }

@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Whether a destination failing for longer than ``ForwardingWorker/Configuration/unhealthyAfter`` fails
     /// `/readyz` (`--forwarding-readiness on|off`); off leaves it to `/metrics` when a balancer polls `/readyz`.
     public var forwardingAffectsReadiness = true
+    /// The proxies whose forwarding header names the client address (`--trusted-proxy`, `--forwarded-header`).
+    public var trustedProxies = TrustedProxies()
     /// The web console's sessions: timeouts, `Secure` cookies, accepted origins.
     public var consoleSessions = ConsoleSessionSettings()
 
@@ -268,6 +270,27 @@ public struct ServerConfiguration: Sendable, Equatable {
                 return true
             }),
         Setting(
+            flag: "trusted-proxy", environment: "TIDINGS_TRUSTED_PROXY", fileKey: "trusted_proxy",
+            help:
+                "a proxy (CIDR: 10.0.0.0/8, fd00::/8, or one address) whose forwarding header names the client; repeat the flag, or separate with commas",
+            apply: { configuration, text in
+                for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    let cidr = part.trimmingCharacters(in: .whitespaces)
+                    guard let network = try? IPNetwork(parsing: cidr) else { return false }
+                    configuration.trustedProxies.add(network)
+                }
+                return true
+            }),
+        Setting(
+            flag: "forwarded-header", environment: "TIDINGS_FORWARDED_HEADER", fileKey: "forwarded_header",
+            help:
+                "the header trusted proxies write the client into: x-forwarded-for (the default) or forwarded (RFC 7239); the other is ignored",
+            apply: { configuration, text in
+                guard let header = TrustedProxies.Header(rawValue: text.lowercased()) else { return false }
+                configuration.trustedProxies.header = header
+                return true
+            }),
+        Setting(
             flag: "fanout-in-flight", environment: "TIDINGS_FANOUT_IN_FLIGHT", fileKey: "fanout_in_flight",
             help: "pushes each fan-out worker keeps in flight (default 1000)",
             integerIn: 1...10_000, into: \.fanout.maximumInFlight),
@@ -391,7 +414,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         let flags = try parseFlags(arguments)
         if flags["help"] != nil { return .help }
         var configuration = ServerConfiguration()
-        if let path = flags["config"] ?? environment["TIDINGS_CONFIG"] {
+        if let path = flags["config"]?.last ?? environment["TIDINGS_CONFIG"] {
             let values = try readConfigFile(path: path, readFile: readFile)
             for setting in settings {
                 guard let text = values[setting.fileKey] else { continue }
@@ -403,8 +426,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             try apply(setting, text, to: &configuration, source: setting.environment)
         }
         for setting in settings {
-            guard let text = flags[setting.flag] else { continue }
-            try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
+            // A repeated flag applies each value in turn: the last wins, or each adds (`--trusted-proxy`).
+            for text in flags[setting.flag] ?? [] {
+                try apply(setting, text, to: &configuration, source: "--\(setting.flag)")
+            }
         }
         if configuration.postgresConnections != nil && configuration.postgresStore == nil {
             throw ServerConfigurationError(
@@ -526,15 +551,15 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
-    private static func parseFlags(_ arguments: [String]) throws(ServerConfigurationError) -> [String: String] {
+    private static func parseFlags(_ arguments: [String]) throws(ServerConfigurationError) -> [String: [String]] {
         let known = Set(settings.map(\.flag) + ["config"])
-        var flags: [String: String] = [:]
+        var flags: [String: [String]] = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if argument == "--help" || argument == "-h" || argument == "help" {
-                flags["help"] = ""
+                flags["help"] = [""]
                 continue
             }
             guard argument.hasPrefix("--") else {
@@ -557,7 +582,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard known.contains(name) else {
                 throw ServerConfigurationError(code: "usage", message: "unknown option --\(name)")
             }
-            flags[name] = value
+            flags[name, default: []].append(value)
         }
         return flags
     }

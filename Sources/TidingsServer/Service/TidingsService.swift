@@ -110,6 +110,7 @@ public final class TidingsService: Sendable {
         apiConfiguration.credentialsDirectory = dataDirectory
         apiConfiguration.credentialBacking = credentialBacking
         apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
+        apiConfiguration.trustedProxies = configuration.trustedProxies
         apiConfiguration.consoleSessions = configuration.consoleSessions
         apiConfiguration.instanceID = instanceID
         let api = TidingsAPI(

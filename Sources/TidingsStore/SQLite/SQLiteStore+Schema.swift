@@ -360,6 +360,26 @@ extension SQLiteStore {
         DROP INDEX events_campaign;
         DROP INDEX events_message;
         """,
+        // The client address of each audited write (a trusted proxy's client, else the TCP peer).
+        """
+        ALTER TABLE audit_log ADD COLUMN address TEXT;
+        """,
+        // Answers kept under Idempotency-Keys for 24 hours, per app and credential (IdempotencyStore).
+        """
+        CREATE TABLE idempotency_keys (
+            scope TEXT NOT NULL,
+            key TEXT NOT NULL,
+            fingerprint BLOB NOT NULL,
+            status INTEGER,
+            headers TEXT,
+            body BLOB,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            locked_until INTEGER NOT NULL,
+            PRIMARY KEY (scope, key)
+        );
+        CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

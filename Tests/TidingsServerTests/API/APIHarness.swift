@@ -71,9 +71,11 @@ struct APIHarness {
     /// for that installation (its path, or `X-Tidings-Installation`); `presentSecret: false` sends none.
     func call(
         _ method: String, _ path: String, key: String? = nil, json: JSONValue? = nil, body: Data? = nil,
-        query: [(String, String)] = [], headers: [(String, String)] = [], presentSecret: Bool = true
+        query: [(String, String)] = [], headers: [(String, String)] = [], presentSecret: Bool = true,
+        remoteAddress: String? = nil
     ) async throws -> Reply {
-        var request = HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) })
+        var request = HTTPRequest(
+            method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, remoteAddress: remoteAddress)
         if let key { request.headers["Authorization"] = "Bearer \(key)" }
         let pathParts = path.split(separator: "/")
         let installationID =

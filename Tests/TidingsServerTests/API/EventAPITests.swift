@@ -259,6 +259,32 @@ import TidingsStoreTesting
         #expect(rows[1].contains("\"has,comma \"\"quoted\"\"\""))
     }
 
+    /// (what a device sent, the cell a spreadsheet reads)
+    static let formulaCells: [(String, String)] = [
+        ("=HYPERLINK(\"https://evil.example\",\"x\")", "\"'=HYPERLINK(\"\"https://evil.example\"\",\"\"x\"\")\""),
+        ("+1+cmd|' /C calc'!A0", "'+1+cmd|' /C calc'!A0"), ("-2+3", "'-2+3"), ("@SUM(A1:A9)", "'@SUM(A1:A9)"),
+        ("\t=1+1", "'\t=1+1"), ("\r=1+1", "\"'\r=1+1\""), ("plain", "plain"), ("a=b", "a=b"), ("", ""),
+    ]
+
+    @Test(arguments: formulaCells)
+    func csvExportsNeutraliseCellsASpreadsheetWouldRunAsFormulas(_ sent: String, _ cell: String) async throws {
+        let harness = try await harnessWithInstallation()
+        let event = harness.event("action", extra: ["value": .string(sent)])
+        let posted = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [event]])
+        #expect(posted.status < 300, "\(posted.json)")
+        let csv = try await harness.call("GET", "/v1/events", key: harness.serverKey, headers: [("Accept", "text/csv")])
+        let text = String(decoding: csv.response.body, as: UTF8.self)
+        let header = text.components(separatedBy: "\r\n")[0].split(separator: ",").map(String.init)
+        let valueIndex = try #require(header.firstIndex(of: "value"))
+        let row = String(text.dropFirst(header.joined(separator: ",").count + 2))
+        // Every field before `value` is plain here; `value` is the cell under test.
+        let fields = row.split(separator: ",", maxSplits: valueIndex, omittingEmptySubsequences: false)
+        let rest = String(fields[valueIndex])
+        #expect(rest.hasPrefix(cell + ","), "\(rest)")
+        // Numbers the server writes are left alone.
+        #expect(fields[2] == Substring(String(harness.now)))
+    }
+
     @Test func exportsMayAskForMoreRowsThanJSONPages() async throws {
         let harness = try await harnessWithInstallation()
         let json = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("limit", "5000")])

@@ -163,42 +163,45 @@ import TidingsStore
 
     static let failures = RateLimit(burst: 3, perSecond: 0.1)
 
-    @Test(arguments: ["unknown key", "no key", "not a Tidings key", "revoked key"])
-    func repeatedFailuresFromOneAddressLockItOutEvenWithAValidKey(_ failure: String) async throws {
-        let harness = try APIHarness(configure: Self.limits(failures: Self.failures))
-        let bad: String?
+    static func badKey(_ failure: String, _ harness: APIHarness) throws -> String? {
         switch failure {
-        case "unknown key": bad = "tdg_srv_" + String(repeating: "A", count: 43)
-        case "no key": bad = nil
-        case "not a Tidings key": bad = "hunter2"
+        case "unknown key": return "tdg_srv_" + String(repeating: "A", count: 43)
+        case "no key": return nil
+        case "not a Tidings key": return "hunter2"
         default:
             let issued = APIKeySecret.issue(appID: "app_main", kind: .server, now: harness.now)
             try harness.store.createKey(issued.record)
             try harness.store.revokeKey(id: issued.record.id, at: harness.now)
-            bad = issued.secret
+            return issued.secret
         }
+    }
+
+    @Test(arguments: ["unknown key", "no key", "not a Tidings key", "revoked key"])
+    func repeatedFailuresFromOneAddressAreRefused429ButAValidKeyFromItIsNot(_ failure: String) async throws {
+        let harness = try APIHarness(configure: Self.limits(failures: Self.failures))
+        let bad = try Self.badKey(failure, harness)
         let address = "198.51.100.7"
         for attempt in 1...3 {
             let reply = try await Self.send(harness, "GET", "/v1/installations", key: bad, from: address)
             #expect(reply.status == 401, "attempt \(attempt)")
         }
-        let locked = try await Self.send(harness, "GET", "/v1/installations", key: harness.serverKey, from: address)
+        let locked = try await Self.send(harness, "GET", "/v1/installations", key: bad, from: address)
         #expect(locked.status == 429)
         #expect(locked.code == "rate_limited")
         #expect(locked.headers["Retry-After"] == "10")
         #expect(locked.message.contains("0.1 per second (burst 3)"), "\(locked.message)")
-        // Bad keys are refused 429 too now, before they are even looked at.
+        // A valid key from the same address is served: the limit counts failures and refuses only them.
+        #expect(
+            try await Self.send(harness, "GET", "/v1/installations", key: harness.serverKey, from: address).status
+                == 200)
         #expect(try await Self.send(harness, "GET", "/v1/installations", key: bad, from: address).status == 429)
 
-        // Another address is not affected, for good keys and bad.
-        #expect(
-            try await Self.send(harness, "GET", "/v1/installations", key: harness.serverKey, from: "198.51.100.8")
-                .status == 200)
+        // Another address is not affected.
         #expect(try await Self.send(harness, "GET", "/v1/installations", key: bad, from: "198.51.100.8").status == 401)
 
         harness.clock.advance(by: .seconds(10))
-        let back = try await Self.send(harness, "GET", "/v1/installations", key: harness.serverKey, from: address)
-        #expect(back.status == 200)
+        #expect(try await Self.send(harness, "GET", "/v1/installations", key: bad, from: address).status == 401)
+        #expect(try await Self.send(harness, "GET", "/v1/installations", key: bad, from: address).status == 429)
     }
 
     @Test func successesAndForbiddenCallsAreNotFailedAuthentications() async throws {
@@ -216,9 +219,69 @@ import TidingsStore
         for _ in 1...3 {
             #expect(try await Self.send(harness, "GET", "/v1/installations", key: "nope", from: address).status == 401)
         }
+        #expect(try await Self.send(harness, "GET", "/v1/installations", key: "nope", from: address).status == 429)
+    }
+
+    // MARK: Behind a proxy
+
+    /// Sends from `peer` with `X-Forwarded-For: forwardedFor`.
+    static func sendThroughProxy(
+        _ harness: APIHarness, key: String?, peer: String, forwardedFor: String
+    ) async throws -> Outcome {
+        var request = HTTPRequest(method: "GET", path: "/v1/installations", remoteAddress: peer)
+        if let key { request.headers["Authorization"] = "Bearer \(key)" }
+        request.headers["X-Forwarded-For"] = forwardedFor
+        do {
+            let response = try await harness.api.router.handler(request)
+            return Outcome(status: response.status, code: nil, message: "", headers: response.headers)
+        } catch let error as HTTPError {
+            return Outcome(status: error.status, code: error.code, message: error.message, headers: error.headers)
+        }
+    }
+
+    /// Old app builds holding a revoked key, all behind one TLS proxy, must not lock anyone else out.
+    @Test(arguments: [true, false])
+    func aRevokedKeyFloodThroughAProxyLocksOutNoValidKey(_ trusted: Bool) async throws {
+        let harness = try APIHarness { configuration in
+            Self.limits(failures: Self.failures)(&configuration)
+            if trusted { configuration.trustedProxies = try! TrustedProxies(["10.0.0.0/8"]) }
+        }
+        let revoked = try Self.badKey("revoked key", harness)
+        let proxy = "10.0.0.2"
+        for _ in 1...50 {
+            _ = try await Self.sendThroughProxy(harness, key: revoked, peer: proxy, forwardedFor: "198.51.100.1")
+        }
         #expect(
-            try await Self.send(harness, "GET", "/v1/installations", key: harness.serverKey, from: address).status
+            try await Self.sendThroughProxy(harness, key: revoked, peer: proxy, forwardedFor: "198.51.100.1").status
                 == 429)
+        // Valid keys through the same proxy, from the flooding client and from others: served.
+        for client in ["198.51.100.1", "198.51.100.2"] {
+            #expect(
+                try await Self.sendThroughProxy(harness, key: harness.serverKey, peer: proxy, forwardedFor: client)
+                    .status == 200)
+        }
+        // Failures of another client: limited on their own when the proxy is trusted, with the flood's otherwise.
+        let other = try await Self.sendThroughProxy(harness, key: "nope", peer: proxy, forwardedFor: "198.51.100.2")
+        #expect(other.status == (trusted ? 401 : 429))
+    }
+
+    @Test func aClientCannotEscapeItsFailureLimitBySpoofingForwardedFor() async throws {
+        let harness = try APIHarness { configuration in
+            Self.limits(failures: Self.failures)(&configuration)
+            configuration.trustedProxies = try! TrustedProxies(["10.0.0.0/8"])
+        }
+        // Directly, from an untrusted address, a new X-Forwarded-For each time: one bucket, the peer's.
+        for attempt in 1...4 {
+            let reply = try await Self.sendThroughProxy(
+                harness, key: "nope", peer: "203.0.113.9", forwardedFor: "198.51.100.\(attempt)")
+            #expect(reply.status == (attempt <= 3 ? 401 : 429), "attempt \(attempt)")
+        }
+        // Through the trusted proxy, prepending entries: the proxy appended the real client, which is limited.
+        for attempt in 1...4 {
+            let reply = try await Self.sendThroughProxy(
+                harness, key: "nope", peer: "10.0.0.2", forwardedFor: "198.51.100.\(attempt), 203.0.113.50")
+            #expect(reply.status == (attempt <= 3 ? 401 : 429), "attempt \(attempt)")
+        }
     }
 
     // MARK: Nothing is stored
@@ -239,13 +302,9 @@ import TidingsStore
         #expect(events.status == 429)
         #expect(try harness.store.events(appID: "app_main", query: EventQuery()).events.isEmpty)
 
-        // Refused for its address's failures: a valid key stores nothing either.
+        // Refused for its address's failures: nothing stored.
         let address = "192.0.2.99"
-        for _ in 1...3 { _ = try await Self.send(harness, "PUT", "/v1/installations/x", key: "bad", from: address) }
-        let locked = try await Self.send(
-            harness, "PUT", "/v1/installations/third", key: harness.otherAppKey, json: [:], from: address)
-        #expect(locked.status == 429)
-        #expect(try harness.store.installation(appID: "app_other", installationID: "third") == nil)
+        for _ in 1...4 { _ = try await Self.send(harness, "PUT", "/v1/installations/x", key: "bad", from: address) }
         #expect(try harness.store.installation(appID: "app_main", installationID: "x") == nil)
         #expect(harness.metrics.counts.withLock { $0.upserts } == 1)
     }

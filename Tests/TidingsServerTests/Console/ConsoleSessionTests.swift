@@ -47,7 +47,7 @@ import TidingsTesting
         }
         if let app { headers.append(("X-Tidings-App", app)) }
         if let origin { headers.append(("Origin", origin)) }
-        return try await harness.call(method, path, json: json, headers: headers)
+        return try await harness.call(method, path, json: json, headers: headers, remoteAddress: address)
     }
 
     @Test func signingInSetsAStrictHttpOnlyCookieAndAnswersTheCSRFTokenAndApps() async throws {
@@ -235,6 +235,7 @@ import TidingsTesting
             ])
         #expect(entries[3]["app_id"] == "app_main")
         #expect(entries[3]["target"] == "/v1/installations/i1")
+        #expect(entries[3]["address"] == "10.0.0.1")
         let adminKey = try AppAdministration(store: harness.store).createAdminKey().secret
         #expect(try await harness.call("GET", "/v1/audit", key: adminKey).status == 200)
         #expect(try await harness.call("GET", "/v1/audit", key: harness.serverKey).status == 403)
@@ -243,6 +244,22 @@ import TidingsTesting
         let second = try await harness.call(
             "GET", "/v1/audit", key: adminKey, query: [("limit", "2"), ("cursor", next)])
         #expect(second.json["entries"]?.arrayValue?.first?["action"] == "PUT /v1/installations/{installation_id}")
+    }
+
+    @Test func theAuditLogRecordsTheClientATrustedProxyNamesAndNeverASpoofedOne() async throws {
+        let harness = try harness { $0.trustedProxies = try! TrustedProxies(["10.0.0.0/8"]) }
+        let body: JSONValue = ["name": "ada", "password": .string(Self.password)]
+        let headers = [("Host", "console.test"), ("X-Forwarded-For", "6.6.6.6, 198.51.100.7")]
+        #expect(
+            try await harness.call("POST", "/v1/session", json: body, headers: headers, remoteAddress: "10.0.0.2")
+                .status == 201)
+        #expect(
+            try await harness.call("POST", "/v1/session", json: body, headers: headers, remoteAddress: "203.0.113.9")
+                .status == 201)
+        let adminKey = try AppAdministration(store: harness.store).createAdminKey().secret
+        let log = try await harness.call("GET", "/v1/audit", key: adminKey)
+        let addresses = log.json["entries"]?.arrayValue?.map { $0["address"]?.stringValue }
+        #expect(addresses == ["203.0.113.9", "198.51.100.7"])
     }
 
     @Test func aKeyStillWinsOverACookie() async throws {

@@ -56,6 +56,27 @@ import TidingsServer
         }
     }
 
+    @Test func trustedProxiesRepeatAndTakeCommasAndTheForwardedHeaderIsChosen() throws {
+        #expect(try Self.configuration([]).trustedProxies.networks.isEmpty)
+        let flags = try Self.configuration([
+            "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy=fd00::/8, 192.0.2.1", "--forwarded-header", "Forwarded",
+        ])
+        #expect(flags.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "fd00::/8", "192.0.2.1/32"])
+        #expect(flags.trustedProxies.header == .forwarded)
+        let environment = try Self.configuration([], environment: ["TIDINGS_TRUSTED_PROXY": "172.16.0.0/12"])
+        #expect(environment.trustedProxies.networks.map(\.description) == ["172.16.0.0/12"])
+        #expect(environment.trustedProxies.header == .xForwardedFor)
+        for bad in [
+            ["--trusted-proxy", "10.0.0.0/33"], ["--trusted-proxy", "proxy.internal"],
+            ["--forwarded-header", "x-real-ip"],
+        ] {
+            let error = #expect(throws: ServerConfigurationError.self) { try Self.configuration(bad) }
+            #expect(error?.message.contains(bad[0]) == true, "\(bad): names the flag")
+        }
+        // A repeated flag that is not a list still takes its last value.
+        #expect(try Self.configuration(["--log-level", "debug", "--log-level", "error"]).logLevel == .error)
+    }
+
     @Test func forwardingBatchesInFlightFromFlagAndEnvironment() throws {
         #expect(try Self.configuration([]).forwarding.batchesInFlight == 4)
         #expect(try Self.configuration(["--forwarding-batches-in-flight", "1"]).forwarding.batchesInFlight == 1)

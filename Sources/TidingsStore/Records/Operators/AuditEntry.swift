@@ -13,10 +13,13 @@ public struct AuditEntry: Sendable, Hashable {
     public var appID: String?
     /// The HTTP status it was answered with.
     public var status: Int
+    /// The client address the write came from (a trusted proxy's client, else the TCP peer); nil for entries
+    /// written before addresses were recorded.
+    public var address: String?
 
     public init(
         sequence: Int64 = 0, at: Int64, operatorName: String, action: String, target: String, appID: String?,
-        status: Int
+        status: Int, address: String? = nil
     ) {
         self.sequence = sequence
         self.at = at
@@ -25,5 +28,6 @@ public struct AuditEntry: Sendable, Hashable {
         self.target = target
         self.appID = appID
         self.status = status
+        self.address = address
     }
 }
