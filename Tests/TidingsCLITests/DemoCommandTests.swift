@@ -31,6 +31,21 @@ import TidingsModel
         #expect(report["live_activity"]?["tokens_left"] == 0)
     }
 
+    @Test func theDemoFleetSpeaksSeveralLanguagesAcrossTheExtremeTimeZones() async throws {
+        let result = try await TidingsExecutable.run(["demo", "--devices", "40", "--seed", "1", "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try JSONValue.parse(result.standardOutput)
+        #expect(report["matches"] == true)
+        // The localized campaign's content languages (English, Japanese and the default for everyone else) each
+        // have their row, and together they hold every send.
+        let languages = report["funnel"]?["languages"]?.arrayValue ?? []
+        #expect(Set(languages.compactMap { $0["language"]?.stringValue }) == ["en", "ja", "default"])
+        #expect(languages.reduce(0) { $0 + ($1["sent"]?.integerValue ?? 0) } == report["funnel"]?["sent"]?.integerValue)
+        let audience = report["audience"]?.stringValue ?? ""
+        #expect(audience.contains("ja-JP") && audience.contains("en-US"), "\(audience)")
+        #expect(audience.contains("UTC−11 (Pacific/Pago_Pago) to UTC+14 (Pacific/Kiritimati)"), "\(audience)")
+    }
+
     @Test func theDemoExplainsItsFunnelToPeople() async throws {
         let result = try await TidingsExecutable.run(["demo", "--devices", "2"])
         #expect(result.status == 0, "\(result.standardError)")

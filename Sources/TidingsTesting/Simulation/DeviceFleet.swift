@@ -38,6 +38,9 @@ public final class DeviceFleet: Sendable {
         /// The Live Activity attributes types the app offers push-to-start for; every device reports a
         /// push-to-start token for each when it registers.
         public var liveActivityTypes: [String] = []
+        /// Where the devices' people live, drawn by weight per device from the seed; empty: the machine's own
+        /// language and time zone on every device.
+        public var regions = SimulatedRegion.mixed
 
         public init(count: Int, serverURL: URL, appKey: String, directory: URL) {
             self.count = count
@@ -87,6 +90,11 @@ public final class DeviceFleet: Sendable {
             client.deviceModel = "Simulated iPhone"
             client.osVersion = "18.0"
             client.appVersion = "1.0"
+            var regionRandom = SeededRandomNumberGenerator(seed: configuration.seed, stream: UInt64(index) << 2 | 2)
+            if let region = SimulatedRegion.draw(from: configuration.regions, using: &regionRandom) {
+                client.deviceContextProvider = FixedDeviceContextProvider(
+                    region.deviceContext(osVersion: "18.0", deviceModel: "Simulated iPhone", appVersion: "1.0"))
+            }
             // Uploads happen when a device has handled its pushes, as an app does when it goes back to the
             // background, not on a timer.
             client.upload.flushThreshold = .max

@@ -53,11 +53,11 @@ public actor SimulatedDevice {
         self.behaviour = behaviour
         // A stream of the seed per device and purpose gives every device its own, reproducible person and
         // tokens, none equal to another device's.
-        var random = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 1)
+        var random = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 2)
         tokenBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         token = tokenBytes.hexString
         self.random = random
-        var liveActivityRandom = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 1 | 1)
+        var liveActivityRandom = SeededRandomNumberGenerator(seed: seed, stream: UInt64(index) << 2 | 1)
         var pushToStartTokens: [String: [UInt8]] = [:]
         for type in liveActivityTypes {
             let token = (0..<32).map { _ in UInt8.random(in: 0...255, using: &liveActivityRandom) }

@@ -16,6 +16,8 @@ struct DemoReport {
     var matches: Bool
     var mismatch: String?
     var seconds: Double
+    /// Where the devices' people live (``audience(of:)``).
+    var audience: String
     let deployment: LocalDeployment
     var options: DemoCommand.Options
     /// The one-time password of the console operator ``consoleOperator``, made with `--keep`.
@@ -33,6 +35,27 @@ struct DemoReport {
             + ["delivered", "opened", "actions", "deeplink_open", "link_open", "dismissed"].map {
                 ($0, count($0), expected[$0])
             }
+    }
+
+    /// The fleet's languages, most spoken first, and the span of its time zones' offsets now.
+    static func audience(of devices: [SimulatedDevice]) -> String {
+        let contexts = devices.map { $0.configuration.deviceContextProvider.currentContext() }
+        let languages = Dictionary(grouping: contexts.compactMap(\.language), by: { $0 }).mapValues(\.count)
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let zones = Set(contexts.compactMap(\.timezone)).compactMap(TimeZone.init(identifier:))
+            .sorted { $0.secondsFromGMT() < $1.secondsFromGMT() }
+        func offset(_ zone: TimeZone) -> String {
+            let minutes = zone.secondsFromGMT() / 60
+            let sign = minutes < 0 ? "−" : "+"
+            let rest = abs(minutes) % 60
+            return "UTC\(sign)\(abs(minutes) / 60)" + (rest == 0 ? "" : ":\(rest)")
+        }
+        var text = languages.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        if let first = zones.first, let last = zones.last {
+            text += "; \(zones.count) time zones, \(offset(first)) (\(first.identifier)) to \(offset(last)) "
+            text += "(\(last.identifier))"
+        }
+        return text
     }
 
     func text() -> String {
@@ -59,6 +82,7 @@ struct DemoReport {
         lines.append(
             "  devices: \(tally.mediaAttached) showed the image, \(tally.foreground) were in the foreground "
                 + "(delivery still counted once)")
+        lines.append("  people: " + audience)
         let breakdown = BreakdownText.render(funnel: funnel)
         if !breakdown.isEmpty {
             lines.append("")
@@ -96,7 +120,7 @@ struct DemoReport {
             "devices": .integer(Int64(options.devices)), "seed": .integer(Int64(bitPattern: options.seed)),
             "targets": .integer(Int64(targets)), "counts": message["counts"] ?? .null, "funnel": funnel,
             "devices_did": tally.json, "live_activity": liveActivity.json, "matches": .bool(matches),
-            "seconds": .double((seconds * 1000).rounded() / 1000),
+            "seconds": .double((seconds * 1000).rounded() / 1000), "audience": .string(audience),
             "failures": .array(
                 failures.map { ["device": .integer(Int64($0.deviceIndex)), "message": .string($0.message)] }),
         ]

@@ -93,7 +93,8 @@ struct DemoRun {
             messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
             liveActivity: liveActivity,
             failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
-            deployment: deployment, options: options, consolePassword: consolePassword)
+            audience: DemoReport.audience(of: fleet.devices), deployment: deployment, options: options,
+            consolePassword: consolePassword)
         Console.write(options.json ? report.json() : report.text())
 
         if options.keep {
