@@ -413,6 +413,16 @@ extension PostgresStore {
         );
         CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
         """,
+        // Browsers and addresses each operator signed in from, so failed guesses elsewhere cannot lock them out.
+        """
+        CREATE TABLE operator_sign_in_trust (
+            operator_name text COLLATE "C" NOT NULL REFERENCES operators(name),
+            kind text NOT NULL,
+            digest bytea NOT NULL,
+            last_used_at bigint NOT NULL,
+            PRIMARY KEY (operator_name, kind, digest)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -31,6 +31,13 @@ public protocol OperatorStore: Sendable {
     @discardableResult
     func removeExpiredSessions(idleBefore: Int64, createdBefore: Int64) throws -> Int
 
+    /// Remembers that `operatorName` signed in from `trust` (a browser's cookie or an address, by digest) at
+    /// `at`, so the per-account limit on failed sign-ins does not lock them out from there
+    /// (``isTrusted(_:operatorName:since:)``). Forgotten with the operator.
+    func rememberSignIn(_ trust: SignInTrust, operatorName: String, at: Int64) throws
+    /// Whether `operatorName` signed in from `trust` at or after `since`.
+    func isTrusted(_ trust: SignInTrust, operatorName: String, since: Int64) throws -> Bool
+
     /// Appends an entry (its ``AuditEntry/sequence`` is assigned) and returns the stored entry.
     @discardableResult
     func appendAudit(_ entry: AuditEntry) throws -> AuditEntry

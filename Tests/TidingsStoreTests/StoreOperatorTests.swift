@@ -23,6 +23,27 @@ import TidingsStoreTesting
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func signInTrustIsPerOperatorKindAndTimeAndGoesWithTheOperator(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        for name in ["ada", "bob"] {
+            try store.createOperator(OperatorRecord(name: name, role: .admin, passwordHash: "h", createdAt: Self.now))
+        }
+        let browser = SignInTrust(kind: .browser, digest: [UInt8](repeating: 7, count: 32))
+        let sameDigestAsAddress = SignInTrust(kind: .address, digest: browser.digest)
+        try store.rememberSignIn(browser, operatorName: "ada", at: Self.now)
+        #expect(try store.isTrusted(browser, operatorName: "ada", since: Self.now))
+        #expect(try !store.isTrusted(browser, operatorName: "ada", since: Self.now + 1))
+        #expect(try !store.isTrusted(browser, operatorName: "bob", since: 0))
+        #expect(try !store.isTrusted(sameDigestAsAddress, operatorName: "ada", since: 0))
+        // A later sign-in from the same browser renews it.
+        try store.rememberSignIn(browser, operatorName: "ada", at: Self.now + 5000)
+        #expect(try store.isTrusted(browser, operatorName: "ada", since: Self.now + 5000))
+        try store.removeOperator(name: "ada")
+        try store.createOperator(OperatorRecord(name: "ada", role: .viewer, passwordHash: "h", createdAt: Self.now))
+        #expect(try !store.isTrusted(browser, operatorName: "ada", since: 0))
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func operatorsAreCreatedOnceChangedListedAndRemoved(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
         let ada = OperatorRecord(name: "ada", role: .admin, passwordHash: "scrypt$h1", createdAt: Self.now)

@@ -128,11 +128,14 @@ extension APIService {
         let password = try Self.requiredString(body, "password")
         let address = clientAddress(request)
         do {
-            let (id, session, account) = try sessions.signIn(name: name, password: password, address: address)
+            let (id, session, account, browserToken) = try sessions.signIn(
+                name: name, password: password, address: address,
+                browserToken: ConsoleSessions.browserToken(request))
             audit(request, action: "POST /v1/session", status: 201, operatorName: account.name)
             logger.info("operator signed in", metadata: ["operator": account.name])
             var response = json(try sessionJSON(session, account), status: 201)
             response.headers["Set-Cookie"] = sessions.cookie(id)
+            response.headers.add(name: "Set-Cookie", value: sessions.browserCookie(browserToken))
             response.headers["Cache-Control"] = "no-store"
             return response
         } catch let error as HTTPError where error.status == 401 {

@@ -14,7 +14,12 @@ public struct ConsoleSessionSettings: Sendable, Equatable {
     /// Sign-in attempts one client address may fail: past it, 429 until tokens come back.
     public var failedSignInsPerAddress = RateLimit(burst: 10, perSecond: 0.1)
     /// Sign-in attempts one account may fail, from any address: slows guessing spread over many addresses.
+    /// It never applies from a browser or address the operator signed in from within
+    /// ``trustedSignInLifetime``, so guessing elsewhere cannot lock the operator out.
     public var failedSignInsPerAccount = RateLimit(burst: 5, perSecond: 1.0 / 30)
+    /// How long a browser or address stays trusted after the operator's last sign-in from it (seconds).
+    /// Default 90 days.
+    public var trustedSignInLifetime: Double = 90 * 24 * 60 * 60
 
     public init() {}
 }

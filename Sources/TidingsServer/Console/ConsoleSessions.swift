@@ -8,6 +8,9 @@ import TidingsStore
 final class ConsoleSessions: Sendable {
     /// The cookie that carries the session id.
     static let cookieName = "tidings_session"
+    /// The cookie that marks a browser an operator signed in from (a random token; the store keeps its digest).
+    /// Sent only to the sign-in route.
+    static let browserCookieName = "tidings_browser"
     /// The header every write made with a session must carry, holding the session's CSRF token.
     static let csrfHeader = "X-CSRF-Token"
     /// The header naming the app a session request acts on.
@@ -30,12 +33,17 @@ final class ConsoleSessions: Sendable {
     var now: Int64 { clock.now.millisecondsSince1970 }
 
     /// The session id the request's cookie carries, if any.
-    static func sessionID(_ request: HTTPRequest) -> String? {
+    static func sessionID(_ request: HTTPRequest) -> String? { cookie(cookieName, of: request) }
+
+    /// The browser token the request's cookie carries, if any.
+    static func browserToken(_ request: HTTPRequest) -> String? { cookie(browserCookieName, of: request) }
+
+    private static func cookie(_ name: String, of request: HTTPRequest) -> String? {
         guard let header = request.headers["Cookie"] else { return nil }
         for part in header.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces)
-            guard pair.hasPrefix(cookieName + "=") else { continue }
-            let value = String(pair.dropFirst(cookieName.count + 1))
+            guard pair.hasPrefix(name + "=") else { continue }
+            let value = String(pair.dropFirst(name.count + 1))
             return value.isEmpty ? nil : value
         }
         return nil
@@ -90,30 +98,50 @@ final class ConsoleSessions: Sendable {
             status: 403, code: "origin_refused", message: "requests from \(origin) may not use a console session")
     }
 
-    /// Signs in: checks the password (a missing account costs the same hash), counts failures against
-    /// the address and the account, and stores a new session.
-    /// - Returns: the session id for the cookie, the stored session, and the operator.
-    func signIn(name: String, password: String, address: String) throws -> (
-        id: String, session: OperatorSession, account: OperatorRecord
+    /// Signs in: checks the password (a missing account costs the same hash), counts failures, and stores a
+    /// new session.
+    ///
+    /// Failures count against the address and the account, except from a browser (its `tidings_browser`
+    /// token) or address the operator signed in from before (``ConsoleSessionSettings/trustedSignInLifetime``):
+    /// a trusted browser has a failure bucket of its own instead, and neither is held back by the account's
+    /// limit. So someone guessing `admin`'s password from elsewhere slows only themselves.
+    /// - Returns: the session id for the cookie, the stored session, the operator, and the browser token to
+    ///   set (the one presented, or a new one).
+    func signIn(name: String, password: String, address: String, browserToken: String?) throws -> (
+        id: String, session: OperatorSession, account: OperatorRecord, browserToken: String
     ) {
         let accountKey = name.lowercased()
-        for (limiter, key, limit) in [
-            (failedByAddress, address, settings.failedSignInsPerAddress),
-            (failedByAccount, accountKey, settings.failedSignInsPerAccount),
-        ] {
+        let since = now - Int64(settings.trustedSignInLifetime * 1000)
+        let browser = browserToken.map { SignInTrust(kind: .browser, digest: SHA256Digest.hash($0)) }
+        let place = SignInTrust(kind: .address, digest: SHA256Digest.hash(address))
+        let trustedBrowser = try browser.map { try store.isTrusted($0, operatorName: name, since: since) } ?? false
+        let trusted = try trustedBrowser || store.isTrusted(place, operatorName: name, since: since)
+        var buckets: [(RateLimiter, String, RateLimit)] = [
+            trustedBrowser
+                ? (
+                    failedByAddress, "browser:" + Base64URL.encode(browser?.digest ?? []),
+                    settings.failedSignInsPerAddress
+                )
+                : (failedByAddress, address, settings.failedSignInsPerAddress)
+        ]
+        if !trusted { buckets.append((failedByAccount, accountKey, settings.failedSignInsPerAccount)) }
+        for (limiter, key, limit) in buckets {
             if case .denied(let wait) = limiter.status(of: key) {
                 throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
             }
         }
         let account = try store.operatorAccount(named: name)
         guard PasswordHash.verify(password, against: account?.passwordHash ?? PasswordHash.decoy), let account else {
-            _ = failedByAddress.acquire(address)
-            _ = failedByAccount.acquire(accountKey)
+            for (limiter, key, _) in buckets { _ = limiter.acquire(key) }
             throw HTTPError(status: 401, code: "invalid_credentials", message: "the name or password is wrong")
         }
-        failedByAccount.reset(accountKey)
-        let id = Base64URL.encode(SecureRandom.bytes(32))
+        if !trusted { failedByAccount.reset(accountKey) }
         let date = now
+        let token = browserToken ?? Base64URL.encode(SecureRandom.bytes(32))
+        try store.rememberSignIn(
+            SignInTrust(kind: .browser, digest: SHA256Digest.hash(token)), operatorName: account.name, at: date)
+        try store.rememberSignIn(place, operatorName: account.name, at: date)
+        let id = Base64URL.encode(SecureRandom.bytes(32))
         let session = OperatorSession(
             idDigest: SHA256Digest.hash(id), operatorName: account.name,
             csrfToken: Base64URL.encode(SecureRandom.bytes(24)), createdAt: date, lastSeenAt: date)
@@ -122,7 +150,18 @@ final class ConsoleSessions: Sendable {
         try store.removeExpiredSessions(
             idleBefore: date - Int64(settings.idleTimeout * 1000),
             createdBefore: date - Int64(settings.absoluteTimeout * 1000))
-        return (id, session, account)
+        return (id, session, account, token)
+    }
+
+    /// The `Set-Cookie` value that marks this browser as one `token`'s operator signed in from: sent back only
+    /// to the sign-in route, kept as long as the trust lasts.
+    func browserCookie(_ token: String) -> String {
+        var parts = [
+            "\(Self.browserCookieName)=\(token)", "Path=/v1/session", "HttpOnly", "SameSite=Strict",
+            "Max-Age=\(Int(settings.trustedSignInLifetime))",
+        ]
+        if settings.secureCookie { parts.append("Secure") }
+        return parts.joined(separator: "; ")
     }
 
     /// The `Set-Cookie` value for a new session, or one that clears it when `id` is nil.

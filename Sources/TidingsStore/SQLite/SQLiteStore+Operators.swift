@@ -56,7 +56,30 @@ extension SQLiteStore {
     public func removeOperator(name: String) throws -> Bool {
         try database.write { db in
             try db.run("DELETE FROM operator_sessions WHERE operator_name = ?1", [.text(name)])
+            try db.run("DELETE FROM operator_sign_in_trust WHERE operator_name = ?1", [.text(name)])
             return try db.run("DELETE FROM operators WHERE name = ?1", [.text(name)]) > 0
+        }
+    }
+
+    public func rememberSignIn(_ trust: SignInTrust, operatorName: String, at: Int64) throws {
+        try database.write { db in
+            try db.run(
+                """
+                INSERT INTO operator_sign_in_trust (operator_name, kind, digest, last_used_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (operator_name, kind, digest) DO UPDATE SET last_used_at = excluded.last_used_at
+                """,
+                [.text(operatorName), .text(trust.kind.rawValue), .blob(trust.digest), .integer(at)])
+        }
+    }
+
+    public func isTrusted(_ trust: SignInTrust, operatorName: String, since: Int64) throws -> Bool {
+        try reader.read { db in
+            try db.scalar(
+                """
+                SELECT 1 FROM operator_sign_in_trust
+                WHERE operator_name = ?1 AND kind = ?2 AND digest = ?3 AND last_used_at >= ?4
+                """,
+                [.text(operatorName), .text(trust.kind.rawValue), .blob(trust.digest), .integer(since)]) != nil
         }
     }
 

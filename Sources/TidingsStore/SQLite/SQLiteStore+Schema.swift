@@ -380,6 +380,16 @@ extension SQLiteStore {
         );
         CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
         """,
+        // Browsers and addresses each operator signed in from, so failed guesses elsewhere cannot lock them out.
+        """
+        CREATE TABLE operator_sign_in_trust (
+            operator_name TEXT NOT NULL REFERENCES operators(name),
+            kind TEXT NOT NULL,
+            digest BLOB NOT NULL,
+            last_used_at INTEGER NOT NULL,
+            PRIMARY KEY (operator_name, kind, digest)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

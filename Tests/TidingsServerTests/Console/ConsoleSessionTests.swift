@@ -114,6 +114,50 @@ import TidingsTesting
                 .status == 201)
     }
 
+    /// Someone guessing `ada`'s password from many addresses exhausts the account's limit; ada still signs in
+    /// from the browser and the address she used before, and only the guesser waits.
+    @Test func guessesFromElsewhereNeverLockOutTheOperatorsKnownBrowserOrAddress() async throws {
+        let harness = try harness()
+        let first = try await call(
+            harness, "POST", "/v1/session", json: ["name": "ada", "password": .string(Self.password)],
+            address: "10.0.0.1")
+        #expect(first.status == 201)
+        let cookies = first.response.headers.filter { $0.name == "Set-Cookie" }.map(\.value)
+        let browserCookie = try #require(cookies.first { $0.hasPrefix("tidings_browser=") })
+        for attribute in ["Path=/v1/session", "HttpOnly", "SameSite=Strict", "Max-Age=7776000"] {
+            #expect(browserCookie.contains(attribute), "\(browserCookie)")
+        }
+        let browserToken = String(browserCookie.split(separator: ";")[0])
+
+        func signIn(_ password: String, from address: String, cookie: String? = nil) async throws -> Int {
+            var headers: [(String, String)] = [("Host", "console.test")]
+            if let cookie { headers.append(("Cookie", cookie)) }
+            return try await harness.call(
+                "POST", "/v1/session", json: ["name": "ada", "password": .string(password)], headers: headers,
+                remoteAddress: address
+            ).status
+        }
+        // Guesses spread over addresses, each below its address's limit, exhaust the account's.
+        for guess in 0..<8 { _ = try await signIn("guess \(guess)", from: "203.0.113.\(guess)") }
+        #expect(try await signIn(Self.password, from: "203.0.113.200") == 429)
+        // The known browser, from anywhere, and the known address, without the cookie, still get in.
+        #expect(try await signIn(Self.password, from: "198.51.100.7", cookie: "theme=dark; \(browserToken)") == 201)
+        #expect(try await signIn(Self.password, from: "10.0.0.1") == 201)
+        // A browser token ada never signed in with is no key.
+        #expect(try await signIn(Self.password, from: "198.51.100.8", cookie: "tidings_browser=made-up") == 429)
+        // Wrong passwords through the trusted browser count in a bucket of its own, and only stop that browser.
+        for guess in 0..<10 {
+            #expect(try await signIn("wrong \(guess)", from: "198.51.100.9", cookie: browserToken) == 401)
+        }
+        #expect(try await signIn(Self.password, from: "198.51.100.9", cookie: browserToken) == 429)
+        #expect(try await signIn(Self.password, from: "10.0.0.1") == 201)
+        // Trust ends with the operator, and after the lifetime.
+        try harness.store.removeOperator(name: "ada")
+        try OperatorAdministration(store: harness.store, clock: harness.clock).create(
+            name: "ada", role: .admin, password: Self.password)
+        #expect(try await signIn(Self.password, from: "10.0.0.1") == 429)
+    }
+
     @Test func writesNeedTheCSRFTokenAndThisOrigin() async throws {
         let harness = try harness()
         let browser = try await signIn(harness, "eve")
