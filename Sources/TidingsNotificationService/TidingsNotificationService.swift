@@ -56,10 +56,8 @@
                 var request = request
                 request.registeredCategories = await center.registeredCategories()
                 pipeline.run(request) { result in
-                    Task {
-                        await pipeline.categoryRegistration.prepare(result, in: center)
-                        handler.deliver(result)
-                    }
+                    // When time is up the content goes first; the categories follow (CategoryRegistration).
+                    pipeline.categoryRegistration.finish(result, in: center) { handler.deliver($0) }
                 }
             }
         }

@@ -6,14 +6,21 @@ import Tidings
 @main
 struct TidingsExampleApp: App {
     @UIApplicationDelegateAdaptor(TidingsAppDelegate.self) private var tidings
+    @State private var openedLink: URL?
 
     var body: some Scene {
         WindowGroup {
             ContentView(client: tidings.client)
+                .onAppear {
+                    // The app's router: its own scheme (CFBundleURLTypes) always comes here, never to the
+                    // system, which would hand it straight back to .onOpenURL.
+                    tidings.integration?.performer.openDeepLink = { url in openedLink = url }
+                }
                 .onOpenURL { url in
                     // Deep links the allow-list accepts (tidingsexample://...) are the app's to show.
-                    guard let integration = tidings.integration else { return }
-                    integration.client.open(url, performer: integration.performer)
+                    guard let integration = tidings.integration,
+                        integration.client.open(url, performer: integration.performer)
+                    else { return openedLink = url }
                 }
         }
     }

@@ -16,6 +16,10 @@
     /// replaced or to ``appNotificationDelegate``. The device token still comes through the app delegate:
     /// ``TidingsAppDelegate`` forwards it (subclass it, or use it with `@UIApplicationDelegateAdaptor`), or
     /// call ``didRegisterForRemoteNotifications(deviceToken:)`` yourself.
+    ///
+    /// At every foreground it reads the notification permission (and reports a change), and checks that its
+    /// delegate is still the centre's; on entering the background it uploads inside a background task and
+    /// readies the shared store for suspension.
     @MainActor
     public final class TidingsAutomaticIntegration {
         public let client: TidingsClient
@@ -23,8 +27,10 @@
         public let performer: UIKitRoutePerformer
         /// The proxy, or nil when the Info.plist refused it (`TidingsNotificationDelegateProxyEnabled` `NO`).
         public let notificationDelegate: TidingsNotificationCenterDelegate?
-        private var readyObserver: (any NSObjectProtocol)?
-        private var contextObservers: [any NSObjectProtocol] = []
+        private let plan: AutomaticIntegrationPlan
+        private var observers: [any NSObjectProtocol] = []
+        private var delegateWatch = NotificationDelegateWatch()
+        private var backgroundTask = UIBackgroundTaskIdentifier.invalid
 
         /// The integration set up last, for ``TidingsSceneDelegate``; held weakly: the app owns it.
         public private(set) static weak var current: TidingsAutomaticIntegration?
@@ -40,13 +46,27 @@
             let performer = UIKitRoutePerformer(client: client)
             self.client = client
             self.performer = performer
+            self.plan = plan
             notificationDelegate = plan.installsProxy ? Self.installProxy(client, performer, plan: plan) : nil
-            readyObserver = NotificationCenter.default.addObserver(
-                forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main
-            ) { [weak self] _ in MainActor.assumeIsolated { self?.becameActive() } }
-            contextObservers = Self.observeDeviceContext(client)
+            observeLifecycle()
+            observers += Self.observeDeviceContext(client)
             Task { await self.launch(plan) }
             Self.current = self
+        }
+
+        /// Every activation, foreground and background, for as long as the integration lives.
+        private func observeLifecycle() {
+            let events: [(Notification.Name, @MainActor (TidingsAutomaticIntegration) -> Void)] = [
+                (UIApplication.didBecomeActiveNotification, { $0.becameActive() }),
+                (UIApplication.willEnterForegroundNotification, { $0.client.willEnterForeground() }),
+                (UIApplication.didEnterBackgroundNotification, { $0.enteredBackground() }),
+            ]
+            for (name, action) in events {
+                observers.append(
+                    NotificationCenter.default.addObserver(forName: name, object: nil, queue: .main) { [weak self] _ in
+                        MainActor.assumeIsolated { if let self { action(self) } }
+                    })
+            }
         }
 
         /// A change of time zone or language while the app runs re-registers once (the core decides whether
@@ -78,18 +98,52 @@
         private func launch(_ plan: AutomaticIntegrationPlan) async {
             await client.applyBadge(await client.didFinishLaunching())
             if plan.requestsAuthorization {
-                await client.requestAuthorization()
-            } else if plan.registersForRemoteNotifications {
-                UIApplication.shared.registerForRemoteNotifications()
+                await client.requestAuthorization(
+                    options: TidingsClient.authorizationOptions(plan.authorizationOptions))
+            } else {
+                await client.refreshPermission(using: UserNotificationsPermissionPrompt())
+                if plan.registersForRemoteNotifications { UIApplication.shared.registerForRemoteNotifications() }
             }
             await client.syncRegistration()
         }
 
-        /// The first time the app is active, its UI can present: routes held since launch are performed.
+        /// Every activation: routes held since launch are performed (the first time the UI can present), the
+        /// permission is read again and reported when it changed, and the delegate proxy is checked.
         private func becameActive() {
-            if let readyObserver { NotificationCenter.default.removeObserver(readyObserver) }
-            readyObserver = nil
             performer.perform(client.ready())
+            if let notificationDelegate,
+                let warning = delegateWatch.check(
+                    tidingsIsDelegate: UNUserNotificationCenter.current().delegate === notificationDelegate)
+            {
+                client.logger.warning(warning)
+            }
+            let client = client
+            Task { await client.refreshPermission(using: UserNotificationsPermissionPrompt()) }
+        }
+
+        /// Uploads what is queued inside a background task, then readies the shared store for suspension;
+        /// at expiry the store is readied at once and the task ended.
+        private func enteredBackground() {
+            guard backgroundTask == .invalid else { return }
+            let client = client
+            let flush = Task { await client.didEnterBackground() }
+            backgroundTask = UIApplication.shared.beginBackgroundTask(withName: "Tidings upload") { [weak self] in
+                MainActor.assumeIsolated {
+                    flush.cancel()
+                    client.backgroundTimeWillExpire()
+                    self?.endBackgroundTask()
+                }
+            }
+            Task { [weak self] in
+                _ = await flush.value
+                self?.endBackgroundTask()
+            }
+        }
+
+        private func endBackgroundTask() {
+            guard backgroundTask != .invalid else { return }
+            UIApplication.shared.endBackgroundTask(backgroundTask)
+            backgroundTask = .invalid
         }
     }
 

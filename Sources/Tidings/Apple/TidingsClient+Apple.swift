@@ -33,11 +33,37 @@
         ///
         /// - Parameter options: what to ask for; `.provisional` asks nothing and delivers quietly.
         /// - Returns: the permission the person chose.
+        /// - Parameter options: nil asks for what the configuration says
+        ///   (``AutomaticIntegrationOptions/authorizationOptions``: alert, sound, badge, and provisional or
+        ///   app notification settings when configured).
         @discardableResult
-        public func requestAuthorization(
-            options: UNAuthorizationOptions = [.alert, .sound, .badge]
-        ) async -> NotificationPermission {
-            await requestPermission(using: UserNotificationsPermissionPrompt(options: options))
+        public func requestAuthorization(options: UNAuthorizationOptions? = nil) async -> NotificationPermission {
+            let options = options ?? Self.authorizationOptions(configuration.automaticIntegration.authorizationOptions)
+            return await requestPermission(using: UserNotificationsPermissionPrompt(options: options))
+        }
+
+        /// ``AuthorizationOptions`` as `UNAuthorizationOptions`.
+        public static func authorizationOptions(_ options: AuthorizationOptions) -> UNAuthorizationOptions {
+            var result: UNAuthorizationOptions = []
+            if options.contains(.alert) { result.insert(.alert) }
+            if options.contains(.sound) { result.insert(.sound) }
+            if options.contains(.badge) { result.insert(.badge) }
+            if options.contains(.provisional) { result.insert(.provisional) }
+            if options.contains(.providesAppNotificationSettings) { result.insert(.providesAppNotificationSettings) }
+            return result
+        }
+
+        /// Opens this app's page in Settings at its notification settings (iOS 16+), for a "Turn on
+        /// notifications" button after the person declined.
+        @MainActor
+        public static func openNotificationSettings() {
+            let text: String
+            if #available(iOS 16.0, *) {
+                text = UIApplication.openNotificationSettingsURLString
+            } else {
+                text = UIApplication.openSettingsURLString
+            }
+            if let url = URL(string: text) { UIApplication.shared.open(url) }
         }
 
         /// `UNAuthorizationStatus` as a ``NotificationPermission``; a status added after this SDK counts as
@@ -70,7 +96,10 @@
         ) -> Bool {
             let json = try? JSONValue(foundationObject: userInfo)
             let handled = handleBackgroundFetch(userInfo: json, hasAppWork: appWork != nil)
-            if handled.completion == .appWork, let appWork { appWork(completion) } else { completion(.noData) }
+            let finish = FetchCompletionBox(completion)
+            BackgroundFetchDispatch.dispatch(
+                handled.completion, noData: UIBackgroundFetchResult.noData,
+                appWork: appWork.map { work in { done in work(done) } }, finish: { finish.call($0) })
             return handled.isOurs
         }
 
@@ -79,8 +108,8 @@
         /// Forward `application(_:open:options:)`; returns whether the URL was ours (return it from there).
         /// Before ``ready()`` the deep link is held, like a tap.
         ///
-        /// - Important: the performer must open deep links inside the app (`UIKitRoutePerformer.openDeepLink`);
-        ///   handing the app's own URL back to `UIApplication.open` would deliver it here again.
+        /// The app's own schemes (`CFBundleURLTypes`) are never handed to `UIApplication.open`, which would
+        /// deliver them here again: they go to `UIKitRoutePerformer.openDeepLink`, the app's router.
         @MainActor
         @discardableResult
         public func open(_ url: URL, performer: any RoutePerformer) -> Bool {
@@ -143,5 +172,17 @@
                 UIApplication.shared.applicationIconBadgeNumber = count
             }
         }
+    }
+
+    /// iOS's background-fetch handler for ``BackgroundFetchDispatch``, which calls it once.
+    private final class FetchCompletionBox: @unchecked Sendable {
+        // @unchecked: the handler may be called from any thread; the dispatch calls it exactly once.
+        private let completion: (UIBackgroundFetchResult) -> Void
+
+        init(_ completion: @escaping (UIBackgroundFetchResult) -> Void) {
+            self.completion = completion
+        }
+
+        func call(_ result: UIBackgroundFetchResult) { completion(result) }
     }
 #endif

@@ -27,11 +27,17 @@
                 if #available(iOS 17.2, *) {
                     Task { await forwardPushToStartTokens(Attributes.self, name: name, to: registry) }
                 }
+                // Only Sendable values (ActivityKit's id, the server's id) cross into a task: an `Activity` is
+                // not Sendable on every SDK, and one sent into a task may not be used again.
                 for activity in Activity<Attributes>.activities {
-                    Task { await follow(activity, id: activityID(activity), name: name, registry: registry) }
+                    let kitID = activity.id
+                    let id = activityID(activity)
+                    Task { await follow(Attributes.self, kitID: kitID, id: id, name: name, registry: registry) }
                 }
                 for await activity in Activity<Attributes>.activityUpdates {
-                    Task { await follow(activity, id: activityID(activity), name: name, registry: registry) }
+                    let kitID = activity.id
+                    let id = activityID(activity)
+                    Task { await follow(Attributes.self, kitID: kitID, id: id, name: name, registry: registry) }
                 }
             }
         }
@@ -57,14 +63,20 @@
             }
         }
 
-        /// Forwards the activity's push tokens while it runs, and its end or dismissal.
+        /// Forwards the activity's push tokens while it runs, and its end or dismissal. Each task looks the
+        /// activity up by ActivityKit's id itself, so no `Activity` value is shared between tasks.
         private static func follow<Attributes: ActivityAttributes>(
-            _ activity: Activity<Attributes>, id: String, name: String, registry: LiveActivityRegistry
+            _ type: Attributes.Type, kitID: String, id: String, name: String, registry: LiveActivityRegistry
         ) async {
             let tokens = Task {
+                guard let activity = Activity<Attributes>.activities.first(where: { $0.id == kitID }) else { return }
                 for await token in activity.pushTokenUpdates {
                     _ = try? await registry.didUpdateToken(token, activityID: id, attributesType: name)
                 }
+            }
+            guard let activity = Activity<Attributes>.activities.first(where: { $0.id == kitID }) else {
+                tokens.cancel()
+                return
             }
             for await state in activity.activityStateUpdates where state == .ended || state == .dismissed {
                 tokens.cancel()

@@ -7,8 +7,8 @@
     /// `token_register`, in the order PushKit reports tokens) and hands each incoming push to the app.
     ///
     /// ```swift
-    /// voip = TidingsPushKitRegistry(client: client) { payload, done in
-    ///     provider.reportNewIncomingCall(with: UUID(), update: update(payload)) { _ in done() }
+    /// voip = TidingsPushKitRegistry(client: client) { payload, done in   // on the main actor
+    ///     callManager.reportIncomingCall(payload, completion: done)
     /// }
     /// ```
     ///
@@ -27,15 +27,12 @@
         ///
         /// - Parameters:
         ///   - client: the app's client.
-        ///   - queue: where PushKit calls back; the main queue when nil.
-        ///   - incomingCall: receives each VoIP push as JSON; reports it to CallKit before returning, then
-        ///     calls the completion once the report is done.
-        public init(
-            client: TidingsClient, queue: DispatchQueue? = nil, incomingCall: @escaping VoIPPushDispatch.Handler
-        ) {
+        ///   - incomingCall: receives each VoIP push as JSON, on the main actor (PushKit calls back on the main
+        ///     queue); reports it to CallKit before returning, then calls the completion once the report is done.
+        public init(client: TidingsClient, incomingCall: @escaping VoIPPushDispatch.Handler) {
             self.client = client
             self.incomingCall = incomingCall
-            registry = PKPushRegistry(queue: queue)
+            registry = PKPushRegistry(queue: .main)
             super.init()
             registry.delegate = self
             registry.desiredPushTypes = [.voIP]
@@ -57,7 +54,8 @@
         ) {
             guard type == .voIP else { return completion() }
             let json = try? JSONValue(foundationObject: payload.dictionaryPayload)
-            VoIPPushDispatch.dispatch(json, to: incomingCall, completion: completion)
+            // The registry calls back on the main queue (init), so the handler runs there synchronously.
+            MainActor.assumeIsolated { VoIPPushDispatch.dispatch(json, to: incomingCall, completion: completion) }
         }
     }
 #endif

@@ -50,10 +50,12 @@
                 break
             case .openExternally(let url):
                 if let url = URL(string: url) { UIApplication.shared.open(url) }
-            case .openInAppBrowser(let url):
-                guard let url = URL(string: url), let presenter = Self.topViewController() else { return }
-                presenter.present(SFSafariViewController(url: url), animated: true)
+            case .openInAppBrowser(let link):
+                openInAppBrowser(link, userInfo: userInfo)
             case .openDeepLinkInApp(let url):
+                if openDeepLink == nil {
+                    client.logger.warning("deep link dropped: set UIKitRoutePerformer.openDeepLink")
+                }
                 if let url = URL(string: url) { openDeepLink?(url) }
             case .showScreen(let name, let parameters):
                 showScreen(name, parameters)
@@ -62,6 +64,14 @@
             case .passToApp(let route):
                 handleButton?(route)
             }
+        }
+
+        /// The page in an `SFSafariViewController`; outside the app when nothing is on screen to present from.
+        private func openInAppBrowser(_ link: String, userInfo: JSONValue?) {
+            guard let presenter = Self.topViewController() else {
+                return apply(RouteStep.openInAppBrowser(url: link).withoutPresenter, userInfo: userInfo)
+            }
+            if let url = URL(string: link) { presenter.present(SFSafariViewController(url: url), animated: true) }
         }
 
         private func offerCoupon(_ code: String, userInfo: JSONValue?, then followUp: @escaping () -> Void) {

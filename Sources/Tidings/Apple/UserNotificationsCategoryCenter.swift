@@ -13,7 +13,8 @@
 
         public func apply(_ merge: CategoryMerge) async {
             let center = UNUserNotificationCenter.current()
-            let kept = await center.notificationCategories().filter { merge.kept.contains($0.identifier) }
+            // Read again now: a category registered since the merge's read is kept too.
+            let kept = await center.notificationCategories().filter { merge.keeps($0.identifier) }
             center.setNotificationCategories(kept.union(merge.added.map(TidingsClient.category)))
         }
     }

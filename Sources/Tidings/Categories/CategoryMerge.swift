@@ -48,6 +48,13 @@ public struct CategoryMerge: Sendable, Hashable {
         self.init(registered: registeredIDs, replacing: ours, dropping: pruned)
     }
 
+    /// Whether a category registered at the moment the merge is applied is passed back as it is: every one
+    /// the merge neither drops nor replaces, including one registered after the read the merge was made
+    /// from (by the app, another SDK, the other process). ``kept`` lists only those of that earlier read.
+    public func keeps(_ id: String) -> Bool {
+        !dropped.contains(id) && !added.contains { $0.id == id }
+    }
+
     /// Every identifier registered once the merge is applied.
     public var expected: Set<String> {
         kept.union(added.map(\.id))

@@ -50,6 +50,28 @@ public struct CategoryRegistration: Sendable {
         return await apply(merge, in: center, waiting: result.isComplete ? configuration.confirmationTimeout : .zero)
     }
 
+    /// Hands the extension's result to `deliver` once, registering its categories first while there is
+    /// time, and after delivering when time is up.
+    ///
+    /// A complete result waits (briefly) for iOS to confirm its categories, so the buttons show. The best
+    /// attempt handed over by `serviceExtensionTimeWillExpire` is delivered synchronously, before this
+    /// returns: no task hop and no category call stands between iOS's deadline and the content handler.
+    /// Its categories are still registered afterwards, for the next push.
+    public func finish(
+        _ result: NotificationServiceResult, in center: some CategoryCenter,
+        deliver: @escaping @Sendable (NotificationServiceResult) -> Void
+    ) {
+        guard result.isComplete else {
+            deliver(result)
+            Task { await prepare(result, in: center) }
+            return
+        }
+        Task {
+            await prepare(result, in: center)
+            deliver(result)
+        }
+    }
+
     /// The app's own categories: replaces those with the same identifiers and keeps every other one.
     @discardableResult
     public func register(_ categories: [CategoryDefinition], in center: some CategoryCenter) async -> Bool {

@@ -17,8 +17,11 @@ public struct AutomaticIntegrationPlan: Sendable, Hashable {
     public var installsProxy: Bool
     /// Keep the delegate found there as the proxy's `next`, so its pushes still reach it.
     public var chainsExistingDelegate: Bool
-    /// Ask for permission now; when false, only register with APNs (the token waits for permission).
+    /// Ask for permission now; when false, only register with APNs (the token waits for permission, read
+    /// again at every foreground). Provisional authorization shows no prompt, so it is asked at launch.
     public var requestsAuthorization: Bool
+    /// What to ask for.
+    public var authorizationOptions: AuthorizationOptions
     /// Call `registerForRemoteNotifications()`; always, as the manual integration does.
     public var registersForRemoteNotifications: Bool
 
@@ -26,7 +29,8 @@ public struct AutomaticIntegrationPlan: Sendable, Hashable {
         // A proxy found in place is kept: replacing it would chain Tidings to itself (a forwarding loop).
         installsProxy = options.installsNotificationDelegateProxy && existing != .tidings
         chainsExistingDelegate = installsProxy && existing == .other
-        requestsAuthorization = options.requestsAuthorizationAtLaunch
+        requestsAuthorization = options.requestsAuthorizationAtLaunch || options.requestsProvisionalAuthorization
+        authorizationOptions = options.authorizationOptions
         registersForRemoteNotifications = true
     }
 }

@@ -66,6 +66,9 @@ extension TidingsClient {
         public var badgePolicy = BadgePolicy()
         /// The deep links the SDK opens; others only bring the app forward.
         public var deepLinks = DeepLinkAllowList()
+        /// The app's own URL schemes (lowercase), read from `CFBundleURLTypes`: links with them go to the app's
+        /// deep-link handler and never to `UIApplication.open`, which would deliver them back to the app.
+        public var appURLSchemes: Set<String> = []
         /// Media download limits; files go to `<containerDirectory>/media` unless the app sets another folder.
         public var mediaPolicy: MediaPolicy
         public var upload = UploadPolicy()
@@ -91,6 +94,9 @@ extension TidingsClient {
         /// Where the installation secret is kept; nil picks the keychain on Apple platforms and a 0600 file in
         /// the container elsewhere.
         public var secretStore: (any SecretStore)?
+        /// The this-device-only marker that detects a container restored from another device; nil picks the
+        /// keychain on Apple platforms and none elsewhere.
+        public var deviceMarkerStore: (any DeviceMarkerStore)?
         public var logger = Logger.disabled(label: "tidings")
         /// The HTTP seam; URLSession by default.
         public var transport: any HTTPTransport = URLSessionTransport()
@@ -147,6 +153,16 @@ extension TidingsClient {
             #endif
         }
 
+        /// The keychain's this-device-only marker where there is a keychain; none elsewhere (a file in the
+        /// container would travel with a backup, which is what the marker must not do).
+        var defaultDeviceMarkerStore: (any DeviceMarkerStore)? {
+            #if canImport(Security)
+                KeychainDeviceMarkerStore(accessGroup: keychainAccessGroup)
+            #else
+                nil
+            #endif
+        }
+
         /// The settings of the registrar.
         var registration: InstallationRegistrar.Configuration {
             var registration = InstallationRegistrar.Configuration(
@@ -155,6 +171,7 @@ extension TidingsClient {
             registration.sdkVersion = sdkVersion
             registration.deviceContextProvider = deviceContextProvider
             registration.secretStore = secretStore ?? defaultSecretStore
+            registration.deviceMarkerStore = deviceMarkerStore ?? defaultDeviceMarkerStore
             registration.logger = logger
             return registration
         }

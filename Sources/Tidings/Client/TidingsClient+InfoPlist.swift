@@ -22,7 +22,10 @@ extension TidingsClient.Configuration {
         public static let flushIntervalSeconds = "TidingsUploadFlushIntervalSeconds"
         public static let notificationDelegateProxyEnabled = "TidingsNotificationDelegateProxyEnabled"
         public static let requestAuthorizationAtLaunch = "TidingsRequestAuthorizationAtLaunch"
+        public static let requestProvisionalAuthorization = "TidingsRequestProvisionalAuthorization"
+        public static let providesAppNotificationSettings = "TidingsProvidesAppNotificationSettings"
         public static let keychainAccessGroup = "TidingsKeychainAccessGroup"
+        public static let urlTypes = "CFBundleURLTypes"
         public static let appVersion = "CFBundleShortVersionString"
         public static let appBuild = "CFBundleVersion"
     }
@@ -94,10 +97,15 @@ extension TidingsClient.Configuration {
             installsNotificationDelegateProxy: try plist.bool(InfoPlistKey.notificationDelegateProxyEnabled)
                 ?? automaticIntegration.installsNotificationDelegateProxy,
             requestsAuthorizationAtLaunch: try plist.bool(InfoPlistKey.requestAuthorizationAtLaunch)
-                ?? automaticIntegration.requestsAuthorizationAtLaunch)
+                ?? automaticIntegration.requestsAuthorizationAtLaunch,
+            requestsProvisionalAuthorization: try plist.bool(InfoPlistKey.requestProvisionalAuthorization)
+                ?? automaticIntegration.requestsProvisionalAuthorization,
+            providesAppNotificationSettings: try plist.bool(InfoPlistKey.providesAppNotificationSettings)
+                ?? automaticIntegration.providesAppNotificationSettings)
         deepLinks = DeepLinkAllowList(
             schemes: Set(try plist.strings(InfoPlistKey.deepLinkSchemes) ?? []),
             hosts: Set(try plist.strings(InfoPlistKey.deepLinkHosts) ?? []))
+        appURLSchemes = Self.urlSchemes(infoPlist[InfoPlistKey.urlTypes])
         if let names = try plist.strings(InfoPlistKey.foregroundPresentation) {
             foregroundPresentation = try Self.presentation(names, plist: plist)
         }
@@ -148,6 +156,19 @@ extension TidingsClient.Configuration {
             }
         }
         return options
+    }
+
+    /// The schemes of `CFBundleURLTypes` (each type's `CFBundleURLSchemes`), lowercase; malformed entries are
+    /// skipped, since Xcode writes this key, not the app's developer.
+    static func urlSchemes(_ value: Any?) -> Set<String> {
+        guard let types = value as? [Any] else { return [] }
+        var schemes = Set<String>()
+        for case let type as [String: Any] in types {
+            for case let scheme as String in type["CFBundleURLSchemes"] as? [Any] ?? [] where !scheme.isEmpty {
+                schemes.insert(scheme.lowercased())
+            }
+        }
+        return schemes
     }
 
     /// The App Group's directory, where the platform has App Groups; nil elsewhere.

@@ -13,8 +13,13 @@ extension TidingsClient {
 
     /// What the performer does for `route`, under this client's allow-list.
     ///
+    /// The app's own schemes (``Configuration/appURLSchemes``) always go to the app's deep-link handler:
+    /// `UIApplication.open` would bring them straight back to `.onOpenURL`.
+    ///
     /// - Parameter opensDeepLinksInApp: whether the app gave a deep-link handler.
     public func step(for route: RoutedAction, opensDeepLinksInApp: Bool) -> RouteStep {
-        RouteStep(route: route, allowList: configuration.deepLinks, opensDeepLinksInApp: opensDeepLinksInApp)
+        RouteStep(
+            route: route, allowList: configuration.deepLinks, appSchemes: configuration.appURLSchemes,
+            opensDeepLinksInApp: opensDeepLinksInApp)
     }
 }

@@ -196,10 +196,27 @@ public final class TidingsClient: Sendable {
         await uploader.flush(reason: reason)
     }
 
-    /// The app went to the background: sends what is queued while iOS still lets the app run.
+    /// The app went to the background: sends what is queued while iOS still lets the app run, then readies
+    /// the shared event store for suspension (``EventStore/prepareForSuspension()``).
+    ///
+    /// The automatic integration calls it inside a background task (`beginBackgroundTask`), and ends the
+    /// task once it returns; call it the same way in a manual integration.
     @discardableResult
     public func didEnterBackground() async -> UploadSummary {
-        await uploader.flush(reason: .background)
+        let summary = await uploader.flush(reason: .background)
+        container.events.prepareForSuspension()
+        return summary
+    }
+
+    /// The background task's time is up before ``didEnterBackground()`` returned: stops scheduling store
+    /// work at once, so nothing holds the shared store's lock when iOS suspends the app.
+    public func backgroundTimeWillExpire() {
+        container.events.prepareForSuspension()
+    }
+
+    /// The app is coming back to the foreground: the event store schedules its deferred work again.
+    public func willEnterForeground() {
+        container.events.resumeAfterSuspension()
     }
 
     /// The handler for the current user.

@@ -21,6 +21,9 @@ final class WALCheckpointer: Sendable {
     private let queue = DispatchQueue(label: "tidings.events.checkpoint", qos: .utility)
     private let pending = DispatchGroup()
     private let scheduled = LockedBox(false)
+    /// Set while the app may be suspended: no checkpoint is scheduled, so none can hold the shared file's
+    /// lock when iOS suspends the process (0xdead10cc).
+    private let suspended = LockedBox(false)
 
     init(database: SQLiteDatabase, delay: DispatchTimeInterval, logger: Logger) {
         self.database = database
@@ -30,6 +33,7 @@ final class WALCheckpointer: Sendable {
 
     /// Notes a commit: schedules one checkpoint `delay` from now unless one is already waiting.
     func didCommit() {
+        guard !suspended.withLock({ $0 }) else { return }
         let schedule = scheduled.withLock { scheduled -> Bool in
             if scheduled { return false }
             scheduled = true
@@ -41,6 +45,21 @@ final class WALCheckpointer: Sendable {
             self.checkpoint()
             self.pending.leave()
         }
+    }
+
+    /// Whether a deferred checkpoint is waiting to run.
+    var hasScheduledCheckpoint: Bool { scheduled.withLock { $0 } }
+
+    /// Stops scheduling checkpoints and waits for the one already scheduled, so no background work of this
+    /// type touches the store once the caller's background task ends.
+    func suspend() {
+        suspended.withLock { $0 = true }
+        waitUntilIdle()
+    }
+
+    /// Schedules checkpoints again after ``suspend()``.
+    func resume() {
+        suspended.withLock { $0 = false }
     }
 
     /// Waits until every checkpoint scheduled so far has run (for tests and orderly shutdowns).

@@ -32,6 +32,9 @@ extension InstallationRegistrar {
         /// Where the installation secret is kept; nil keeps it in a 0600 file in ``containerDirectory``
         /// (``FileSecretStore``). ``TidingsClient`` passes the keychain on Apple platforms.
         public var secretStore: (any SecretStore)?
+        /// A this-device-only item that tells a container restored from another device (a backup) from this
+        /// device's own (``InstallationRestoreCheck``); nil skips the check (Linux, tests that do not need it).
+        public var deviceMarkerStore: (any DeviceMarkerStore)?
         /// Where the registrar logs; disabled by default.
         public var logger = Logger.disabled(label: "tidings.registration")
         /// The limits custom attributes are checked against before they are queued (the server's defaults).

@@ -54,6 +54,12 @@ extension InstallationRegistrar {
         }
         setIdentity(fresh)
         secret = nil
+        // Tokens read from the container may be another device's (a restored backup): only those iOS
+        // reported in this process go out under the new id; the others come back from iOS at the next launch.
+        for type in TokenType.allCases where !tokensReportedThisProcess.contains(type) {
+            record.desired.setToken(nil, for: type)
+        }
+        markDevice()
         do {
             try secretStore.setSecret(nil, for: old.installationID)
         } catch {
@@ -73,5 +79,109 @@ extension InstallationRegistrar {
                 "error": error.code, "old_installation_id": old.installationID,
                 "installation_id": fresh.installationID,
             ])
+    }
+}
+
+extension InstallationRegistrar {
+    /// Reads again what could not be read before: the secret, and the device marker's verdict. Returns the
+    /// error while either is still unreadable: nothing about this installation may be sent until then.
+    func waitForDeviceItems() -> RegistrationError? {
+        if restoreCheckPending { checkRestore() }
+        if restoreCheckPending {
+            return .storage("the device marker cannot be read yet (the keychain is locked until the first unlock)")
+        }
+        guard let unavailable = secretUnavailable else { return nil }
+        do {
+            secret = try secretStore.secret(for: identity.installationID)
+            secretUnavailable = nil
+            return nil
+        } catch {
+            secretUnavailable = error
+            logger.info(
+                "installation secret still unreadable; not syncing", metadata: ["error": unavailable.description])
+            return error
+        }
+    }
+
+    /// Decides, before the first sync, whether the container was restored from another device
+    /// (``InstallationRestoreCheck``), and if so moves to a new id without the device tokens.
+    func checkRestore() {
+        guard restoreCheckPending else { return }
+        let outcome = Self.resolveRestore(
+            identity: identity, record: &record,
+            secret: secretUnavailable != nil ? .unavailable : .present(secret != nil),
+            keeping: tokensReportedThisProcess, configuration: configuration, makeID: makeInstallationID)
+        guard let outcome else { return }
+        restoreCheckPending = false
+        if outcome != identity {
+            setIdentity(outcome)
+            secret = nil
+            secretUnavailable = nil
+        }
+    }
+
+    /// The restore check on plain values, so the initialiser runs it before anything else can see the id.
+    ///
+    /// - Returns: the identity to use (a new one after a restore, with `record` reset); nil while the check
+    ///   cannot decide.
+    static func resolveRestore(
+        identity: InstallationIdentity, record: inout RegistrationRecord, secret: DeviceItemRead<Bool>,
+        keeping reported: Set<TokenType>, configuration: Configuration, makeID: () -> UUID
+    ) -> InstallationIdentity? {
+        guard let store = configuration.deviceMarkerStore else { return identity }
+        let logger = configuration.logger
+        let marker = DeviceItemRead { () throws -> String? in try store.markedInstallationID() }
+        let desired = record.desired
+        let hasState =
+            record.acknowledgedFingerprint != nil || desired.apnsToken != nil || desired.voipToken != nil
+            || desired.fcmToken != nil
+        let check = InstallationRestoreCheck(
+            installationID: identity.installationID, marker: marker, secret: secret, hasRegistrationState: hasState)
+        var result = identity
+        switch check {
+        case .undecided:
+            return nil
+        case .sameDevice, .firstLaunch:
+            if marker == .present(identity.installationID) { return identity }
+        case .restored:
+            do {
+                result = try InstallationIdentity.replace(in: configuration.containerDirectory, makeID: makeID)
+            } catch {
+                logger.warning("new installation id not saved", metadata: ["error": error.description])
+                result = InstallationIdentity(installationID: makeID())
+            }
+            // A new id, no device tokens, nothing acknowledged; user, consents and permission are kept
+            // (they are the person's, not the device's).
+            for type in TokenType.allCases where !reported.contains(type) { record.desired.setToken(nil, for: type) }
+            record.acknowledgedFingerprint = nil
+            record.acknowledgedAt = nil
+            record.acknowledgedUserID = nil
+            record.consecutiveFailures = 0
+            record.notBefore = nil
+            do {
+                try record.save(to: configuration.containerDirectory)
+            } catch {
+                logger.warning("registration record not saved", metadata: ["error": error.description])
+            }
+            logger.warning(
+                "the container was restored from another device; registering as a new installation without its tokens",
+                metadata: ["old_installation_id": identity.installationID, "installation_id": result.installationID])
+        }
+        do {
+            try store.mark(result.installationID)
+        } catch {
+            logger.info("device marker not written", metadata: ["error": error.description])
+        }
+        return result
+    }
+
+    /// Marks the current id as this device's.
+    func markDevice() {
+        guard let deviceMarkerStore else { return }
+        do {
+            try deviceMarkerStore.mark(identity.installationID)
+        } catch {
+            logger.info("device marker not written", metadata: ["error": error.description])
+        }
     }
 }

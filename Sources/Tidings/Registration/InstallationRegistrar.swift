@@ -66,6 +66,16 @@ public actor InstallationRegistrar {
     let secretStore: any SecretStore
     /// The secret the server issued for ``identity``; nil until it answers one.
     var secret: InstallationSecret?
+    /// Why the secret store could not be read (the keychain before the first unlock, a wrong access group):
+    /// nothing about this installation is sent, and no new id is made, until a read succeeds.
+    var secretUnavailable: RegistrationError?
+    /// This device's marker (``DeviceMarkerStore``), to tell a restored container from this device's own.
+    let deviceMarkerStore: (any DeviceMarkerStore)?
+    /// Set while ``InstallationRestoreCheck`` could not decide: the sync waits for it.
+    var restoreCheckPending = false
+    /// The token types iOS (or the app) reported in this process; the others were read from the container
+    /// and may be another device's.
+    var tokensReportedThisProcess: Set<TokenType> = []
     /// Makes the id of a new installation when the old id belongs to another secret.
     let makeInstallationID: @Sendable () -> UUID
     /// Set once the registrar moved to a new id; a second refused secret before a success then stops it.
@@ -111,12 +121,14 @@ public actor InstallationRegistrar {
             }
         currentIdentity = LockedBox(identity)
         secretStore = configuration.secretStore ?? FileSecretStore(directory: configuration.containerDirectory)
+        deviceMarkerStore = configuration.deviceMarkerStore
         do {
             secret = try secretStore.secret(for: identity.installationID)
         } catch {
-            // Without it the server answers installation_secret_required and the registrar moves to a new id.
-            configuration.logger.warning("installation secret not read", metadata: ["error": error.description])
+            // Unavailable is not absent: syncing without it would draw a 403 and fork a new id.
+            configuration.logger.info("installation secret not readable yet", metadata: ["error": error.description])
             secret = nil
+            secretUnavailable = error
         }
         var loaded: RegistrationRecord
         do {
@@ -139,7 +151,18 @@ public actor InstallationRegistrar {
                 }
             }
         }
+        // Before the first sync, and before the app or an event can read the id: a restored container must
+        // not present the old phone's tokens (``InstallationRestoreCheck``).
+        let resolved = Self.resolveRestore(
+            identity: identity, record: &loaded,
+            secret: secretUnavailable != nil ? .unavailable : .present(secret != nil),
+            keeping: [], configuration: configuration, makeID: makeInstallationID)
         record = loaded
+        restoreCheckPending = resolved == nil
+        if let resolved, resolved != identity {
+            currentIdentity.withLock { $0 = resolved }
+            secret = nil
+        }
     }
 
     // MARK: - The desired state
@@ -159,6 +182,7 @@ public actor InstallationRegistrar {
     /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
     public func setAPNsToken(_ bytes: some Sequence<UInt8> & Sendable) throws(RegistrationError) {
         let token = try DeviceToken.apns(bytes)
+        tokensReportedThisProcess.insert(.apns)
         change { $0.apnsToken = token }
     }
 
@@ -166,6 +190,7 @@ public actor InstallationRegistrar {
     /// - Throws: ``RegistrationError/invalidToken(_:)`` for a token of the wrong length.
     public func setVoIPToken(_ bytes: some Sequence<UInt8> & Sendable) throws(RegistrationError) {
         let token = try DeviceToken.voip(bytes)
+        tokensReportedThisProcess.insert(.voip)
         change { $0.voipToken = token }
     }
 
@@ -173,6 +198,7 @@ public actor InstallationRegistrar {
     /// - Throws: ``RegistrationError/invalidToken(_:)`` for an empty or malformed token.
     public func setFCMToken(_ token: String) throws(RegistrationError) {
         let token = try DeviceToken.fcm(token)
+        tokensReportedThisProcess.insert(.fcm)
         change { $0.fcmToken = token }
     }
 
@@ -305,6 +331,11 @@ public actor InstallationRegistrar {
         defer { running = nil }
         if let halt { return .failed(halt) }
         let now = clock.now.millisecondsSince1970
+        // Both before the body is built: a restore changes it, and neither may be guessed.
+        if let unreadable = waitForDeviceItems() {
+            return .deferred(
+                retryAt: Date(millisecondsSince1970: now + policy.baseDelayMilliseconds), reason: unreadable)
+        }
         let body = currentBody
         let fingerprint = InstallationState.fingerprint(of: fingerprintBody)
         let removals = record.removedAttributes
@@ -380,6 +411,9 @@ public actor InstallationRegistrar {
         let error = RegistrationError.from(response)
         if case .installationSecretRefused = error, !movedToNewInstallationID {
             moveToNewInstallationID(because: error)
+            // The tokens the new id may carry changed: the body is built again.
+            let body = currentBody
+            let fingerprint = InstallationState.fingerprint(of: fingerprintBody)
             return await register(body, fingerprint: fingerprint, userID: userID)
         }
         switch response.status {
@@ -492,6 +526,7 @@ public actor InstallationRegistrar {
     /// A refused installation secret also moves the registrar to a new installation id (once), so the next
     /// sync registers afresh; the error is still thrown, as the request was about the old id.
     func send(_ request: TransportRequest) async throws(RegistrationError) -> TransportResponse {
+        if let unreadable = waitForDeviceItems() { throw unreadable }
         let response: TransportResponse
         do {
             response = try await transport.send(request)

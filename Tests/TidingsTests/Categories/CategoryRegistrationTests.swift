@@ -1,5 +1,6 @@
 import Testing
 import Tidings
+import TidingsModel
 
 @Suite struct CategoryRegistrationTests {
     let buttons = CategoryDefinition(id: "tidings.b.42", actions: [ActionDefinition(id: "buy", title: "Buy")])
@@ -71,5 +72,46 @@ import Tidings
         let categories = await center.categories
         #expect(categories["chat"] == .init(replacement))
         #expect(categories["tidings.default"] != nil)
+    }
+
+    /// Issue #34.8: after `serviceExtensionTimeWillExpire` the content still waited for a task hop and two
+    /// category calls. When time is up it is delivered before `finish` returns, before any category call.
+    @Test func whenTimeIsUpTheContentIsDeliveredBeforeAnyCategoryCall() async {
+        let center = LateCategoryCenter(delay: .max)
+        let delivered = LockedBox<[Bool]>([])
+        registration().finish(result([buttons], isComplete: false), in: center) { result in
+            delivered.withLock { $0.append(result.isComplete) }
+        }
+        #expect(delivered.withLock { $0 } == [false])
+    }
+
+    @Test func aCompleteResultIsDeliveredOnceItsCategoriesReadBack() async {
+        let center = LateCategoryCenter(delay: 2)
+        let delivered = LockedBox(0)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            registration().finish(result([buttons]), in: center) { _ in
+                delivered.withLock { $0 += 1 }
+                continuation.resume()
+            }
+        }
+        #expect(delivered.withLock { $0 } == 1)
+        #expect(await center.log.contains("stored"))
+    }
+
+    /// Issue #34.5: the centre kept only the ids of the earlier read, so a category the app registered
+    /// between that read and the apply was deleted.
+    @Test func aCategoryRegisteredBetweenTheReadAndTheApplyIsKept() async {
+        let center = LateCategoryCenter([appCategory], delay: 0)
+        let merge = CategoryMerge(
+            registered: await center.registeredCategories().map(\.id), plan: [buttons],
+            ownership: CategoryPlanner.Configuration())
+        // The app registers its own category meanwhile (another process, another task).
+        await center.registerDirectly(CategoryDefinition(id: "promo"))
+        await center.apply(merge)
+        let categories = await center.registeredCategories().map(\.id)
+        #expect(categories.contains("promo"))
+        #expect(categories.contains("chat"))
+        #expect(categories.contains(buttons.id))
+        #expect(merge.keeps("promo") && !merge.keeps(buttons.id))
     }
 }

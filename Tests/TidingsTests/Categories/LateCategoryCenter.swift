@@ -44,11 +44,17 @@ actor LateCategoryCenter: CategoryCenter {
     }
 
     func apply(_ merge: CategoryMerge) {
-        var next = categories.filter { merge.kept.contains($0.key) }
+        // As the Apple glue does: the set registered at apply time, minus what the merge drops or replaces.
+        var next = categories.filter { merge.keeps($0.key) }
         for definition in merge.added { next[definition.id] = StoredCategory(definition) }
         pending = next
         readsUntilStored = delay
         log.append("apply")
+    }
+
+    /// Someone else registers a category now (the app, another SDK), outside any merge.
+    func registerDirectly(_ definition: CategoryDefinition) {
+        categories[definition.id] = StoredCategory(definition)
     }
 
     func note(_ entry: String) {

@@ -42,4 +42,19 @@ import Tidings
         wrong["TidingsNotificationDelegateProxyEnabled"] = 7
         #expect(throws: ConfigurationError.self) { try TidingsClient.Configuration(infoPlist: wrong) }
     }
+
+    /// Issue #34 (what an iOS team expects): provisional authorization, asked at launch since it shows no
+    /// prompt, and the link to the app's own notification settings.
+    @Test func provisionalAndAppSettingsAreAskedForWhenConfigured() throws {
+        var plist: [String: Any] = ["TidingsAppKey": "tk_app_1", "TidingsServerURL": "https://push.example.com"]
+        plist["TidingsRequestProvisionalAuthorization"] = "YES"
+        plist["TidingsProvidesAppNotificationSettings"] = true
+        let options = try TidingsClient.Configuration(infoPlist: plist).automaticIntegration
+        let plan = AutomaticIntegrationPlan(options: options, existing: .unset)
+        #expect(plan.requestsAuthorization)
+        #expect(plan.authorizationOptions == [.alert, .sound, .badge, .provisional, .providesAppNotificationSettings])
+        let plain = AutomaticIntegrationPlan(options: AutomaticIntegrationOptions(), existing: .unset)
+        #expect(!plain.requestsAuthorization)
+        #expect(plain.authorizationOptions == [.alert, .sound, .badge])
+    }
 }

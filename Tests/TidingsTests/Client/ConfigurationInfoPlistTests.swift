@@ -164,4 +164,14 @@ import Tidings
     static func requiredMessage(_ key: String) -> String {
         key == Key.appKey ? "the app key is required" : "the server URL is required"
     }
+
+    /// Issue #34.1: the app's own schemes come from `CFBundleURLTypes`, so the client routes them in the app.
+    @Test func theAppsOwnSchemesAreReadFromURLTypes() throws {
+        var plist = Self.minimal
+        plist[Key.urlTypes] = [
+            ["CFBundleURLName": "main", "CFBundleURLSchemes": ["MyApp", "myapp-beta"]], ["CFBundleURLName": "none"],
+        ]
+        let configuration = try TidingsClient.Configuration(infoPlist: plist, containerResolver: Self.resolver)
+        #expect(configuration.appURLSchemes == ["myapp", "myapp-beta"])
+    }
 }

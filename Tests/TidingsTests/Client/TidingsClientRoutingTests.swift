@@ -37,4 +37,16 @@ import Tidings
                 == .openExternally(url: "myapp://a"))
         #expect(client.step(for: .deepLink(url: "evil://a"), opensDeepLinksInApp: false) == .nothing)
     }
+
+    /// Issue #34.1: `.onOpenURL` → `client.open` → the performer without a deep-link handler. The URL the app
+    /// received must end in the app's router, never in `UIApplication.open` (which would deliver it again).
+    @Test func aURLTheAppReceivedWithItsOwnSchemeIsRoutedInTheApp() throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        let client = try TidingsClient(configuration: fixture.configuration { $0.appURLSchemes = ["myapp"] })
+        _ = client.ready()
+        let handled = client.handleLaunch(SceneLaunch(urls: ["myapp://orders/7"]))
+        let steps = handled.routesToPerform.map { client.step(for: $0.route, opensDeepLinksInApp: false) }
+        #expect(steps == [.openDeepLinkInApp(url: "myapp://orders/7")])
+    }
 }

@@ -49,4 +49,24 @@ import TidingsModel
         for _ in 0..<1_500 { try store.enqueue(fixture.event()) }
         #expect(try walBytes(fixture) < 1_500 * 4096)
     }
+
+    /// Issue #34.6: a checkpoint deferred past the background flush ran on its own queue, on the shared
+    /// store, whenever iOS happened to suspend the app (0xdead10cc).
+    @Test func noCheckpointIsScheduledOnceTheStoreIsReadyForSuspension() throws {
+        let fixture = try EventStoreFixture()
+        let store = try fixture.open { $0.checkpointInBackground = true }
+        let checkpointer = try #require(store.checkpointer)
+        try store.enqueue(fixture.event())
+        #expect(checkpointer.hasScheduledCheckpoint)
+        store.prepareForSuspension()
+        #expect(!checkpointer.hasScheduledCheckpoint)
+        // A push handled while the app is in the background still commits, but leaves no deferred work.
+        try store.enqueue(fixture.event())
+        #expect(!checkpointer.hasScheduledCheckpoint)
+        store.resumeAfterSuspension()
+        try store.enqueue(fixture.event())
+        #expect(checkpointer.hasScheduledCheckpoint)
+        checkpointer.waitUntilIdle()
+        #expect(try store.count() == 3)
+    }
 }

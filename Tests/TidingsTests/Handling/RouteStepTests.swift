@@ -24,6 +24,38 @@ import Tidings
         #expect(step(.deepLink(url: "myapp://x"), handler: false) == .openExternally(url: "myapp://x"))
     }
 
+    /// Issue #34.1: the example forwards `.onOpenURL` to `client.open` and sets no deep-link handler; a link
+    /// with the app's own scheme handed to `UIApplication.open` came straight back to `.onOpenURL`, forever.
+    @Test(arguments: [
+        RoutedAction.deepLink(url: "myapp://orders/1"), .web(url: "myapp://orders/1", inApp: true),
+        .web(url: "MyApp://orders/1", inApp: false),
+    ])
+    func theAppsOwnSchemeNeverReachesTheSystemOpener(route: RoutedAction) {
+        let step = RouteStep(route: route, allowList: list, appSchemes: ["MYAPP"], opensDeepLinksInApp: false)
+        guard case .openDeepLinkInApp = step else {
+            Issue.record("expected the app's router, got \(step)")
+            return
+        }
+    }
+
+    @Test func anotherAppsAllowedSchemeStillOpensOutside() {
+        let list = DeepLinkAllowList(schemes: ["myapp", "maps"])
+        let step = RouteStep(
+            route: .deepLink(url: "maps://?q=1"), allowList: list, appSchemes: ["myapp"], opensDeepLinksInApp: false)
+        #expect(step == .openExternally(url: "maps://?q=1"))
+    }
+
+    /// Issue #34.9: with no key window the in-app page was silently dropped.
+    @Test func withoutAPresenterAPageOpensOutsideTheApp() {
+        #expect(
+            RouteStep.openInAppBrowser(url: "https://example.com/a").withoutPresenter
+                == .openExternally(url: "https://example.com/a"))
+        #expect(
+            RouteStep.offerCoupon(code: "C", then: .openInAppBrowser(url: "https://example.com/b")).withoutPresenter
+                == .openExternally(url: "https://example.com/b"))
+        #expect(RouteStep.openDeepLinkInApp(url: "myapp://x").withoutPresenter == .openDeepLinkInApp(url: "myapp://x"))
+    }
+
     @Test func deepLinksGoToTheAppsHandlerWhenItHasOne() {
         #expect(step(.deepLink(url: "myapp://x")) == .openDeepLinkInApp(url: "myapp://x"))
     }

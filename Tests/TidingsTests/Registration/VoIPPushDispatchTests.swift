@@ -3,7 +3,27 @@ import Tidings
 import TidingsModel
 
 /// iOS terminates an app that does not report a VoIP push to CallKit inside PushKit's callback.
-@Suite struct VoIPPushDispatchTests {
+@Suite @MainActor struct VoIPPushDispatchTests {
+    /// An app's CallKit manager: main-actor state that is not `Sendable`, as a Swift 6 app writes it.
+    @MainActor final class CallManager {
+        var reported: [String] = []
+        func reportIncomingCall(_ payload: JSONValue) { reported.append(payload["caller"]?.stringValue ?? "?") }
+    }
+
+    /// Issue #34.11: with a `@Sendable` handler this did not compile: the app could not reach its main-actor
+    /// CallKit manager inside PushKit's callback without a task hop, which reports the call too late.
+    @Test func theHandlerReachesTheAppsMainActorCallManagerSynchronously() {
+        let manager = CallManager()
+        VoIPPushDispatch.dispatch(
+            ["caller": "Ana"],
+            to: { payload, done in
+                manager.reportIncomingCall(payload)
+                done()
+            }
+        ) {}
+        #expect(manager.reported == ["Ana"])
+    }
+
     @Test func theHandlerRunsBeforeDispatchReturnsWithThePayload() {
         let seen = LockedBox<[JSONValue]>([])
         VoIPPushDispatch.dispatch(["caller": "Ana"], to: { payload, _ in seen.withLock { $0.append(payload) } }) {}
