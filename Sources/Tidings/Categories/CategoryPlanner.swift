@@ -53,6 +53,15 @@ public struct CategoryPlanner: Sendable {
         return CategoryPlan(categoryID: category.id, categories: categories, changed: categories != existing)
     }
 
+    /// `registered` oldest first by `uses` (the number of each one's last use): never used first, then by
+    /// use; ties by id, so the order is the same in every process.
+    ///
+    /// iOS hands the registered categories back as an unordered set, so the recency ``plan(for:existing:)``
+    /// prunes by comes from the SDK's own store (`EventStore.categoryUses()`).
+    public static func byRecency(_ registered: [CategoryDefinition], uses: [String: Int64]) -> [CategoryDefinition] {
+        registered.sorted { (uses[$0.id] ?? .min, $0.id) < (uses[$1.id] ?? .min, $1.id) }
+    }
+
     /// The category for a set of buttons, with its deterministic id.
     public func buttonCategory(for buttons: [PushButton]) -> CategoryDefinition {
         let actions = buttons.map(ActionDefinition.init(button:))

@@ -2,7 +2,7 @@ import TidingsSQLite
 
 extension EventStore {
     /// The schema version this SDK writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Each migration brings the schema from the version before it to its own; run in order, once each.
     ///
@@ -57,7 +57,18 @@ extension EventStore {
                 value TEXT NOT NULL
             ) WITHOUT ROWID;
             """
-        )
+        ),
+        (
+            2,
+            // The order in which notification categories were last used, so the planner prunes the least
+            // recently used button categories: iOS hands the registered ones back as an unordered set.
+            """
+            CREATE TABLE IF NOT EXISTS category_uses(
+                id TEXT PRIMARY KEY,
+                last_use INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """
+        ),
     ]
 
     /// Brings the store to ``schemaVersion``; a no-op when it is there already.

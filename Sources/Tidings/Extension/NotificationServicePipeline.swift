@@ -118,7 +118,8 @@ public final class NotificationServicePipeline: Sendable {
             return NotificationServiceResult(isOurs: ours)
         }
         var result = NotificationServiceResult(isOurs: true)
-        let plan = planner.plan(for: payload, existing: request.registeredCategories)
+        let plan = planner.plan(for: payload, existing: registeredByRecency(request.registeredCategories))
+        recordUse(of: plan)
         result.categoryID = plan.categoryID
         result.categoriesToRegister = plan.changed ? plan.categories : nil
         keepInInbox(payload)
@@ -144,6 +145,26 @@ public final class NotificationServicePipeline: Sendable {
             _ = await uploader.flush(deadline: configuration.serviceExtension.flushBudget)
         }
         return result
+    }
+
+    /// The registered categories oldest first by their last use, as the shared store remembers it.
+    private func registeredByRecency(_ registered: [CategoryDefinition]) -> [CategoryDefinition] {
+        do {
+            return CategoryPlanner.byRecency(registered, uses: try container.events.categoryUses())
+        } catch {
+            configuration.logger.info("cannot read category uses", metadata: ["error": "\(error)"])
+            return CategoryPlanner.byRecency(registered, uses: [:])
+        }
+    }
+
+    /// Remembers that the plan's category was used now, and forgets the uses of categories the plan left out.
+    private func recordUse(of plan: CategoryPlan) {
+        do {
+            try container.events.recordCategoryUse(plan.categoryID)
+            if plan.changed { try container.events.forgetCategoryUses(except: Set(plan.categories.map(\.id))) }
+        } catch {
+            configuration.logger.info("cannot record a category use", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The user the app logged in, read from the registration record the app keeps in the container.

@@ -209,3 +209,37 @@ import TidingsTesting
         #expect(calls.withLock { $0 } == ["first"])
     }
 }
+
+/// The extension prunes the least recently used button categories, although iOS hands the registered set back
+/// unordered: recency lives in the store the app and extension share.
+@Suite struct CategoryRecencyTests {
+    static func buttons(_ id: String) -> [PushButton] { [PushButton(id: id, title: id, action: .custom)] }
+
+    @Test func theLeastRecentlyUsedButtonCategoryGoesNotTheSmallestID() async throws {
+        let fixture = try ClientFixture()
+        defer { fixture.removeFiles() }
+        var configuration = CategoryPlanner.Configuration()
+        configuration.capacity = 2
+        let planner = CategoryPlanner(configuration: configuration)
+        // `old` sorts before `young` by id, so pruning by id would drop `old` however recently it was used.
+        let (old, young) = try #require(
+            [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")].lazy.map { (Self.buttons($0.0), Self.buttons($0.1)) }
+                .first { planner.buttonCategory(for: $0.0).id < planner.buttonCategory(for: $0.1).id })
+        let pipeline = try NotificationServicePipeline(
+            configuration: fixture.configuration(), categoryPlanner: planner)
+        var registered: [CategoryDefinition] = []
+        for (index, buttons) in [old, young, old, Self.buttons("newest")].enumerated() {
+            // As iOS answers: the set, in an order of its own (here by id, as the glue sorted it before).
+            let request = NotificationServiceRequest(
+                identifier: "r\(index)",
+                userInfo: ClientFixture.push(messageID: "m-\(index)", buttons: buttons),
+                registeredCategories: registered.sorted { $0.id < $1.id })
+            let result = await TidingsClientTests.run(pipeline, request)
+            registered = result.categoriesToRegister ?? registered
+        }
+        let ids = Set(registered.map(\.id))
+        #expect(ids.contains(planner.buttonCategory(for: old).id), "the category used second to last stays")
+        #expect(!ids.contains(planner.buttonCategory(for: young).id), "the least recently used goes")
+        #expect(ids.contains(planner.buttonCategory(for: Self.buttons("newest")).id))
+    }
+}
