@@ -2,6 +2,14 @@
     import ActivityKit
     import Foundation
 
+    #if compiler(>=6.2)
+        /// The attributes ``TidingsLiveActivities`` observes: their metatype crosses into the tasks that follow
+        /// each activity, which Swift 6.2 allows only for a `SendableMetatype` (every concrete type is one).
+        public typealias TidingsActivityAttributes = ActivityAttributes & SendableMetatype
+    #else
+        public typealias TidingsActivityAttributes = ActivityAttributes
+    #endif
+
     /// Forwards ActivityKit's token streams and activity states to ``TidingsClient/liveActivities``; it
     /// decides nothing itself (``LiveActivityRegistry`` does, and is tested on Linux).
     ///
@@ -17,7 +25,7 @@
         /// Observes activities of `Attributes`, running and future, until the returned task is cancelled.
         /// - Parameter activityID: the id the server knows the activity by; ``defaultActivityID(_:)`` by default.
         @discardableResult
-        public static func observe<Attributes: ActivityAttributes>(
+        public static func observe<Attributes: TidingsActivityAttributes>(
             _ type: Attributes.Type, client: TidingsClient,
             activityID: @escaping @Sendable (Activity<Attributes>) -> String = { defaultActivityID($0) }
         ) -> Task<Void, Never> {
@@ -44,7 +52,7 @@
 
         /// The attributes' `tidingsActivityID` when they have one (the server sets it on activities it
         /// starts), else ActivityKit's own id.
-        public static func defaultActivityID<Attributes: ActivityAttributes>(_ activity: Activity<Attributes>)
+        public static func defaultActivityID<Attributes: TidingsActivityAttributes>(_ activity: Activity<Attributes>)
             -> String
         {
             for child in Mirror(reflecting: activity.attributes).children where child.label == "tidingsActivityID" {
@@ -55,7 +63,7 @@
         }
 
         @available(iOS 17.2, *)
-        private static func forwardPushToStartTokens<Attributes: ActivityAttributes>(
+        private static func forwardPushToStartTokens<Attributes: TidingsActivityAttributes>(
             _ type: Attributes.Type, name: String, to registry: LiveActivityRegistry
         ) async {
             for await token in Activity<Attributes>.pushToStartTokenUpdates {
@@ -65,7 +73,7 @@
 
         /// Forwards the activity's push tokens while it runs, and its end or dismissal. Each task looks the
         /// activity up by ActivityKit's id itself, so no `Activity` value is shared between tasks.
-        private static func follow<Attributes: ActivityAttributes>(
+        private static func follow<Attributes: TidingsActivityAttributes>(
             _ type: Attributes.Type, kitID: String, id: String, name: String, registry: LiveActivityRegistry
         ) async {
             let tokens = Task {
