@@ -35,7 +35,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         #expect(object?["event_count"] as? Int == 4)
         #expect((object?["counts_by_type"] as? [String: Int]) == ["open": 4])
-        #expect(object?["schema_version"] as? Int == 1)
+        #expect(object?["schema_version"] as? Int == 2)
     }
 
     @Test func dumpAsJSONIsOneEventPerLineInOrder() async throws {
