@@ -1,8 +1,9 @@
 import Foundation
 import TidingsModel
 
-/// One network thread: a ``ReadinessPoller`` over its connections (epoll or poll(2)), read and written without blocking, and a queue of work
-/// other threads hand it (a connection to adopt, a handler's response, a streamed body's next piece).
+/// One network thread: a ``ReadinessPoller`` (epoll or poll(2)) over its connections, read and written without
+/// blocking, and a queue of work other threads hand it (a connection to adopt, a handler's response, a streamed
+/// body's next piece).
 ///
 /// Everything about a connection happens on its loop's thread, so ``HTTPConnection`` needs no lock; other
 /// threads reach a connection only through ``post(_:)``.

@@ -3,7 +3,8 @@ import TidingsMetrics
 import TidingsModel
 
 /// The HTTP/1.1 server of `tidingsd`: network threads, each a readiness loop over its connections
-/// (``ConnectionLoop``: epoll on Linux, poll(2) on Darwin or when asked for, ``ReadinessBackend``), in front of one ``HTTPHandler``. Connections are accepted by one thread
+/// (``ConnectionLoop``: epoll on Linux, poll(2) on Darwin or when asked for, ``ReadinessBackend``), in
+/// front of one ``HTTPHandler``. Connections are accepted by one thread
 /// (``ConnectionAcceptor``) and dealt out to the network threads in turn, so that connections opened together
 /// do not pile up on one of them.
 ///
