@@ -38,6 +38,29 @@ import TidingsTestSupport
         #expect(refusal?.code == "conflicting_framing")
     }
 
+    /// RFC 9112, section 6.1: a server that receives Transfer-Encoding in an HTTP/1.0 request must treat its
+    /// framing as faulty, whatever else it carries.
+    @Test(arguments: [
+        [("Transfer-Encoding", "chunked")], [("Transfer-Encoding", "chunked"), ("Connection", "keep-alive")],
+        [("Host", "t"), ("transfer-encoding", "Chunked")], [("Transfer-Encoding", "")],
+    ])
+    func transferEncodingInHTTP10IsRefused(_ headers: [(String, String)]) {
+        let refusal = Self.refusal(headers, version: "HTTP/1.0")
+        #expect(refusal?.status == 400)
+        #expect(refusal?.code == "conflicting_framing")
+        #expect(refusal?.message.contains("HTTP/1.0") == true)
+        #expect(refusal?.headers["Connection"] == "close")
+    }
+
+    /// A Transfer-Encoding line with no coding is not "no coding": a proxy may read the body as chunked, or refuse.
+    @Test func anEmptyTransferEncodingIsRefused() {
+        let refusal = Self.refusal([("Host", "t"), ("Transfer-Encoding", ""), ("Content-Length", "3")])
+        #expect(refusal?.code == "conflicting_framing")
+        let alone = Self.refusal([("Host", "t"), ("Transfer-Encoding", " , ")])
+        #expect(alone?.status == 501)
+        #expect(alone?.message.hasSuffix("none") == true)
+    }
+
     @Test(arguments: ["gzip", "gzip, chunked", "chunked, chunked", "identity"])
     func codingsOtherThanChunkedAre501(_ coding: String) {
         let refusal = Self.refusal([("Host", "t"), ("Transfer-Encoding", coding)])

@@ -1,3 +1,4 @@
+import CSocket
 import Foundation
 import TidingsModel
 
@@ -44,7 +45,7 @@ final class ConnectionAcceptor: @unchecked Sendable {
             throw HTTPServerError(code: "invalid_host", message: "listen host \(host) is not an IPv4 or IPv6 address")
         }
         let family = Int32(storage.ss_family)
-        let listening = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let listening = tidings_stream_socket(family)
         let bound =
             listening >= 0
             && Self.setOption(listening, SO_REUSEADDR)
@@ -119,7 +120,8 @@ final class ConnectionAcceptor: @unchecked Sendable {
                 if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(errno) { usleep(10_000) }
                 continue
             }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            // Close-on-exec, and on Darwin no SIGPIPE (it has no MSG_NOSIGNAL).
+            _ = tidings_socket_prepare(connection)
             handOff(connection, Self.text(of: address))
         }
     }

@@ -1,9 +1,9 @@
-import CSocket
 import Foundation
 import TidingsModel
 
-/// One network thread: an epoll set of connections, read and written without blocking, and a queue of work
-/// other threads hand it (a connection to adopt, a handler's response, a streamed body's next piece).
+/// One network thread: a ``ReadinessPoller`` (epoll or poll(2)) over its connections, read and written without
+/// blocking, and a queue of work other threads hand it (a connection to adopt, a handler's response, a streamed
+/// body's next piece).
 ///
 /// Everything about a connection happens on its loop's thread, so ``HTTPConnection`` needs no lock; other
 /// threads reach a connection only through ``post(_:)``.
@@ -11,9 +11,8 @@ final class ConnectionLoop: @unchecked Sendable {
     // @unchecked: `connections` and `stopped` are the loop thread's alone; `posted` and `signalled` are
     // guarded by `lock`; `thread` is written once, before the thread starts.
 
-    private let epoll: Int32
-    /// Written to wake the thread from `epoll_wait` when work is posted.
-    private let wakeup: Int32
+    /// Waits for the connections' sockets; woken when work is posted.
+    let poller: any ReadinessPoller
     private let lock = NSLock()
     private var posted: [@Sendable () -> Void] = []
     private var signalled = false
@@ -28,25 +27,10 @@ final class ConnectionLoop: @unchecked Sendable {
     /// The `Date` of the responses this thread writes.
     let dateCache = HTTPDateCache()
 
-    /// The epoll token of the wake-up descriptor; connections use their descriptor as token.
-    private static let wakeupToken = UInt64.max
-
-    init(sweepInterval: Duration) throws(HTTPServerError) {
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+    /// - Throws: ``HTTPServerError`` when the system refuses the backend's poller.
+    init(sweepInterval: Duration, backend: HTTPServer.ReadinessBackend) throws(HTTPServerError) {
+        poller = try backend.makePoller()
         self.sweepInterval = sweepInterval
-        guard epoll >= 0, wakeup >= 0,
-            tidings_epoll_add(epoll, wakeup, EPOLLIN.rawValue | EPOLLET.rawValue, Self.wakeupToken) == 0
-        else {
-            if epoll >= 0 { close(epoll) }
-            if wakeup >= 0 { close(wakeup) }
-            throw HTTPServerError(code: "daemon_failed", message: "could not create the network threads' epoll sets")
-        }
-    }
-
-    deinit {
-        close(epoll)
-        close(wakeup)
     }
 
     func start(name: String) {
@@ -78,19 +62,12 @@ final class ConnectionLoop: @unchecked Sendable {
             defer { signalled = true }
             return !signalled
         }
-        if wake, !isCurrent {
-            var one: UInt64 = 1
-            _ = write(wakeup, &one, 8)
-        }
+        if wake, !isCurrent { poller.wake() }
     }
 
     /// Adopts an accepted socket; on the loop's thread.
     func adopt(_ connection: HTTPConnection) {
-        let added = tidings_epoll_add(
-            epoll, connection.descriptor,
-            EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue,
-            UInt64(UInt32(bitPattern: connection.descriptor)))
-        guard added == 0 else {
+        guard poller.add(connection.descriptor) else {
             connection.close(.error)
             return
         }
@@ -100,27 +77,15 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// Forgets a connection that closed its socket; on the loop's thread.
     func forget(_ descriptor: Int32) {
+        poller.remove(descriptor)
         connections.removeValue(forKey: descriptor)
     }
 
     private func run() {
-        let capacity = 256
-        var tokens = [UInt64](repeating: 0, count: capacity)
-        var events = [UInt32](repeating: 0, count: capacity)
         let timeout = Int32(max(10, sweepInterval.milliseconds))
         while !stopped {
-            let count = tidings_epoll_wait(epoll, &tokens, &events, Int32(capacity), timeout)
-            if count > 0 {
-                for index in 0..<Int(count) {
-                    let token = tokens[index]
-                    if token == Self.wakeupToken {
-                        var value: UInt64 = 0
-                        _ = read(wakeup, &value, 8)
-                        continue
-                    }
-                    guard let connection = connections[Int32(truncatingIfNeeded: token)] else { continue }
-                    connection.handle(events: events[index])
-                }
+            poller.wait(timeoutMilliseconds: timeout) { descriptor, events in
+                connections[descriptor]?.handle(events: events)
             }
             runPosted()
             let now = ContinuousClock.now

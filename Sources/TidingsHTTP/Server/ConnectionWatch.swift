@@ -40,9 +40,13 @@ final class ConnectionWatch: @unchecked Sendable {
         /// A request still being read after ``ConnectionWatch/crowdingAge``, answered 408 to admit a new
         /// connection at the limit.
         case slowAtCapacity = "slow_at_capacity"
+        /// A client that read its response slower than ``HTTPServer/Configuration/minimumResponseBytesPerSecond``
+        /// after ``HTTPServer/Configuration/responseGracePeriod``: closed by its network thread, with no answer
+        /// (one is being written already).
+        case responseTooSlow = "response_too_slow"
 
         /// The status the client is answered before its connection is closed; nil when it is closed silently.
-        var status: Int? { self == .idleAtCapacity ? nil : 408 }
+        var status: Int? { self == .idleAtCapacity || self == .responseTooSlow ? nil : 408 }
     }
 
     private enum Stage {
@@ -263,7 +267,7 @@ final class ConnectionWatch: @unchecked Sendable {
         entry.stage = .busy
         if let response = Self.timeoutResponse(reason, limits: limits) {
             _ = response.withUnsafeBytes { bytes in
-                send(entry.descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                send(entry.descriptor, bytes.baseAddress, bytes.count, tidings_send_flags() | Int32(MSG_DONTWAIT))
             }
         }
         shutdown(entry.descriptor, Int32(SHUT_RDWR))
@@ -274,7 +278,7 @@ final class ConnectionWatch: @unchecked Sendable {
         guard let status = reason.status else { return nil }
         let message =
             switch reason {
-            case .idleAtCapacity, .slowAtCapacity:
+            case .idleAtCapacity, .slowAtCapacity, .responseTooSlow:
                 "the server is at its connection limit, and this request was still being read after "
                     + Self.crowdingAge.formattedSeconds
             case .headerTimeout:

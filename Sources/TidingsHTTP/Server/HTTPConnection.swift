@@ -51,6 +51,9 @@ final class HTTPConnection: @unchecked Sendable {
     private let input: ReceiveBuffer
     private var phase = Phase.idle
     private var lastActivity = ContinuousClock.now
+    private let openedAt = ContinuousClock.now
+    /// Requests whose head was read, for ``HTTPServer/Configuration/maximumRequestsPerConnection``.
+    private var requestsRead = 0
 
     // The request being read or answered.
     private var head: RequestHead?
@@ -70,13 +73,18 @@ final class HTTPConnection: @unchecked Sendable {
     private var stream: StreamPump?
     private var streamFraming = ResponseHead.Framing.none
     private var streamBytesLeft: Int?
-    /// The last write stopped short (`EAGAIN`): the next `EPOLLOUT` continues it.
+    /// The last write stopped short (`EAGAIN`): the next report of room to write continues it.
     private var writeBlocked = false
-    /// Readable data may wait in the socket: an `EPOLLIN` came while the connection was not reading, or the
+    /// How long the response's writes have waited on the client (the socket full), up to `blockedSince`; and the
+    /// bytes of it written: ``HTTPServer/Configuration/minimumResponseBytesPerSecond``.
+    private var responseBlockedTime = Duration.zero
+    private var blockedSince: ContinuousClock.Instant?
+    private var responseBytesWritten = 0
+    /// Readable data may wait in the socket: a readable report came while the connection was not reading, or the
     /// last read filled the buffer.
     private var mayRead = false
     private var peerClosedWrite = false
-    /// epoll reported the peer's end of stream (or an error): reads go on until `recv` says so.
+    /// The poller reported the peer's end of stream (or an error): reads go on until `recv` says so.
     private var peerHungUp = false
     /// Bytes read and dropped while lingering.
     private var lingered = 0
@@ -97,22 +105,26 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: Events
 
-    /// Counted and watched from here; on the loop's thread, once it is in the epoll set.
+    /// Counted and watched from here; on the loop's thread, once its poller watches it.
     func opened() {
         server.metrics?.connectionsOpen.increment()
         server.watch.opened(self)
     }
 
-    func handle(events: UInt32) {
-        if events & EPOLLOUT.rawValue != 0, writeBlocked {
+    func handle(events: ReadinessEvents) {
+        if events.contains(.writable), writeBlocked {
             writeBlocked = false
+            if let since = blockedSince {
+                responseBlockedTime += .now - since
+                blockedSince = nil
+            }
             if case .sending = phase { flush() } else { writeOutput() }
         }
-        if events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+        if events.contains(.hangUp) {
             // The end of the stream waits behind any data: read until it, however short the reads.
             peerHungUp = true
         }
-        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+        if events.contains(.readable) {
             mayRead = true
             readAvailable()
         }
@@ -125,12 +137,37 @@ final class HTTPConnection: @unchecked Sendable {
         case .idle, .head, .body:
             if now - lastActivity > server.configuration.connectionTimeout { close(.timeout) }
         case .sending:
-            if writeBlocked, now - lastActivity > server.configuration.connectionTimeout { close(.timeout) }
+            // Closed abortively: a plain close would leave the kernel delivering the unsent rest (megabytes) to
+            // the very client too slow to read it.
+            if writeBlocked, now - lastActivity > server.configuration.connectionTimeout {
+                _ = tidings_socket_abort_on_close(descriptor)
+                close(.timeout)
+            } else if isResponseTooSlow(now: now) {
+                server.metrics?.connectionsClosed[.responseTooSlow]?.increment()
+                server.logger.info(
+                    "connection closed", metadata: ["reason": ConnectionWatch.Reason.responseTooSlow.rawValue])
+                _ = tidings_socket_abort_on_close(descriptor)
+                close(.timeout)
+            }
         case .lingering(let until):
             if now > until { close(.completed) }
         case .handling, .closed:
             break
         }
+    }
+
+    /// Whether the client reads the response being written too slowly: its writes have waited on the client
+    /// longer than the grace period plus one second per `minimumResponseBytesPerSecond` bytes it acknowledged.
+    /// Bytes in the socket's send buffer are not counted as read, or a buffer of megabytes would buy a trickling
+    /// reader an hour.
+    private func isResponseTooSlow(now: ContinuousClock.Instant) -> Bool {
+        let rate = server.configuration.minimumResponseBytesPerSecond
+        guard rate > 0, let since = blockedSince else { return false }
+        let waited = responseBlockedTime + (now - since)
+        guard waited > server.configuration.responseGracePeriod else { return false }
+        let unsent = max(0, Int(tidings_socket_unsent_bytes(descriptor)))
+        let delivered = max(0, responseBytesWritten - unsent)
+        return waited > server.configuration.responseGracePeriod + .seconds(Double(delivered) / Double(rate))
     }
 
     // MARK: Reading
@@ -149,6 +186,7 @@ final class HTTPConnection: @unchecked Sendable {
                 lastActivity = .now
                 // A read that did not fill the space left nothing behind: the next arrival is a new edge.
                 mayRead = filled || peerHungUp
+                if !mayRead { loop.poller.rearm(descriptor, for: .readable) }
                 if case .lingering = phase {
                     dropLingering(received)
                     continue
@@ -160,9 +198,12 @@ final class HTTPConnection: @unchecked Sendable {
                 endOfStream()
             } else if errno == EINTR {
                 continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                mayRead = false
+                loop.poller.rearm(descriptor, for: .readable)
             } else {
                 mayRead = false
-                if errno != EAGAIN && errno != EWOULDBLOCK { close(.readError) }
+                close(.readError)
             }
         }
     }
@@ -241,6 +282,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// A request's head is read: checks it, then reads its body or hands it over.
     private func begin(_ parsed: RequestHead) {
         serial &+= 1
+        requestsRead += 1
         head = parsed
         requestCounted = true
         server.requestBegan()
@@ -372,8 +414,11 @@ final class HTTPConnection: @unchecked Sendable {
         phase = .sending
         let version = head?.version ?? "HTTP/1.1"
         closeAfterResponse =
-            !keepAlive || server.isDraining
+            !keepAlive || server.isDraining || isLastAllowedRequest
             || response.headers["Connection"].map { $0.lowercased() == "close" } == true
+        responseBlockedTime = .zero
+        blockedSince = nil
+        responseBytesWritten = 0
         let noBody = ResponseHead.hasNoBody(response.status)
         let framing: ResponseHead.Framing
         switch response.content {
@@ -406,6 +451,14 @@ final class HTTPConnection: @unchecked Sendable {
             }
         }
         flush()
+    }
+
+    /// The connection has made its last allowed request, or is past its allowed age: its response says
+    /// `Connection: close`, so that the client opens a new one for its next request.
+    private var isLastAllowedRequest: Bool {
+        let cap = server.configuration.maximumRequestsPerConnection
+        let age = server.configuration.maximumConnectionAge
+        return (cap > 0 && requestsRead >= cap) || (age > .zero && ContinuousClock.now - openedAt >= age)
     }
 
     private func headBytes(_ response: HTTPResponse, framing: ResponseHead.Framing, version: String) -> Data {
@@ -465,16 +518,18 @@ final class HTTPConnection: @unchecked Sendable {
     private func writeOutput() -> Bool {
         while outputOffset < output.count {
             let written = output.withUnsafeBytes { bytes in
-                Glibc.send(
-                    descriptor, bytes.baseAddress! + outputOffset, bytes.count - outputOffset, Int32(MSG_NOSIGNAL))
+                send(descriptor, bytes.baseAddress! + outputOffset, bytes.count - outputOffset, tidings_send_flags())
             }
             if written > 0 {
                 lastActivity = .now
                 outputOffset += written
+                responseBytesWritten += written
             } else if written < 0, errno == EINTR {
                 continue
             } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
                 writeBlocked = true
+                if case .sending = phase, blockedSince == nil { blockedSince = .now }
+                loop.poller.rearm(descriptor, for: .writable)
                 return false
             } else {
                 close(.clientAbort)
@@ -540,7 +595,7 @@ final class HTTPConnection: @unchecked Sendable {
         server.watch.closed(self)
         server.metrics?.connectionsOpen.decrement()
         loop.forget(descriptor)
-        Glibc.close(descriptor)
+        SystemCall.close(descriptor)
         server.connectionClosed(remoteAddress: remoteAddress)
     }
 

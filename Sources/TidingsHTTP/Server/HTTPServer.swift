@@ -2,8 +2,9 @@ import Foundation
 import TidingsMetrics
 import TidingsModel
 
-/// The HTTP/1.1 server of `tidingsd`: network threads, each an epoll loop over its connections
-/// (``ConnectionLoop``), in front of one ``HTTPHandler``. Connections are accepted by one thread
+/// The HTTP/1.1 server of `tidingsd`: network threads, each a readiness loop over its connections
+/// (``ConnectionLoop``: epoll on Linux, poll(2) on Darwin or when asked for, ``ReadinessBackend``), in
+/// front of one ``HTTPHandler``. Connections are accepted by one thread
 /// (``ConnectionAcceptor``) and dealt out to the network threads in turn, so that connections opened together
 /// do not pile up on one of them.
 ///
@@ -50,6 +51,12 @@ import TidingsModel
 ///   connections wait in the kernel's listen backlog; while one waits, the connection idle the longest,
 ///   else the request read the longest, is closed to make room (``ConnectionWatch/makeRoom(now:)``).
 ///   A connection whose request is read in full is never closed for it.
+/// - a client that reads its response slower than ``Configuration/minimumResponseBytesPerSecond`` once its writes
+///   have waited on it for ``Configuration/responseGracePeriod``: the connection is closed, the response cut short,
+///   however steadily the client reads a little (an idle timeout that each byte restarts would never fire).
+/// - more than ``Configuration/maximumRequestsPerConnection`` requests on one connection, or a connection older than
+///   ``Configuration/maximumConnectionAge``: the last response carries `Connection: close` and the connection is
+///   closed after it.
 /// - a handler slower than the timeout of the pipeline: `503 timeout` (see ``HTTPMiddleware/timeout(_:)``).
 ///   Immediate routes have no such timeout: they run only once the whole request is read, and are bounded
 ///   by their own work (a store call waits at most the store's busy timeout); while one waits, the
@@ -63,6 +70,31 @@ import TidingsModel
 ///
 /// Not covered here: TLS (put a proxy in front) and HTTP/2.
 public final class HTTPServer: Sendable {
+    /// How the network threads wait for their sockets.
+    public enum ReadinessBackend: String, Sendable, CaseIterable {
+        /// Linux's epoll, edge-triggered: the default there. Only on Linux (``HTTPServer/start()`` throws
+        /// `unsupported_backend` elsewhere).
+        case epoll
+        /// poll(2): the default on Darwin (macOS), and available on Linux, where CI runs the server on both.
+        /// Each wait costs time in proportion to the thread's connections, so on Linux prefer epoll.
+        case poll
+
+        /// epoll on Linux, poll elsewhere, unless the environment variable `TIDINGS_HTTP_READINESS` names one
+        /// (`epoll` or `poll`): so that a whole test run, or a `tidingsd`, can be switched without new code.
+        public static var platformDefault: ReadinessBackend {
+            if let named = ProcessInfo.processInfo.environment["TIDINGS_HTTP_READINESS"],
+                let backend = ReadinessBackend(rawValue: named.lowercased())
+            {
+                return backend
+            }
+            #if os(Linux)
+                return .epoll
+            #else
+                return .poll
+            #endif
+        }
+    }
+
     /// Where the server listens and the limits it enforces.
     public struct Configuration: Sendable, Equatable {
         /// An IPv4 or IPv6 literal (`127.0.0.1`, `0.0.0.0`, `::1`).
@@ -100,6 +132,22 @@ public final class HTTPServer: Sendable {
         /// Connections one client address may hold open at once: past it a new connection is accepted and
         /// closed at once. 0 sets no cap. Behind a proxy every connection has the proxy's address: raise it or set 0.
         public var maximumConnectionsPerAddress: Int
+        /// How long a response's writes may wait on a client that does not read before
+        /// ``minimumResponseBytesPerSecond`` applies.
+        public var responseGracePeriod: Duration
+        /// The slowest a client may read a response once the grace period is over: the time its writes wait on the
+        /// client may not pass the grace period plus one second per `minimumResponseBytesPerSecond` bytes the client
+        /// has acknowledged; past it the connection is closed (the response cut short). 0 leaves responses with no
+        /// deadline but ``connectionTimeout``, which every byte read restarts.
+        public var minimumResponseBytesPerSecond: Int
+        /// The most requests one connection may make: the last one allowed is answered with `Connection: close`.
+        /// 0 sets no cap.
+        public var maximumRequestsPerConnection: Int
+        /// How long a connection may be used: the first response after it is answered with `Connection: close`.
+        /// Zero sets no cap.
+        public var maximumConnectionAge: Duration
+        /// How the network threads wait for their sockets: ``ReadinessBackend/platformDefault`` unless set.
+        public var readinessBackend: ReadinessBackend
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 1_048_576 + 65_536,
@@ -108,7 +156,10 @@ public final class HTTPServer: Sendable {
             threadCount: Int = min(256, 3 * ProcessInfo.processInfo.activeProcessorCount),
             shutdownGracePeriod: Duration = .seconds(10), requestHeaderTimeout: Duration = .seconds(10),
             requestBodyGracePeriod: Duration = .seconds(10), minimumBodyBytesPerSecond: Int = 1024,
-            maximumConnectionsPerAddress: Int = 64, workerThreadCount: Int = 32
+            maximumConnectionsPerAddress: Int = 64, workerThreadCount: Int = 32,
+            responseGracePeriod: Duration = .seconds(10), minimumResponseBytesPerSecond: Int = 1024,
+            maximumRequestsPerConnection: Int = 1000, maximumConnectionAge: Duration = .seconds(3600),
+            readinessBackend: ReadinessBackend = .platformDefault
         ) {
             self.host = host
             self.port = port
@@ -124,6 +175,11 @@ public final class HTTPServer: Sendable {
             self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.workerThreadCount = workerThreadCount
+            self.responseGracePeriod = responseGracePeriod
+            self.minimumResponseBytesPerSecond = minimumResponseBytesPerSecond
+            self.maximumRequestsPerConnection = maximumRequestsPerConnection
+            self.maximumConnectionAge = maximumConnectionAge
+            self.readinessBackend = readinessBackend
         }
     }
 
@@ -180,8 +236,8 @@ public final class HTTPServer: Sendable {
 
 /// Why the server could not start.
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `invalid_host`, `invalid_port`, `bind_failed`, `daemon_failed` (the network threads could not start) or
-    /// `already_started`.
+    /// `invalid_host`, `invalid_port`, `bind_failed`, `daemon_failed` (the network threads could not start),
+    /// `unsupported_backend` (epoll off Linux) or `already_started`.
     public var code: String
     public var message: String
 

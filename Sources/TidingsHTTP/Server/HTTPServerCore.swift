@@ -83,7 +83,7 @@ final class HTTPServerCore: @unchecked Sendable {
             // Often enough to close idle connections near their timeout, and lingering ones near theirs.
             let sweep = min(.seconds(1), max(.milliseconds(50), configuration.connectionTimeout / 4))
             let loops = try (0..<max(1, configuration.threadCount)).map { _ in
-                try ConnectionLoop(sweepInterval: sweep)
+                try ConnectionLoop(sweepInterval: sweep, backend: configuration.readinessBackend)
             }
             for (index, loop) in loops.enumerated() { loop.start(name: "tidings-http-\(index)") }
             self.loops = loops

@@ -35,8 +35,8 @@ struct HTTPServerMetrics: Sendable {
                     registry.counter(
                         name: "tidings_http_connections_closed_total",
                         help:
-                            "Connections the server closed because a request missed a read deadline, or to admit "
-                            + "another at the connection limit, by reason.",
+                            "Connections the server closed because a request missed a read deadline, a response "
+                            + "was read too slowly, or to admit another at the connection limit, by reason.",
                         labels: ["reason": reason.rawValue])
                 )
             })

@@ -16,6 +16,7 @@ enum RequestFraming {
         var hosts = 0
         var lengths: [String] = []
         var codings: [String] = []
+        var transferEncodingLines = 0
         for (name, value) in headers {
             if !isToken(name) {
                 return refuse(400, "malformed_header", "the header name \"\(name)\" is not a valid field name")
@@ -25,21 +26,30 @@ enum RequestFraming {
             } else if HTTPHeaders.sameName(name, "Content-Length") {
                 lengths += elements(of: value)
             } else if HTTPHeaders.sameName(name, "Transfer-Encoding") {
+                transferEncodingLines += 1
                 codings += elements(of: value)
             }
         }
         if hosts > 1 || (hosts == 0 && version == "HTTP/1.1") {
             return refuse(400, "invalid_host", "a request must carry exactly one Host header; this one has \(hosts)")
         }
-        if !codings.isEmpty {
+        if transferEncodingLines > 0 {
+            // RFC 9112, section 6.1: HTTP/1.0 has no transfer codings, so a 1.0 intermediary reads such a request
+            // by its Content-Length, or to the end of the connection; its framing is faulty whatever it says.
+            if version == "HTTP/1.0" {
+                return refuse(
+                    400, "conflicting_framing",
+                    "an HTTP/1.0 request may not carry Transfer-Encoding; send HTTP/1.1, or a Content-Length")
+            }
             if !lengths.isEmpty {
                 return refuse(
                     400, "conflicting_framing", "a request may carry Transfer-Encoding or Content-Length, not both")
             }
             if codings.map({ $0.lowercased() }) != ["chunked"] {
+                let named = codings.isEmpty ? "none" : codings.joined(separator: ", ")
                 return refuse(
                     501, "unsupported_transfer_encoding",
-                    "the only transfer coding accepted is chunked; this request has \(codings.joined(separator: ", "))")
+                    "the only transfer coding accepted is chunked; this request has \(named)")
             }
         }
         if let first = lengths.first, lengths.contains(where: { $0 != first }) {

@@ -1,7 +1,8 @@
 /// Reads a chunked body (RFC 9112 §7.1) as its bytes arrive, in any pieces.
 ///
 /// Strict, as the request-smuggling checks in ``RequestFraming`` are: a chunk's data must end exactly where its
-/// size says, sizes are plain hexadecimal, and trailer lines must be field lines (their content is ignored), so that
+/// size says, every line (chunk sizes, the CRLF after each chunk's data, trailers) ends with CRLF, never a bare LF,
+/// sizes are plain hexadecimal, and trailer lines must be field lines (their content is ignored), so that
 /// no proxy in front of the server can find a different end to the body. Whatever the pieces the bytes come in, even
 /// one byte at a time, the outcome is the same as for all of them at once.
 ///
@@ -98,13 +99,18 @@ struct ChunkedBodyDecoder {
             case .dataEnd(let afterCarriageReturn, let size):
                 let byte = bytes[index]
                 index += 1
-                if byte == RequestHeadParser.lineFeed {
+                if afterCarriageReturn {
+                    guard byte == RequestHeadParser.lineFeed else {
+                        throw Self.malformed(
+                            "the CR after a chunk's data is not followed by a line feed (LF); chunk data ends with CRLF"
+                        )
+                    }
                     state = .sizeLine
-                } else if byte == RequestHeadParser.carriageReturn, !afterCarriageReturn {
+                } else if byte == RequestHeadParser.carriageReturn {
                     state = .dataEnd(afterCarriageReturn: true, size: size)
-                } else if afterCarriageReturn {
-                    throw Self.malformed(
-                        "the CR after a chunk's data is not followed by a line feed (LF); chunk data ends with CRLF")
+                } else if byte == RequestHeadParser.lineFeed {
+                    // A proxy that reads the LF as data, or as the line end, would place the body's end elsewhere.
+                    throw Self.malformed("a chunk's data ends with a bare line feed (LF); chunk data ends with CRLF")
                 } else {
                     throw Self.malformed(
                         "a chunk's data is longer than its declared size of \(size) bytes; chunk data ends with CRLF")
@@ -178,13 +184,21 @@ struct ChunkedBodyDecoder {
         return partialLine.withUnsafeBytes(read)
     }
 
-    /// The end of `line`'s content, its CRLF or LF left out, or a refusal if it holds a CR elsewhere.
+    /// The end of `line`'s content, its CRLF left out, or a refusal if it holds a CR elsewhere or ends with a bare LF.
+    ///
+    /// RFC 9112 lets a recipient take a bare LF for a line end in the head, not in a chunked body (section 7.1): a
+    /// proxy in front that does not could find another end to the body, so a bare LF here is refused.
     private static func contentEnd(of line: UnsafeRawBufferPointer, kind: String) -> Result<Int, HTTPError> {
-        var end = line.count - 1
-        if end > 0, line[end - 1] == RequestHeadParser.carriageReturn { end -= 1 }
+        let lineFeedIndex = line.count - 1
+        let endsWithCRLF = lineFeedIndex > 0 && line[lineFeedIndex - 1] == RequestHeadParser.carriageReturn
+        let end = endsWithCRLF ? lineFeedIndex - 1 : lineFeedIndex
         if line[..<end].contains(RequestHeadParser.carriageReturn) {
             return .failure(
                 malformed("a \(kind) line has a carriage return (CR) not followed by a line feed (LF)"))
+        }
+        guard endsWithCRLF else {
+            return .failure(
+                malformed("a \(kind) line ends with a bare line feed (LF); lines of a chunked body end with CRLF"))
         }
         return .success(end)
     }

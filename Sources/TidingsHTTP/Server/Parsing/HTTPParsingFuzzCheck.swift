@@ -288,8 +288,8 @@
             guard result.body.count <= limit else {
                 fail("a body of \(result.body.count) bytes passed the limit of \(limit)", bytes)
             }
-            // The shortest finished body is `0`, a line end and an empty line: three bytes.
-            guard result.finished ? result.consumed >= 3 : result.consumed == bytes.count else {
+            // The shortest finished body is `0`, a CRLF and an empty line: five bytes.
+            guard result.finished ? result.consumed >= 5 : result.consumed == bytes.count else {
                 fail("chunked \(describe(outcome)) for \(bytes.count) bytes", bytes)
             }
         case .failure(let error):
