@@ -108,9 +108,9 @@ extension SQLiteStore {
         }
     }
 
-    public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
-        -> [String: EventFunnel]
-    {
+    public func funnel(
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: Set<String>
+    ) throws -> [String: EventFunnel] {
         try reader.read { db in
             try db.transaction(immediate: false) {
                 let join =
@@ -131,13 +131,19 @@ extension SQLiteStore {
                     funnels[group, default: EventFunnel()].eventsByType[type] = events
                     funnels[group, default: EventFunnel()].installationsByType[type] = installations
                 }
+                let opening = openingActions.sorted()
+                let columns = FunnelStage.columns(openingActions: opening.indices.map { "?\($0 + 3)" })
+                let width = FunnelStage.allCases.count + 2
                 let totals = try db.query(
                     """
-                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id) \(join)
+                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id), \(columns) \(join)
                     GROUP BY d.\(grouping.rawValue)
-                    """, [.text(appID), .text(messageID)]
-                ) { row in (row.text(at: 0), row.int(at: 1)) }
-                for (group, unique) in totals { funnels[group, default: EventFunnel()].uniqueInstallations = unique }
+                    """, [.text(appID), .text(messageID)] + opening.map { .text($0) }
+                ) { row in (row.text(at: 0), (1...Int32(width)).map { row.int(at: $0) }) }
+                for (group, values) in totals {
+                    funnels[group, default: EventFunnel()].uniqueInstallations = values[0]
+                    funnels[group, default: EventFunnel()].setStages(Array(values.dropFirst()))
+                }
                 return funnels
             }
         }
