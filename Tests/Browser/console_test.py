@@ -89,6 +89,7 @@ class Console:
             options.add_argument(argument)
         self.profile = tempfile.mkdtemp(prefix="tidings-chromium-")
         options.add_argument(f"--user-data-dir={self.profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
         self.url = url
         self.screenshots = screenshots
@@ -129,6 +130,27 @@ class Console:
             })().catch((error) => done(String(error)));
             """, method, path, body, csrf)
 
+    def record_requests(self):
+        """From now on, every fetch the page makes is listed in `window.tidingsRequests` as "METHOD path"."""
+        self.driver.execute_script(
+            """
+            window.tidingsRequests = [];
+            if (!window.tidingsFetch) {
+              window.tidingsFetch = window.fetch;
+              window.fetch = (path, init) => {
+                window.tidingsRequests.push(`${init?.method ?? "GET"} ${path}`);
+                return window.tidingsFetch(path, init);
+              };
+            }
+            """)
+
+    def requests(self):
+        return self.driver.execute_script("return window.tidingsRequests")
+
+    def errors(self):
+        """Errors in the browser's console since the last call (a failed request is one)."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
     def shot(self, name):
         self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}.png"))
 
@@ -155,8 +177,19 @@ def run(demo, console, bin_dir):
     console.visible(".chart svg")
     console.shot("overview")
 
-    # Compose a rich push and send it to every simulated device.
+    # Opening Compose lints nothing until something is written, so the empty form logs no error.
+    console.errors()
+    console.record_requests()
     console.go("#/compose", "#compose-form")
+    console.text_in("#audience-count", "Reaches 12 installation(s)")
+    console.visible("#lint-waiting")
+    time.sleep(1)
+    requests = console.requests()
+    check(not any("/v1/lint" in request for request in requests), f"opening Compose lints nothing yet: {requests}")
+    errors = console.errors()
+    check(not errors, f"opening Compose logs no error: {errors}")
+
+    # Compose a rich push and send it to every simulated device.
     form = driver.find_element(By.ID, "compose-form")
     form.find_element(By.NAME, "title").send_keys("Weekend picks")
     form.find_element(By.NAME, "subtitle").send_keys("Chosen for you")
@@ -169,6 +202,10 @@ def run(demo, console, bin_dir):
         fields[2 * index].send_keys(title)
     console.text_in("#preview", "Weekend picks")
     console.text_in("#preview", "Show me")
+    requests = console.requests()
+    check(any(request == "POST /v1/lint" for request in requests), "what is written is linted")
+    errors = console.errors()
+    check(not errors, f"linting what is written logs no error: {errors}")
     console.text_in("#audience-count", "Reaches 12 installation(s)")
     # An audience expression counts live too, and a mistake says where it is.
     form.find_element(By.CSS_SELECTOR, "input[name=audience][value=audience]").click()
