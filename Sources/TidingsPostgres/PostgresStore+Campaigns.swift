@@ -75,6 +75,10 @@ extension PostgresStore {
             arguments.append(.text(state.rawValue))
             conditions.append("state = $\(arguments.count)")
         }
+        if let campaignID = query.campaignID {
+            arguments.append(.text(campaignID))
+            conditions.append("campaign_id = $\(arguments.count)")
+        }
         if let after = query.after {
             arguments.append(.integer(after.createdAt))
             arguments.append(.text(after.id))
@@ -108,21 +112,20 @@ extension PostgresStore {
     }
 
     public func funnel(
-        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: Set<String>
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
     ) throws -> [String: EventFunnel] {
-        let opening = openingActions.sorted()
-        let columns = FunnelStage.columns(openingActions: opening.indices.map { "$\($0 + 3)" })
+        let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "$\($0)" }, first: 3)
         let width = Int32(FunnelStage.allCases.count + 1)
         // One statement, so the per-type counts and each group's total and stages see the same snapshot.
         let rows = try read { db in
             try db.query(
                 """
-                SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns)
+                SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql)
                 FROM events e JOIN message_deliveries d
                     ON d.message_id = e.message_id AND d.installation_id = e.installation_id
                 WHERE e.app_id = $1 AND e.message_id = $2 AND d.\(grouping.rawValue) IS NOT NULL
                 GROUP BY GROUPING SETS ((d.\(grouping.rawValue), e.type), (d.\(grouping.rawValue)))
-                """, [.text(appID), .text(messageID)] + opening.map { .text($0) }
+                """, [.text(appID), .text(messageID)] + columns.values.map { .text($0) }
             ) { row in
                 (row.text(0), row.optionalText(1), row.int(2), row.int(3), (4..<4 + width).map { row.int($0) })
             }

@@ -134,9 +134,9 @@ public protocol Store:
     func events(appID: String, query: EventQuery) throws -> EventPage
     /// The counts behind a funnel.
     ///
-    /// - Parameter openingActions: the ids of the buttons that open the app (their `action` events count as
-    ///   opens; see ``FunnelStage``).
-    func funnel(appID: String, scope: FunnelScope, openingActions: Set<String>) throws -> EventFunnel
+    /// - Parameter openingActions: the ids of the buttons that open the app, by message id (their `action`
+    ///   events count as opens; see ``FunnelStage``).
+    func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel
 
     // MARK: Messages
 
@@ -188,7 +188,7 @@ public protocol Store:
 extension Store {
     /// The counts behind a funnel, knowing no button that opens the app.
     public func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel {
-        try funnel(appID: appID, scope: scope, openingActions: [])
+        try funnel(appID: appID, scope: scope, openingActions: [:])
     }
 
     /// One read per installation; a backend that can read them together implements the requirement itself.

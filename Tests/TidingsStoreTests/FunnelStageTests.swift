@@ -9,9 +9,11 @@ import TidingsStoreTesting
 @Suite struct FunnelStageTests {
     static let now: Int64 = 1_800_000_000_000
 
-    func event(_ type: EventType, _ installation: String, action: String? = nil) -> TidingsEvent {
+    func event(_ type: EventType, _ installation: String, action: String? = nil, message: String = "m1")
+        -> TidingsEvent
+    {
         TidingsEvent(
-            type: type, occurredAt: Self.now, installationID: installation, messageID: "m1", campaignID: "c1",
+            type: type, occurredAt: Self.now, installationID: installation, messageID: message, campaignID: "c1",
             actionID: action)
     }
 
@@ -40,7 +42,7 @@ import TidingsStoreTesting
         let store = try makeStore(backend)
         _ = try store.insertEvents(appID: "app_a", events: buttonOpeners, receivedAt: Self.now)
 
-        let funnel = try store.funnel(appID: "app_a", scope: .message("m1"), openingActions: ["buy", "web"])
+        let funnel = try store.funnel(appID: "app_a", scope: .message("m1"), openingActions: ["m1": ["buy", "web"]])
         #expect(
             funnel.installationsByStage == [.delivered: 6, .opened: 4, .clicked: 2, .actions: 5],
             "delivered: all six; opened: i1, i2, i4, i5; clicked: i4, i5; actions: all but i4")
@@ -54,6 +56,32 @@ import TidingsStoreTesting
         #expect(blind.installations(.opened) == 3)
         #expect(blind.openingActionEvents == 0)
         #expect(blind.installations(.delivered) == 6)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
+    func aCampaignCountsEachMessagesOwnOpeningButtons(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        // In m2 of the same campaign, `buy` is a button that does not open the app.
+        let m2 = [event(.delivery, "i7", message: "m2"), event(.action, "i7", action: "buy", message: "m2")]
+        _ = try store.insertEvents(appID: "app_a", events: buttonOpeners + m2, receivedAt: Self.now)
+        let campaign = try store.funnel(
+            appID: "app_a", scope: .campaign("c1"), openingActions: ["m1": ["buy", "web"], "m2": ["other"]])
+        #expect(campaign.installationsByStage == [.delivered: 7, .opened: 4, .clicked: 2, .actions: 6])
+        #expect(campaign.openingActionEvents == 2)
+
+        for id in ["m1", "m2", "m3"] {
+            try store.createCampaign(
+                MessageRecord(
+                    id: id, appID: "app_a", state: .resolving, kind: .alert, campaignID: id == "m3" ? nil : "c1",
+                    topic: "com.example.a", payload: Array(#"{"aps":{}}"#.utf8), priority: 10, createdAt: Self.now,
+                    plan: #"{"target":{"all":true}}"#, resolveAt: Self.now),
+                resolver: nil, leaseUntil: nil)
+        }
+        let listed = try store.messages(appID: "app_a", query: MessageListQuery(campaignID: "c1", limit: 1))
+        #expect(listed.map(\.id) == ["m2"])
+        let next = try store.messages(
+            appID: "app_a", query: MessageListQuery(campaignID: "c1", after: (Self.now, "m2"), limit: 10))
+        #expect(next.map(\.id) == ["m1"])
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -74,11 +102,13 @@ import TidingsStoreTesting
             now: Self.now)
         _ = try store.insertEvents(appID: "app_a", events: buttonOpeners, receivedAt: Self.now)
 
-        let variants = try store.funnel(appID: "app_a", messageID: "m1", by: .variant, openingActions: ["buy", "web"])
+        let variants = try store.funnel(
+            appID: "app_a", messageID: "m1", by: .variant, openingActions: ["m1": ["buy", "web"]])
         #expect(variants["a"]?.installationsByStage == [.delivered: 3, .opened: 2, .actions: 3])
         #expect(variants["a"]?.openingActionEvents == 1)
         #expect(variants["b"]?.installationsByStage == [.delivered: 3, .opened: 2, .clicked: 2, .actions: 2])
-        let languages = try store.funnel(appID: "app_a", messageID: "m1", by: .language, openingActions: ["buy"])
+        let languages = try store.funnel(
+            appID: "app_a", messageID: "m1", by: .language, openingActions: ["m1": ["buy"]])
         // ja: i1 (buy), i3, i5 (web, seen through its link_open); en: i2, i4, i6.
         #expect(languages["ja"]?.installationsByStage == [.delivered: 3, .opened: 2, .clicked: 1, .actions: 3])
         #expect(languages["en"]?.installationsByStage == [.delivered: 3, .opened: 2, .clicked: 1, .actions: 2])

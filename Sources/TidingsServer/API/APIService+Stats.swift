@@ -8,7 +8,17 @@ extension APIService {
     func campaignStats(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let campaignID = try parameter(request, "campaign_id")
-        let funnel = try store.funnel(appID: caller.appID, scope: .campaign(campaignID))
+        // The campaign's messages say which of their buttons open the app, each for its own events.
+        var openingActions: [String: Set<String>] = [:]
+        var query = MessageListQuery(campaignID: campaignID, limit: 500)
+        while true {
+            let page = try store.messages(appID: caller.appID, query: query)
+            for message in page { openingActions[message.id] = message.openingActionIDs }
+            guard page.count == query.limit, let last = page.last else { break }
+            query.after = (last.createdAt, last.id)
+        }
+        let funnel = try store.funnel(
+            appID: caller.appID, scope: .campaign(campaignID), openingActions: openingActions)
         let counts = try store.campaignCounts(appID: caller.appID, campaignID: campaignID)
         return json(Self.statsJSON(funnel, counts: counts, idKey: "campaign_id", id: campaignID))
     }
@@ -29,7 +39,7 @@ extension APIService {
     /// A message's funnel, with one per variant (each compared with the first) and one per language when the
     /// message has them.
     func funnelJSON(message: MessageRecord, counts: MessageCounts) throws -> JSONValue {
-        let opening = message.openingActionIDs
+        let opening = [message.id: message.openingActionIDs]
         let funnel = try store.funnel(appID: message.appID, scope: .message(message.id), openingActions: opening)
         guard case .object(var object) = Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id)
         else { return .null }

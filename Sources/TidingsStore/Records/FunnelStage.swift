@@ -26,14 +26,27 @@ public enum FunnelStage: String, Sendable, Hashable, CaseIterable {
     ]
 
     /// The SQL columns that count each stage (in `allCases` order), then the number of `action` events that
-    /// opened the app, over events aliased `e`.
+    /// opened the app, over events aliased `e`, and the values to bind to their parameters.
     ///
-    /// - Parameter openingActions: placeholders (`?3`, `$3`...) bound to the ids of the buttons that open the
-    ///   app; none when no button is known to.
-    package static func columns(openingActions: [String]) -> String {
+    /// - Parameters:
+    ///   - openingActions: the ids of the buttons that open the app, by message id.
+    ///   - parameter: the placeholder of the n-th parameter (`?n` for SQLite, `$n` for PostgreSQL).
+    ///   - first: the number of the first parameter these columns may use.
+    package static func columns(
+        openingActions: [String: Set<String>], parameter: (Int) -> String, first: Int
+    ) -> (sql: String, values: [String]) {
+        var values: [String] = []
+        func bind(_ value: String) -> String {
+            values.append(value)
+            return parameter(first + values.count - 1)
+        }
+        let byMessage = openingActions.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { message, ids in
+            let message = bind(message)
+            let actions = ids.sorted().map(bind).joined(separator: ", ")
+            return "(e.message_id = \(message) AND e.action_id IN (\(actions)))"
+        }
         let opening =
-            openingActions.isEmpty
-            ? "FALSE" : "(e.type = 'action' AND e.action_id IN (\(openingActions.joined(separator: ", "))))"
+            byMessage.isEmpty ? "FALSE" : "(e.type = 'action' AND (\(byMessage.joined(separator: " OR "))))"
         func types(_ types: [EventType]) -> String {
             "e.type IN (\(types.map { "'\($0.rawValue)'" }.joined(separator: ", ")))"
         }
@@ -45,6 +58,6 @@ public enum FunnelStage: String, Sendable, Hashable, CaseIterable {
             .dismissed: types([.dismiss]),
         ]
         let stages = allCases.map { "COUNT(DISTINCT CASE WHEN \(conditions[$0]!) THEN e.installation_id END)" }
-        return (stages + ["COUNT(CASE WHEN \(opening) THEN 1 END)"]).joined(separator: ", ")
+        return ((stages + ["COUNT(CASE WHEN \(opening) THEN 1 END)"]).joined(separator: ", "), values)
     }
 }

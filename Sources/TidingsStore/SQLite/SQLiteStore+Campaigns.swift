@@ -74,6 +74,10 @@ extension SQLiteStore {
             arguments.append(.text(state.rawValue))
             conditions.append("state = ?\(arguments.count)")
         }
+        if let campaignID = query.campaignID {
+            arguments.append(.text(campaignID))
+            conditions.append("campaign_id = ?\(arguments.count)")
+        }
         if let after = query.after {
             arguments.append(.integer(after.createdAt))
             arguments.append(.text(after.id))
@@ -109,7 +113,7 @@ extension SQLiteStore {
     }
 
     public func funnel(
-        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: Set<String>
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
     ) throws -> [String: EventFunnel] {
         try reader.read { db in
             try db.transaction(immediate: false) {
@@ -131,14 +135,14 @@ extension SQLiteStore {
                     funnels[group, default: EventFunnel()].eventsByType[type] = events
                     funnels[group, default: EventFunnel()].installationsByType[type] = installations
                 }
-                let opening = openingActions.sorted()
-                let columns = FunnelStage.columns(openingActions: opening.indices.map { "?\($0 + 3)" })
+                let columns = FunnelStage.columns(
+                    openingActions: openingActions, parameter: { "?\($0)" }, first: 3)
                 let width = FunnelStage.allCases.count + 2
                 let totals = try db.query(
                     """
-                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id), \(columns) \(join)
+                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id), \(columns.sql) \(join)
                     GROUP BY d.\(grouping.rawValue)
-                    """, [.text(appID), .text(messageID)] + opening.map { .text($0) }
+                    """, [.text(appID), .text(messageID)] + columns.values.map { .text($0) }
                 ) { row in (row.text(at: 0), (1...Int32(width)).map { row.int(at: $0) }) }
                 for (group, values) in totals {
                     funnels[group, default: EventFunnel()].uniqueInstallations = values[0]

@@ -152,7 +152,7 @@ extension SQLiteStore {
         return EventPage(events: events, nextSequence: next)
     }
 
-    public func funnel(appID: String, scope: FunnelScope, openingActions: Set<String>) throws -> EventFunnel {
+    public func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel {
         let (eventScope, id) =
             switch scope {
             case .campaign(let id): (EventScope.campaign, id)
@@ -167,7 +167,7 @@ extension SQLiteStore {
     }
 
     private static func funnel(
-        _ db: SQLiteConnection, appID: String, scope: EventScope, id: String, openingActions: Set<String>
+        _ db: SQLiteConnection, appID: String, scope: EventScope, id: String, openingActions: [String: Set<String>]
     ) throws -> EventFunnel {
         var funnel = EventFunnel()
         let rows = try db.query(
@@ -180,12 +180,11 @@ extension SQLiteStore {
             funnel.eventsByType[type] = events
             funnel.installationsByType[type] = installations
         }
-        let opening = openingActions.sorted()
-        let columns = FunnelStage.columns(openingActions: opening.indices.map { "?\($0 + 3)" })
+        let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "?\($0)" }, first: 3)
         let width = FunnelStage.allCases.count + 2
         let totals = try db.query(
-            "SELECT COUNT(DISTINCT e.installation_id), \(columns) \(scope.rows(app: "?1", value: "?2"))",
-            [.text(appID), .text(id)] + opening.map { .text($0) }
+            "SELECT COUNT(DISTINCT e.installation_id), \(columns.sql) \(scope.rows(app: "?1", value: "?2"))",
+            [.text(appID), .text(id)] + columns.values.map { .text($0) }
         ) { row in (0..<Int32(width)).map { row.int(at: $0) } }
         if let totals = totals.first {
             funnel.uniqueInstallations = totals[0]

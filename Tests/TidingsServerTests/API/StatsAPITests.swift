@@ -100,6 +100,10 @@ import TidingsStoreTesting
         #expect(funnel["rates"]?["action_rate"] == 0.75)
         let message = try await fixture.status(messageID)
         #expect(message.json["funnel"]?["rates"] == funnel["rates"], "the message page and the stats agree")
+        let campaign = try await harness.call("GET", "/v1/campaigns/spring/stats", key: harness.serverKey)
+        #expect(campaign.json["unique"] == funnel["unique"], "the campaign of one message counts as the message")
+        #expect(campaign.json["opened"] == 3)
+        #expect(campaign.json["rates"] == funnel["rates"])
 
         let variants = try #require(funnel["variants"]?.arrayValue)
         #expect(variants.count == 2)
