@@ -394,6 +394,8 @@ def button_openers(demo, console):
         raise AssertionError("the button openers' funnel: " + driver.find_element(By.CSS_SELECTOR, ".funnel").text)
     check(funnel["Delivered"][2] == "4" and funnel["Opened"][3] == "75.0%" and funnel["Actions"][3] == "75.0%",
           f"the console counts opens through a button, actions of delivered: {funnel}")
+    check("null" not in driver.find_element(By.ID, "view").text,
+          "a message without variants or languages shows no stray text where their tables would be")
     rates = [float(cell[:-1]) for values in funnel.values() for cell in values if cell.endswith("%")]
     check(rates and all(rate <= 100 for rate in rates), f"no rate on the message page passes 100%: {rates}")
     console.shot("message-button-openers")

@@ -405,8 +405,9 @@ extension ConsoleAssets {
           return typeof value === "number" ? `${(100 * value).toFixed(1)}%` : "–";
         }
 
+        // Replaces what `view` shows; null, undefined and false children (a section left out) show nothing, as in h().
         export function show(view, ...children) {
-          view.replaceChildren(...children.flat());
+          view.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
         }
         """#,
         "index.html": #"""
