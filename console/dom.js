@@ -40,6 +40,12 @@ export function percent(part, whole) {
   return `${((100 * part) / whole).toFixed(1)}%`;
 }
 
+// A rate the server computed (0…1, or null until something was delivered) as a percentage.
+export function rate(value) {
+  return typeof value === "number" ? `${(100 * value).toFixed(1)}%` : "–";
+}
+
+// Replaces what `view` shows; null, undefined and false children (a section left out) show nothing, as in h().
 export function show(view, ...children) {
-  view.replaceChildren(...children.flat());
+  view.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
 }

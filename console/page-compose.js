@@ -247,11 +247,8 @@ export async function composePage(view, duplicateOf) {
     return body;
   };
 
-  async function check() {
-    const body = request();
-    // The linter judges one payload: the default content, as most devices will get it.
-    const single = {};
-    content.apply(single);
+  // The checks and the lock-screen preview of one payload.
+  async function lintPayload(single) {
     try {
       const checked = await api("POST", "/v1/lint", single);
       const warnings = checked.report.warnings;
@@ -261,6 +258,20 @@ export async function composePage(view, duplicateOf) {
         h("p", { class: "muted" }, `${checked.report.size_bytes} of ${checked.report.size_limit} bytes`));
     } catch (error) {
       show(lint, h("h2", {}, "Checks"), h("p", { class: "error" }, error.message));
+    }
+  }
+
+  async function check() {
+    const body = request();
+    // The linter judges one payload: the default content, as most devices will get it.
+    const single = {};
+    content.apply(single);
+    // An empty form is not a payload to judge (the server refuses it): lint only what the person has written.
+    if (Object.keys(single.content).length > 0 || single.kind === "background") {
+      await lintPayload(single);
+    } else {
+      show(preview);
+      show(lint, h("h2", {}, "Checks"), h("p", { class: "muted", id: "lint-waiting" }, "Checked as you write."));
     }
     try {
       const size = await api("POST", "/v1/audience", { target: body.target });

@@ -1,6 +1,6 @@
 import { api, can } from "/console/api.js";
 import { setPageTimer } from "/console/app.js";
-import { h, percent, show, table, time } from "/console/dom.js";
+import { h, percent, rate, show, table, time } from "/console/dom.js";
 
 export async function messagesPage(view) {
   const stateFilter = h("select", { id: "message-state" },
@@ -41,23 +41,23 @@ export async function messagePage(view, messageID) {
     const message = await api("GET", `/v1/messages/${encodeURIComponent(messageID)}`);
     const counts = message.counts;
     const funnel = message.funnel;
-    // Distinct installations per stage, so that two opens on one phone count once.
+    // Distinct installations per stage, so that two opens on one phone count once. Opened counts an opening
+    // through the body or through a button that opens the app; actions count every button, opening the app or
+    // not, so they are a share of delivered, not of opened (the server's rates, docs/campaigns.md).
     const stage = (name) => funnel?.unique?.[name] ?? 0;
     const delivered = stage("delivered");
-    const opened = stage("opened");
-    const actions = stage("actions");
     const stages = [
-      ["Targets", counts.targets, counts.targets],
-      ["Sent", counts.sent, counts.targets],
-      ["Delivered", delivered, counts.sent],
-      ["Opened", opened, delivered],
-      ["Actions", actions, opened],
+      ["Targets", counts.targets, "", ""],
+      ["Sent", counts.sent, percent(counts.sent, counts.targets), "of targets"],
+      ["Delivered", delivered, percent(delivered, counts.sent), "of sent"],
+      ["Opened", stage("opened"), rate(funnel?.rates?.open_rate), "of delivered"],
+      ["Actions", stage("actions"), rate(funnel?.rates?.action_rate), "of delivered"],
     ];
     const peak = Math.max(1, counts.targets);
-    const bars = stages.map(([name, value, of]) => {
+    const bars = stages.map(([name, value, share, of]) => {
       const bar = h("div", { class: "bar" });
       bar.style.width = `${(100 * value) / peak}%`;
-      return [name, bar, String(value), percent(value, of)];
+      return [name, bar, String(value), share, of];
     });
     const reasons = (byReason) => Object.entries(byReason ?? {}).sort((a, b) => b[1] - a[1]);
     const failed = reasons(counts.failed_by_reason);
@@ -67,7 +67,7 @@ export async function messagePage(view, messageID) {
       const unique = group.unique ?? {};
       const difference = group.open_rate_difference;
       return [group[key], group.targets, group.sent ?? 0, unique.delivered ?? 0, unique.opened ?? 0,
-        percent(unique.opened ?? 0, unique.delivered ?? 0),
+        rate(group.rates?.open_rate),
         ...(key === "variant" ? [difference ? `${(100 * difference.difference).toFixed(1)} pts ` +
           `(${(100 * difference.ci95_low).toFixed(1)} to ${(100 * difference.ci95_high).toFixed(1)})` +
           (difference.significant ? ", significant" : ", not significant") : ""] : [])];
@@ -79,7 +79,7 @@ export async function messagePage(view, messageID) {
     show(body,
       h("section", { class: "funnel", "aria-labelledby": "funnel-heading" },
         h("h2", { id: "funnel-heading" }, "Funnel"),
-        table(["Stage", "", "Count", "Rate from the stage before"], bars)),
+        table(["Stage", "", "Count", "Rate", "Of"], bars)),
       breakdown(funnel?.variants, "variant", "By variant", "variant-funnels"),
       breakdown(funnel?.languages, "language", "By language", "language-funnels"),
       h("h2", {}, "Failures by reason"),

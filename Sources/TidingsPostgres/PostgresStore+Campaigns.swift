@@ -75,6 +75,10 @@ extension PostgresStore {
             arguments.append(.text(state.rawValue))
             conditions.append("state = $\(arguments.count)")
         }
+        if let campaignID = query.campaignID {
+            arguments.append(.text(campaignID))
+            conditions.append("campaign_id = $\(arguments.count)")
+        }
         if let after = query.after {
             arguments.append(.integer(after.createdAt))
             arguments.append(.text(after.id))
@@ -107,28 +111,33 @@ extension PostgresStore {
         return counts
     }
 
-    public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
-        -> [String: EventFunnel]
-    {
-        // One statement, so the per-type counts and each group's total see the same snapshot.
+    public func funnel(
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
+    ) throws -> [String: EventFunnel] {
+        let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "$\($0)" }, first: 3)
+        let width = Int32(FunnelStage.allCases.count + 1)
+        // One statement, so the per-type counts and each group's total and stages see the same snapshot.
         let rows = try read { db in
             try db.query(
                 """
-                SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id)
+                SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql)
                 FROM events e JOIN message_deliveries d
                     ON d.message_id = e.message_id AND d.installation_id = e.installation_id
                 WHERE e.app_id = $1 AND e.message_id = $2 AND d.\(grouping.rawValue) IS NOT NULL
                 GROUP BY GROUPING SETS ((d.\(grouping.rawValue), e.type), (d.\(grouping.rawValue)))
-                """, [.text(appID), .text(messageID)]
-            ) { row in (row.text(0), row.optionalText(1), row.int(2), row.int(3)) }
+                """, [.text(appID), .text(messageID)] + columns.values.map { .text($0) }
+            ) { row in
+                (row.text(0), row.optionalText(1), row.int(2), row.int(3), (4..<4 + width).map { row.int($0) })
+            }
         }
         var funnels: [String: EventFunnel] = [:]
-        for (group, type, events, installations) in rows {
+        for (group, type, events, installations, stages) in rows {
             if let type {
                 funnels[group, default: EventFunnel()].eventsByType[type] = events
                 funnels[group, default: EventFunnel()].installationsByType[type] = installations
             } else {
                 funnels[group, default: EventFunnel()].uniqueInstallations = installations
+                funnels[group, default: EventFunnel()].setStages(stages)
             }
         }
         return funnels

@@ -102,28 +102,32 @@ extension PostgresStore {
         return EventPage(events: events, nextSequence: next)
     }
 
-    public func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel {
+    public func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel {
         let (column, id) =
             switch scope {
             case .campaign(let id): ("campaign_id", id)
             case .message(let id): ("message_id", id)
             }
-        // One statement, so the per-type counts and the total (the empty grouping set) see the same snapshot.
+        let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "$\($0)" }, first: 3)
+        let width = Int32(FunnelStage.allCases.count + 1)
+        // One statement, so the per-type counts and the total with the stages (the empty grouping set) see the
+        // same snapshot.
         let rows = try read { db in
             try db.query(
                 """
-                SELECT type, COUNT(*), COUNT(DISTINCT installation_id) FROM events
-                WHERE app_id = $1 AND \(column) = $2 GROUP BY GROUPING SETS ((type), ())
-                """, [.text(appID), .text(id)]
-            ) { row in (row.optionalText(0), row.int(1), row.int(2)) }
+                SELECT e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql) FROM events e
+                WHERE e.app_id = $1 AND e.\(column) = $2 GROUP BY GROUPING SETS ((e.type), ())
+                """, [.text(appID), .text(id)] + columns.values.map { .text($0) }
+            ) { row in (row.optionalText(0), row.int(1), row.int(2), (3..<3 + width).map { row.int($0) }) }
         }
         var funnel = EventFunnel()
-        for (type, events, installations) in rows {
+        for (type, events, installations, stages) in rows {
             if let type {
                 funnel.eventsByType[type] = events
                 funnel.installationsByType[type] = installations
             } else {
                 funnel.uniqueInstallations = installations
+                funnel.setStages(stages)
             }
         }
         return funnel

@@ -33,5 +33,18 @@ public protocol CampaignStore: Sendable {
     func messageCounts(messageID: String, by grouping: DeliveryGrouping) throws -> [String: MessageCounts]
     /// The message's funnel per variant or per language: its events joined to the delivery of the same
     /// installation.
-    func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws -> [String: EventFunnel]
+    ///
+    /// - Parameter openingActions: the ids of the buttons that open the app, by message id.
+    func funnel(
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
+    ) throws -> [String: EventFunnel]
+}
+
+extension CampaignStore {
+    /// The message's funnel per variant or per language, knowing no button that opens the app.
+    public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
+        -> [String: EventFunnel]
+    {
+        try funnel(appID: appID, messageID: messageID, by: grouping, openingActions: [:])
+    }
 }

@@ -133,7 +133,10 @@ public protocol Store:
     /// A page of the app's events, oldest first.
     func events(appID: String, query: EventQuery) throws -> EventPage
     /// The counts behind a funnel.
-    func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel
+    ///
+    /// - Parameter openingActions: the ids of the buttons that open the app, by message id (their `action`
+    ///   events count as opens; see ``FunnelStage``).
+    func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel
 
     // MARK: Messages
 
@@ -183,6 +186,11 @@ public protocol Store:
 }
 
 extension Store {
+    /// The counts behind a funnel, knowing no button that opens the app.
+    public func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel {
+        try funnel(appID: appID, scope: scope, openingActions: [:])
+    }
+
     /// One read per installation; a backend that can read them together implements the requirement itself.
     public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
         try installationIDs.compactMap { try installation(appID: appID, installationID: $0) }

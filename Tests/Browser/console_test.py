@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import uuid
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
@@ -46,11 +47,19 @@ class Demo:
         self.console = server["console"]
         self.api = server["api"].rstrip("/")
         self.server_key = server["server_key"]
+        self.app_key = server["app_key"]
         self.password = server["console_password"]
         self.data_directory = server["data_directory"]
 
     def api_get(self, path):
         request = urllib.request.Request(self.api + path, headers={"Authorization": f"Bearer {self.server_key}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def api_post(self, path, body, key=None):
+        request = urllib.request.Request(
+            self.api + path, data=json.dumps(body).encode(), method="POST",
+            headers={"Authorization": f"Bearer {key or self.server_key}", "Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response)
 
@@ -80,6 +89,7 @@ class Console:
             options.add_argument(argument)
         self.profile = tempfile.mkdtemp(prefix="tidings-chromium-")
         options.add_argument(f"--user-data-dir={self.profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
         self.url = url
         self.screenshots = screenshots
@@ -120,6 +130,27 @@ class Console:
             })().catch((error) => done(String(error)));
             """, method, path, body, csrf)
 
+    def record_requests(self):
+        """From now on, every fetch the page makes is listed in `window.tidingsRequests` as "METHOD path"."""
+        self.driver.execute_script(
+            """
+            window.tidingsRequests = [];
+            if (!window.tidingsFetch) {
+              window.tidingsFetch = window.fetch;
+              window.fetch = (path, init) => {
+                window.tidingsRequests.push(`${init?.method ?? "GET"} ${path}`);
+                return window.tidingsFetch(path, init);
+              };
+            }
+            """)
+
+    def requests(self):
+        return self.driver.execute_script("return window.tidingsRequests")
+
+    def errors(self):
+        """Errors in the browser's console since the last call (a failed request is one)."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
     def shot(self, name):
         self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}.png"))
 
@@ -146,8 +177,19 @@ def run(demo, console, bin_dir):
     console.visible(".chart svg")
     console.shot("overview")
 
-    # Compose a rich push and send it to every simulated device.
+    # Opening Compose lints nothing until something is written, so the empty form logs no error.
+    console.errors()
+    console.record_requests()
     console.go("#/compose", "#compose-form")
+    console.text_in("#audience-count", "Reaches 12 installation(s)")
+    console.visible("#lint-waiting")
+    time.sleep(1)
+    requests = console.requests()
+    check(not any("/v1/lint" in request for request in requests), f"opening Compose lints nothing yet: {requests}")
+    errors = console.errors()
+    check(not errors, f"opening Compose logs no error: {errors}")
+
+    # Compose a rich push and send it to every simulated device.
     form = driver.find_element(By.ID, "compose-form")
     form.find_element(By.NAME, "title").send_keys("Weekend picks")
     form.find_element(By.NAME, "subtitle").send_keys("Chosen for you")
@@ -160,6 +202,10 @@ def run(demo, console, bin_dir):
         fields[2 * index].send_keys(title)
     console.text_in("#preview", "Weekend picks")
     console.text_in("#preview", "Show me")
+    requests = console.requests()
+    check(any(request == "POST /v1/lint" for request in requests), "what is written is linted")
+    errors = console.errors()
+    check(not errors, f"linting what is written logs no error: {errors}")
     console.text_in("#audience-count", "Reaches 12 installation(s)")
     # An audience expression counts live too, and a mistake says where it is.
     form.find_element(By.CSS_SELECTOR, "input[name=audience][value=audience]").click()
@@ -198,6 +244,7 @@ def run(demo, console, bin_dir):
     counts = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[2].text for row in rows}
     check(counts["Targets"] == "12", f"the funnel fills in while devices report: {counts}")
     console.shot("message")
+    button_openers(demo, console)
 
     # Schedule a localized split test for tomorrow, see it scheduled in the list, then cancel it.
     console.go("#/compose", "#compose-form")
@@ -304,6 +351,54 @@ def run(demo, console, bin_dir):
     console.shot("overview-phone-dark")
     width = driver.execute_script("return document.documentElement.scrollWidth")
     check(width <= 400, f"the overview fits a phone's width ({width}px)")
+
+
+def button_openers(demo, console):
+    """People who open through a button only: opened counts them, and no rate passes 100%.
+
+    The message goes to installations that do not exist (skipped), so that only the events posted here, in
+    their names, count: three open the app through Buy, one of them after a delivery event; a fourth gets it.
+    """
+    driver = console.driver
+    sent = demo.api_post("/v1/messages", {
+        "target": {"installation_ids": ["browser-1", "browser-2", "browser-3", "browser-4"]},
+        "content": {"title": "Buy now", "buttons": [{"id": "buy", "title": "Buy", "action": {"type": "open_app"}}]},
+    })
+    message_id = sent["message_id"]
+    now = int(time.time() * 1000)
+
+    def event(kind, installation, **extra):
+        return {"event_id": str(uuid.uuid4()), "type": kind, "occurred_at": now, "installation_id": installation,
+                "platform": "ios", "message_id": message_id, **extra}
+
+    events = [event("delivery", "browser-1"), event("delivery", "browser-4")] + [
+        event("action", f"browser-{index}", action_id="buy") for index in (1, 2, 3)]
+    receipts = demo.api_post("/v1/events", {"events": events}, key=demo.app_key)["receipts"]
+    check(all(receipt["status"] == "accepted" for receipt in receipts), "the button openers' events are accepted")
+    stats = demo.api_get(f"/v1/messages/{message_id}/stats")
+    check(stats["unique"]["opened"] == 3 and stats["rates"]["open_rate"] == 0.75
+          and stats["rates"]["action_rate"] == 0.75, f"the API counts opens through a button: {stats}")
+
+    console.go(f"#/messages/{message_id}", ".funnel")
+
+    def rows(d):
+        cells = {}
+        for row in d.find_elements(By.CSS_SELECTOR, ".funnel tbody tr"):
+            values = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            cells[values[0]] = values
+        return cells if cells.get("Opened", [None] * 3)[2] == "3" else False
+
+    try:
+        funnel = WebDriverWait(driver, 15, ignored_exceptions=(StaleElementReferenceException,)).until(rows)
+    except TimeoutException:
+        raise AssertionError("the button openers' funnel: " + driver.find_element(By.CSS_SELECTOR, ".funnel").text)
+    check(funnel["Delivered"][2] == "4" and funnel["Opened"][3] == "75.0%" and funnel["Actions"][3] == "75.0%",
+          f"the console counts opens through a button, actions of delivered: {funnel}")
+    check("null" not in driver.find_element(By.ID, "view").text,
+          "a message without variants or languages shows no stray text where their tables would be")
+    rates = [float(cell[:-1]) for values in funnel.values() for cell in values if cell.endswith("%")]
+    check(rates and all(rate <= 100 for rate in rates), f"no rate on the message page passes 100%: {rates}")
+    console.shot("message-button-openers")
 
 
 def main():

@@ -57,6 +57,43 @@ import TidingsModel
         await backend.stop()
     }
 
+    /// People who open through a button only: `tidings stats` once showed actions at 400%.
+    @Test func anOpenThroughAButtonIsAnOpenAndNoRatePassesAHundredPercent() async throws {
+        let backend = try APIBackend()
+        for index in 0..<4 { try await backend.register("phone-\(index)") }
+        let sent = try await backend.tidingsConnected([
+            "send", "--all", "--title", "Sale", "--button", "buy:Buy", "--wait", "--json",
+        ])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        let id = try #require(try JSONValue.parse(sent.standardOutput)["message_id"]?.stringValue)
+        let now = Date().millisecondsSince1970
+        func event(_ type: EventType, _ installation: Int) -> TidingsEvent {
+            TidingsEvent(
+                type: type, occurredAt: now, installationID: "phone-\(installation)", messageID: id, source: .app,
+                appState: .background, actionID: type == .action ? "buy" : nil)
+        }
+        // Three open the app through Buy, only one of them after a delivery event (no extension on the
+        // others); the fourth gets it and does nothing.
+        try await backend.post([
+            event(.delivery, 0), event(.action, 0), event(.action, 1), event(.action, 2), event(.delivery, 3),
+        ])
+
+        let table = try await backend.tidingsConnected(["stats", id])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("delivered            2              4"), "\(table.standardOutput)")
+        #expect(lines.contains("opened               3              3  75.0%"))
+        #expect(lines.contains("actions              3              3  75.0%"))
+        let rates = table.standardOutput.split(whereSeparator: \.isWhitespace).filter { $0.hasSuffix("%") }
+        #expect(!rates.isEmpty)
+        #expect(rates.allSatisfy { (Double($0.dropLast()) ?? 101) <= 100 }, "\(rates)")
+
+        let json = try JSONValue.parse(try await backend.tidingsConnected(["stats", id, "--json"]).standardOutput)
+        #expect(json["funnel"]?["unique"]?["opened"] == 3)
+        #expect(json["funnel"]?["rates"]?["open_rate"] == 0.75)
+        await backend.stop()
+    }
+
     @Test func anUnknownMessageIsOneLineAndExitOne() async throws {
         let backend = try APIBackend(sending: false)
         let result = try await backend.tidingsConnected(["stats", "msg_nope"])

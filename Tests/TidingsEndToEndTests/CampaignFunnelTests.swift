@@ -32,7 +32,7 @@ import TidingsTesting
             #expect(funnel["sent"] == 40)
             let campaign = try await harness.call("GET", "/v1/campaigns/\(SampleCampaign.campaignID)/stats")
             #expect(campaign.json["delivered"] == 40)
-            #expect(campaign.json["opened"] == .integer(Int64(tally.opened)))
+            #expect(campaign.json["opened"] == .integer(Int64(tally.opened + tally.buttonOpens)))
         } catch {
             await harness.tearDown()
             throw error

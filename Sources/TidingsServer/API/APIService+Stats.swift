@@ -8,7 +8,17 @@ extension APIService {
     func campaignStats(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let campaignID = try parameter(request, "campaign_id")
-        let funnel = try store.funnel(appID: caller.appID, scope: .campaign(campaignID))
+        // The campaign's messages say which of their buttons open the app, each for its own events.
+        var openingActions: [String: Set<String>] = [:]
+        var query = MessageListQuery(campaignID: campaignID, limit: 500)
+        while true {
+            let page = try store.messages(appID: caller.appID, query: query)
+            for message in page { openingActions[message.id] = message.openingActionIDs }
+            guard page.count == query.limit, let last = page.last else { break }
+            query.after = (last.createdAt, last.id)
+        }
+        let funnel = try store.funnel(
+            appID: caller.appID, scope: .campaign(campaignID), openingActions: openingActions)
         let counts = try store.campaignCounts(appID: caller.appID, campaignID: campaignID)
         return json(Self.statsJSON(funnel, counts: counts, idKey: "campaign_id", id: campaignID))
     }
@@ -29,13 +39,15 @@ extension APIService {
     /// A message's funnel, with one per variant (each compared with the first) and one per language when the
     /// message has them.
     func funnelJSON(message: MessageRecord, counts: MessageCounts) throws -> JSONValue {
-        let funnel = try store.funnel(appID: message.appID, scope: .message(message.id))
+        let opening = [message.id: message.openingActionIDs]
+        let funnel = try store.funnel(appID: message.appID, scope: .message(message.id), openingActions: opening)
         guard case .object(var object) = Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id)
         else { return .null }
         guard let plan = CampaignPlan.decode(message.plan) else { return .object(object) }
         if plan.hasVariants {
             let groups = try store.messageCounts(messageID: message.id, by: .variant)
-            let funnels = try store.funnel(appID: message.appID, messageID: message.id, by: .variant)
+            let funnels = try store.funnel(
+                appID: message.appID, messageID: message.id, by: .variant, openingActions: opening)
             var ids = plan.arms.compactMap(\.id)
             if plan.control > 0 { ids.append(CampaignVariant.controlID) }
             let first = ids.first.flatMap { funnels[$0] }
@@ -46,10 +58,10 @@ extension APIService {
                         variantFunnel, counts: groups[id] ?? MessageCounts(), key: "variant", id: id)
                     if id != ids.first, id != CampaignVariant.controlID,
                         let difference = ProportionDifference(
-                            successesA: first?.installationsByType[EventType.open.rawValue] ?? 0,
-                            trialsA: first?.installationsByType[EventType.delivery.rawValue] ?? 0,
-                            successesB: variantFunnel.installationsByType[EventType.open.rawValue] ?? 0,
-                            trialsB: variantFunnel.installationsByType[EventType.delivery.rawValue] ?? 0)
+                            successesA: first?.installations(.opened) ?? 0,
+                            trialsA: first?.installations(.delivered) ?? 0,
+                            successesB: variantFunnel.installations(.opened),
+                            trialsB: variantFunnel.installations(.delivered))
                     {
                         entry["open_rate_difference"] = [
                             "versus": .string(ids[0]), "difference": .double(Self.rounded(difference.difference)),
@@ -63,7 +75,8 @@ extension APIService {
         }
         if plan.arms.contains(where: \.isLocalized) {
             let groups = try store.messageCounts(messageID: message.id, by: .language)
-            let funnels = try store.funnel(appID: message.appID, messageID: message.id, by: .language)
+            let funnels = try store.funnel(
+                appID: message.appID, messageID: message.id, by: .language, openingActions: opening)
             object["languages"] = .array(
                 Set(groups.keys).union(funnels.keys).sorted().map { language in
                     .object(
@@ -89,39 +102,42 @@ extension APIService {
     /// The funnel as JSON: sends from `counts`, event counts per stage, distinct installations per stage,
     /// and rates.
     ///
-    /// Rates divide distinct installations (an installation that opened twice counts once) by the
-    /// distinct installations delivered to, and are null until something was delivered.
+    /// The stages are ``FunnelStage``'s: `delivered` takes in every installation that interacted (an open proves
+    /// a delivery the extension did not record), `opened` every one that opened the app, through the body or a
+    /// button that opens it, and `actions` every one that tapped a button, opening the app or not. Each rate
+    /// divides distinct installations (an installation that opened twice counts once) by the distinct
+    /// installations delivered to, so none passes 1, and is null until something was delivered. Event counts
+    /// are raw: `opened` counts `open` events and the `action` events of buttons that open the app.
     static func statsJSON(_ funnel: EventFunnel, counts sends: MessageCounts, idKey: String, id: String) -> JSONValue {
-        let stages: [(name: String, types: [EventType])] = [
-            ("delivered", [.delivery]), ("opened", [.open]), ("dismissed", [.dismiss]), ("link_open", [.linkOpen]),
-            ("deeplink_open", [.deeplinkOpen]), ("actions", [.action, .reply]),
+        func events(_ types: [EventType]) -> Int { types.reduce(0) { $0 + (funnel.eventsByType[$1.rawValue] ?? 0) } }
+        func installations(_ type: EventType) -> Int { funnel.installationsByType[type.rawValue] ?? 0 }
+        let stages: [(name: String, events: Int, installations: Int)] = [
+            ("delivered", events([.delivery]), funnel.installations(.delivered)),
+            ("opened", events([.open]) + funnel.openingActionEvents, funnel.installations(.opened)),
+            ("dismissed", events([.dismiss]), funnel.installations(.dismissed)),
+            ("link_open", events([.linkOpen]), installations(.linkOpen)),
+            ("deeplink_open", events([.deeplinkOpen]), installations(.deeplinkOpen)),
+            ("actions", events([.action, .reply]), funnel.installations(.actions)),
         ]
-        var counts: [String: JSONValue] = [
+        var object: [String: JSONValue] = [
             "sent": .integer(Int64(sends.sent)), "failed": .integer(Int64(sends.failed)),
         ]
         var unique: [String: JSONValue] = [:]
-        var uniqueCounts: [String: Int] = [:]
         for stage in stages {
-            let events = stage.types.reduce(0) { $0 + (funnel.eventsByType[$1.rawValue] ?? 0) }
-            let installations = stage.types.reduce(0) { $0 + (funnel.installationsByType[$1.rawValue] ?? 0) }
-            counts[stage.name] = .integer(Int64(events))
-            unique[stage.name] = .integer(Int64(installations))
-            uniqueCounts[stage.name] = installations
+            object[stage.name] = .integer(Int64(stage.events))
+            unique[stage.name] = .integer(Int64(stage.installations))
         }
-        let delivered = uniqueCounts["delivered"] ?? 0
-        func rate(_ stage: String) -> JSONValue {
+        let delivered = funnel.installations(.delivered)
+        func rate(_ stage: FunnelStage) -> JSONValue {
             guard delivered > 0 else { return .null }
-            return .double((Double(uniqueCounts[stage] ?? 0) / Double(delivered) * 10_000).rounded() / 10_000)
+            return .double(rounded(Double(funnel.installations(stage)) / Double(delivered)))
         }
-        let clicks = (uniqueCounts["link_open"] ?? 0) + (uniqueCounts["deeplink_open"] ?? 0)
-        var object = counts
         object[idKey] = .string(id)
         object["unique_installations"] = .integer(Int64(funnel.uniqueInstallations))
         object["unique"] = .object(unique)
         object["rates"] = [
-            "open_rate": rate("opened"), "dismiss_rate": rate("dismissed"), "action_rate": rate("actions"),
-            "click_rate": delivered > 0
-                ? .double((Double(clicks) / Double(delivered) * 10_000).rounded() / 10_000) : .null,
+            "open_rate": rate(.opened), "dismiss_rate": rate(.dismissed), "action_rate": rate(.actions),
+            "click_rate": rate(.clicked),
         ]
         return .object(object)
     }

@@ -2,6 +2,8 @@
 public struct MessageListQuery: Sendable, Hashable {
     /// Only messages in this state, when set.
     public var state: MessageRecord.State?
+    /// Only messages of this campaign, when set.
+    public var campaignID: String?
     /// Continue after this message: the last of the previous page (its creation time and id).
     public var after: (createdAt: Int64, id: String)? {
         get { afterCreatedAt.flatMap { createdAt in afterID.map { (createdAt, $0) } } }
@@ -14,8 +16,12 @@ public struct MessageListQuery: Sendable, Hashable {
     private var afterCreatedAt: Int64?
     private var afterID: String?
 
-    public init(state: MessageRecord.State? = nil, after: (createdAt: Int64, id: String)? = nil, limit: Int = 50) {
+    public init(
+        state: MessageRecord.State? = nil, campaignID: String? = nil, after: (createdAt: Int64, id: String)? = nil,
+        limit: Int = 50
+    ) {
         self.state = state
+        self.campaignID = campaignID
         self.limit = limit
         self.after = after
     }

@@ -74,6 +74,10 @@ extension SQLiteStore {
             arguments.append(.text(state.rawValue))
             conditions.append("state = ?\(arguments.count)")
         }
+        if let campaignID = query.campaignID {
+            arguments.append(.text(campaignID))
+            conditions.append("campaign_id = ?\(arguments.count)")
+        }
         if let after = query.after {
             arguments.append(.integer(after.createdAt))
             arguments.append(.text(after.id))
@@ -108,9 +112,9 @@ extension SQLiteStore {
         }
     }
 
-    public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
-        -> [String: EventFunnel]
-    {
+    public func funnel(
+        appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
+    ) throws -> [String: EventFunnel] {
         try reader.read { db in
             try db.transaction(immediate: false) {
                 let join =
@@ -131,13 +135,19 @@ extension SQLiteStore {
                     funnels[group, default: EventFunnel()].eventsByType[type] = events
                     funnels[group, default: EventFunnel()].installationsByType[type] = installations
                 }
+                let columns = FunnelStage.columns(
+                    openingActions: openingActions, parameter: { "?\($0)" }, first: 3)
+                let width = FunnelStage.allCases.count + 2
                 let totals = try db.query(
                     """
-                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id) \(join)
+                    SELECT d.\(grouping.rawValue), COUNT(DISTINCT e.installation_id), \(columns.sql) \(join)
                     GROUP BY d.\(grouping.rawValue)
-                    """, [.text(appID), .text(messageID)]
-                ) { row in (row.text(at: 0), row.int(at: 1)) }
-                for (group, unique) in totals { funnels[group, default: EventFunnel()].uniqueInstallations = unique }
+                    """, [.text(appID), .text(messageID)] + columns.values.map { .text($0) }
+                ) { row in (row.text(at: 0), (1...Int32(width)).map { row.int(at: $0) }) }
+                for (group, values) in totals {
+                    funnels[group, default: EventFunnel()].uniqueInstallations = values[0]
+                    funnels[group, default: EventFunnel()].setStages(Array(values.dropFirst()))
+                }
                 return funnels
             }
         }

@@ -152,21 +152,23 @@ extension SQLiteStore {
         return EventPage(events: events, nextSequence: next)
     }
 
-    public func funnel(appID: String, scope: FunnelScope) throws -> EventFunnel {
+    public func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel {
         let (eventScope, id) =
             switch scope {
             case .campaign(let id): (EventScope.campaign, id)
             case .message(let id): (EventScope.message, id)
             }
         return try reader.read { db in
-            // One read transaction, so the per-type counts and the total see the same snapshot.
-            try db.transaction(immediate: false) { try Self.funnel(db, appID: appID, scope: eventScope, id: id) }
+            // One read transaction, so the per-type counts, the stages and the total see the same snapshot.
+            try db.transaction(immediate: false) {
+                try Self.funnel(db, appID: appID, scope: eventScope, id: id, openingActions: openingActions)
+            }
         }
     }
 
-    private static func funnel(_ db: SQLiteConnection, appID: String, scope: EventScope, id: String) throws
-        -> EventFunnel
-    {
+    private static func funnel(
+        _ db: SQLiteConnection, appID: String, scope: EventScope, id: String, openingActions: [String: Set<String>]
+    ) throws -> EventFunnel {
         var funnel = EventFunnel()
         let rows = try db.query(
             """
@@ -178,10 +180,16 @@ extension SQLiteStore {
             funnel.eventsByType[type] = events
             funnel.installationsByType[type] = installations
         }
-        funnel.uniqueInstallations = Int(
-            try db.scalar(
-                "SELECT COUNT(DISTINCT e.installation_id) \(scope.rows(app: "?1", value: "?2"))",
-                [.text(appID), .text(id)])?.integerValue ?? 0)
+        let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "?\($0)" }, first: 3)
+        let width = FunnelStage.allCases.count + 2
+        let totals = try db.query(
+            "SELECT COUNT(DISTINCT e.installation_id), \(columns.sql) \(scope.rows(app: "?1", value: "?2"))",
+            [.text(appID), .text(id)] + columns.values.map { .text($0) }
+        ) { row in (0..<Int32(width)).map { row.int(at: $0) } }
+        if let totals = totals.first {
+            funnel.uniqueInstallations = totals[0]
+            funnel.setStages(Array(totals.dropFirst()))
+        }
         return funnel
     }
 

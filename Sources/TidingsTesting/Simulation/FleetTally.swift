@@ -19,6 +19,8 @@ public struct FleetTally: Sendable, Hashable {
     public var opened = 0
     /// Taps on one of its buttons.
     public var actions = 0
+    /// Taps on a button that opens the app (open app, deep link, web page): opens too, to the server's funnel.
+    public var buttonOpens = 0
     /// Swipes away that the app hears of (categories registered with the custom-dismiss option).
     public var dismissed = 0
     /// Links opened in the app by a tap.
@@ -50,6 +52,7 @@ public struct FleetTally: Sendable, Hashable {
         mediaAttached += other.mediaAttached
         opened += other.opened
         actions += other.actions
+        buttonOpens += other.buttonOpens
         dismissed += other.dismissed
         deeplinkOpens += other.deeplinkOpens
         linkOpens += other.linkOpens
@@ -61,10 +64,11 @@ public struct FleetTally: Sendable, Hashable {
         liveActivityRefused += other.liveActivityRefused
     }
 
-    /// The events these actions must produce on the server, by funnel stage name.
+    /// The events these actions must produce on the server, by funnel stage name: an open through a button
+    /// counts as an open and as an action (docs/campaigns.md, "Funnels").
     public var expectedFunnel: [String: Int] {
         [
-            "delivered": delivered, "opened": opened, "dismissed": dismissed, "actions": actions,
+            "delivered": delivered, "opened": opened + buttonOpens, "dismissed": dismissed, "actions": actions,
             "deeplink_open": deeplinkOpens, "link_open": linkOpens,
         ]
     }
@@ -74,7 +78,7 @@ public struct FleetTally: Sendable, Hashable {
         let counts: [String: Int] = [
             "received": received, "delivered": delivered, "background": background, "repeats": repeats,
             "foreground": foreground, "media_attached": mediaAttached, "opened": opened, "actions": actions,
-            "dismissed": dismissed, "deeplink_open": deeplinkOpens, "link_open": linkOpens,
+            "button_opens": buttonOpens, "dismissed": dismissed, "deeplink_open": deeplinkOpens, "link_open": linkOpens,
             "live_activity_starts": liveActivityStarts, "live_activity_updates": liveActivityUpdates,
             "live_activity_ends": liveActivityEnds, "live_activity_outdated": liveActivityOutdated,
             "live_activity_repeats": liveActivityRepeats, "live_activity_refused": liveActivityRefused,

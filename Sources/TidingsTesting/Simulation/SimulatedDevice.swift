@@ -170,6 +170,10 @@ public actor SimulatedDevice {
                 _ = await center.tap(shown.identifier, action: button.id, text: replyText)
                 tally.actions += 1
                 switch button.action {
+                case .openApp, .deepLink, .web: tally.buttonOpens += 1
+                case .reply, .dismiss, .custom: break
+                }
+                switch button.action {
                 case .deepLink(let url) where configuration.deepLinks.allows(url): tally.deeplinkOpens += 1
                 case .web: tally.linkOpens += 1
                 default: break

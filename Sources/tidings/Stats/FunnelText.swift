@@ -12,7 +12,8 @@ import TidingsModel
 /// opened               1              1  50.0%
 /// ```
 ///
-/// Rates divide distinct installations by the distinct installations delivered to (the server computes them).
+/// Rates divide distinct installations by the distinct installations delivered to (the server computes them, and
+/// defines the stages: opened counts an opening through a button that opens the app, actions are of delivered).
 enum FunnelText {
     /// The table for `funnel`; `counts` is a message's `counts` object (targets, sent, failed, skipped).
     static func render(funnel: JSONValue, counts: JSONValue? = nil) -> String {
