@@ -158,7 +158,7 @@ import TidingsTestSupport
     }
 
     private static func send(_ socket: Int32, _ text: String) throws {
-        let sent = text.withCString { Glibc.send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        let sent = text.withCString { PortableSocket.send(socket, $0, strlen($0)) }
         try #require(sent == text.utf8.count)
     }
 

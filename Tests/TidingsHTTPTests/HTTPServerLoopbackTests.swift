@@ -407,7 +407,7 @@ import TidingsTestSupport
 
     /// Sends `request` on an open connection and returns the first line of the answer.
     private static func statusLine(of request: String, on connection: Int32) -> String? {
-        _ = request.withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        _ = request.withCString { send(connection, $0, strlen($0), PortableSocket.sendFlags) }
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !received.contains(UInt8(ascii: "\n")) {
@@ -455,7 +455,7 @@ import TidingsTestSupport
 @Suite struct HTTPServerIPv6Tests {
     /// Containers without IPv6 cannot bind `::1`; the test does not apply there.
     static var loopbackIPv6Available: Bool {
-        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = PortableSocket.tcp(family: AF_INET6)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in6()

@@ -148,7 +148,7 @@ import TidingsTestSupport
         defer { RawHTTPClient.release(descriptor) }
         func ask() -> String {
             let request = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
-            _ = request.withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            _ = request.withCString { send(descriptor, $0, strlen($0), PortableSocket.sendFlags) }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(descriptor, &buffer, buffer.count, 0)
             return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
@@ -257,7 +257,7 @@ import TidingsTestSupport
         let idle = try RawHTTPClient.holdConnection(port: port)
         defer { RawHTTPClient.release(idle) }
         let request = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
-        _ = request.withCString { send(idle, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        _ = request.withCString { send(idle, $0, strlen($0), PortableSocket.sendFlags) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         // Bounded waits: a test that fails must not hang the run.
         var answered = pollfd(fd: idle, events: Int16(POLLIN), revents: 0)

@@ -5,8 +5,10 @@
     #if compiler(>=6.2)
         /// The attributes ``TidingsLiveActivities`` observes: their metatype crosses into the tasks that follow
         /// each activity, which Swift 6.2 allows only for a `SendableMetatype` (every concrete type is one).
+        @available(iOS 16.1, *)
         public typealias TidingsActivityAttributes = ActivityAttributes & SendableMetatype
     #else
+        @available(iOS 16.1, *)
         public typealias TidingsActivityAttributes = ActivityAttributes
     #endif
 

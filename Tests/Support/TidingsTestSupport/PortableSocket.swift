@@ -40,6 +40,15 @@ package enum PortableSocket {
         #endif
     }
 
+    /// `send(2)` with ``sendFlags``, named through its module where a type's own `send` would shadow it.
+    package static func send(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+            return Glibc.send(descriptor, bytes, count, sendFlags)
+        #else
+            return Darwin.send(descriptor, bytes, count, sendFlags)
+        #endif
+    }
+
     /// `write(2)`, named through its module where a type's own `write` would shadow it.
     package static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)
