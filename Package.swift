@@ -27,7 +27,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // Linux's epoll, eventfd and TCP_INFO, for the HTTP server's network threads (headers only).
+        // The sockets of the HTTP server's network threads (headers only): epoll, eventfd and TCP_INFO on
+        // Linux; poll(2), a wake-up pipe and SO_NOSIGPIPE on Darwin.
         .systemLibrary(name: "CSocket"),
         .systemLibrary(
             name: "COpenSSL",
@@ -70,7 +71,8 @@ let package = Package(
         // Counters, gauges and histograms in the Prometheus text format.
         .target(name: "TidingsMetrics", dependencies: ["TidingsModel"]),
 
-        // An HTTP/1.1 server on epoll: routing, middleware, /healthz and /metrics. Knows nothing of push.
+        // An HTTP/1.1 server on epoll (Linux) or poll(2): routing, middleware, /healthz and /metrics. Knows
+        // nothing of push.
         .target(name: "TidingsHTTP", dependencies: ["TidingsModel", "TidingsMetrics", "CSocket"]),
 
         // OpenSSL keys: ES256 and RS256 signing, SHA-256, PEM, credential files on disk; identity tokens (JWTs).
