@@ -60,7 +60,7 @@ public final class TidingsService: Sendable {
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
-        let store = try configuration.openStore()
+        let store = try configuration.openStore(logger: logger)
         // Names this process in the store: its heartbeat, its fan-out claims and the scheduler lease.
         let instanceID = "tidingsd-" + UUID().lowercasedString
         let senderLock: SenderLock?
