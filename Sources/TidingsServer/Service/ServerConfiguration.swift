@@ -58,6 +58,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The key that encrypts the store's secrets (`--secrets-key-file`, `TIDINGS_SECRETS_KEY`); nil: see
     /// ``openStore(logger:)``.
     public var secretsKey: SecretsKeySource?
+    /// Audit entries older than this many days are removed (`--audit-retention-days`).
+    public var auditRetentionDays = 365
+    /// Whether writes made with app keys are audited too (`--audit-app-keys`).
+    public var auditsAppKeyWrites = false
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -98,9 +102,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             host: host, port: port, maximumBodyBytes: 65_536, maximumConnections: 64, threadCount: 2)
     }
 
-    /// Every setting: the server's, the console's (ServerConfiguration+Console.swift), then secrets at rest
-    /// (ServerConfiguration+Secrets.swift).
-    static var settings: [Setting] { serverSettings + consoleSettings + secretsSettings }
+    /// Every setting: the server's, the console's (ServerConfiguration+Console.swift), secrets at rest
+    /// (ServerConfiguration+Secrets.swift), then the audit log's (ServerConfiguration+Audit.swift).
+    static var settings: [Setting] { serverSettings + consoleSettings + secretsSettings + auditSettings }
 
     static let serverSettings: [Setting] = [
         Setting(
