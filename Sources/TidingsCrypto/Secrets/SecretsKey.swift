@@ -9,7 +9,7 @@ import Foundation
 /// ```swift
 /// let key = try SecretsKey(text: String(contentsOfFile: "/etc/tidings/secrets.key"))
 /// ```
-public struct SecretsKey: Sendable, Hashable, CustomStringConvertible {
+public struct SecretsKey: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     let bytes: [UInt8]
     /// The id's 8 bytes, as envelopes carry them.
     let idBytes: [UInt8]
@@ -59,6 +59,9 @@ public struct SecretsKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Never the key: its id only.
     public var description: String { "SecretsKey(id: \(id))" }
+
+    /// `dump` and debuggers show the id only.
+    public var customMirror: Mirror { Mirror(self, children: ["id": id]) }
 
     private static func hexBytes(_ text: String) -> [UInt8]? {
         var bytes: [UInt8] = []

@@ -87,7 +87,7 @@ public struct SecretsKeyring: Sendable, CustomStringConvertible {
         let body = Array(envelope.suffix(from: Self.headerLength + AESGCM.nonceLength))
         do {
             return try AESGCM.open(body, key: key.bytes, nonce: nonce, aad: header + Array(context.utf8))
-        } catch  where error.code == .tampered {
+        } catch let error where error.code == .tampered {
             throw SecretsKeyError(
                 .tampered, "the \(context) does not authenticate under key \(keyID): it was altered or moved")
         }

@@ -101,6 +101,9 @@ import TidingsCrypto
         }
         #expect(!"\(key)".contains(key.fileText.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect("\(key)".contains(key.id))
+        var dumped = ""
+        dump(key, to: &dumped)
+        #expect(dumped.contains(key.id) && !dumped.contains("bytes"))
         #expect(key.id.count == 16)
         #expect(SecretsKey.generate().id != key.id)
     }
