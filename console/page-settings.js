@@ -182,9 +182,10 @@ async function operatorsSection(refresh) {
 async function auditSection() {
   const log = await api("GET", "/v1/audit?limit=50", undefined, { app: false });
   return h("section", {}, h("h2", {}, "Audit log"),
-    table(["When", "Operator", "Action", "Target", "App", "Status"], log.entries.map((entry) => [
-      time(entry.at), entry.operator, entry.action, h("code", {}, entry.target), entry.app_id ?? "", entry.status,
-    ]), "Every write made in the console, newest first"));
+    table(["When", "Who", "Action", "Target", "App", "Status", "Address"], log.entries.map((entry) => [
+      time(entry.at), entry.operator ?? `${entry.credential.replace("_", " ")} ${entry.key_id}`, entry.action,
+      h("code", {}, entry.target), entry.app_id ?? "", entry.status, entry.address ?? "",
+    ]), "Every change, by operators and by server and admin keys, newest first"));
 }
 
 export async function settingsPage(view) {

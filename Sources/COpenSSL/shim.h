@@ -30,4 +30,14 @@ static inline long tidings_bio_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
 }
 
+/// Reads the tag of an AES-GCM encryption just finished (EVP_CTRL_GCM_GET_TAG is a macro).
+static inline int tidings_gcm_get_tag(EVP_CIPHER_CTX *context, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, length, tag);
+}
+
+/// Gives an AES-GCM decryption the tag to check at its end (EVP_CTRL_GCM_SET_TAG is a macro).
+static inline int tidings_gcm_set_tag(EVP_CIPHER_CTX *context, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, length, tag);
+}
+
 #endif

@@ -32,7 +32,10 @@ extension PostgresStore {
                 """,
                 [
                     .text(forwarder.id), .text(forwarder.appID), .text(forwarder.kind.rawValue),
-                    .text(ForwarderRecord.storedText(settings: forwarder.settings)),
+                    .text(
+                        try secrets.storedText(
+                            ForwarderRecord.storedText(settings: forwarder.settings),
+                            context: SealedSecret.forwarderContext(id: forwarder.id))),
                     .text(forwarder.filter.storedText), .text(forwarder.state.rawValue), .integer(forwarder.cursor),
                     .integer(forwarder.createdAt), Self.optional(forwarder.failingSince),
                     forwarder.lastError.map(PostgresValue.text) ?? .null, Self.optional(forwarder.lastSuccessAt),
@@ -46,7 +49,7 @@ extension PostgresStore {
         try read { db in
             try db.query(
                 "SELECT \(Self.forwarderColumns) FROM forwarders WHERE app_id = $1 AND id = $2",
-                [.text(appID), .text(id)], row: Self.forwarderRow
+                [.text(appID), .text(id)], row: forwarderRow
             ).first
         }
     }
@@ -56,10 +59,10 @@ extension PostgresStore {
             if let appID {
                 return try db.query(
                     "SELECT \(Self.forwarderColumns) FROM forwarders WHERE app_id = $1 ORDER BY created_at, id",
-                    [.text(appID)], row: Self.forwarderRow)
+                    [.text(appID)], row: forwarderRow)
             }
             return try db.query(
-                "SELECT \(Self.forwarderColumns) FROM forwarders ORDER BY created_at, id", row: Self.forwarderRow)
+                "SELECT \(Self.forwarderColumns) FROM forwarders ORDER BY created_at, id", row: forwarderRow)
         }
     }
 
@@ -70,7 +73,7 @@ extension PostgresStore {
                 "UPDATE forwarders SET state = $3 WHERE app_id = $1 AND id = $2",
                 [.text(appID), .text(id), .text(state.rawValue)])
             guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
-            return try Self.forwarder(db, id: id)
+            return try forwarder(db, id: id)
         }
     }
 
@@ -132,7 +135,7 @@ extension PostgresStore {
                 WHERE app_id = $1 AND id = $2
                 """, [.text(appID), .text(id), .integer(since), .integer(until)])
             guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
-            return try Self.forwarder(db, id: id)
+            return try forwarder(db, id: id)
         }
     }
 
@@ -296,16 +299,16 @@ extension PostgresStore {
 
     private static func optional(_ value: Int64?) -> PostgresValue { value.map(PostgresValue.integer) ?? .null }
 
-    private static func forwarder(_ db: PostgresConnection, id: String) throws -> ForwarderRecord {
+    private func forwarder(_ db: PostgresConnection, id: String) throws -> ForwarderRecord {
         guard
             let record = try db.query(
-                "SELECT \(forwarderColumns) FROM forwarders WHERE id = $1", [.text(id)], row: forwarderRow
+                "SELECT \(Self.forwarderColumns) FROM forwarders WHERE id = $1", [.text(id)], row: forwarderRow
             ).first
         else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
         return record
     }
 
-    private static func forwarderRow(_ row: PostgresRow) -> ForwarderRecord {
+    private func forwarderRow(_ row: PostgresRow) throws -> ForwarderRecord {
         func optional(_ column: Int32) -> Int64? { row.isNull(column) ? nil : row.int64(column) }
         var backfill: ForwarderRecord.Backfill?
         if let since = optional(11), let until = optional(12) {
@@ -314,7 +317,9 @@ extension PostgresStore {
         return ForwarderRecord(
             id: row.text(0), appID: row.text(1),
             kind: ForwarderRecord.Kind(rawValue: row.text(2)) ?? .webhook,
-            settings: ForwarderRecord.settings(storedText: row.text(3)),
+            settings: ForwarderRecord.settings(
+                storedText: try secrets.plaintextText(
+                    row.text(3), context: SealedSecret.forwarderContext(id: row.text(0)))),
             filter: ForwarderRecord.Filter(storedText: row.text(4)),
             state: ForwarderRecord.State(rawValue: row.text(5)) ?? .paused, cursor: row.int64(6),
             createdAt: row.int64(7), failingSince: optional(8), lastError: row.optionalText(9),

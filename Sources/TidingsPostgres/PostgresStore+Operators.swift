@@ -154,13 +154,14 @@ extension PostgresStore {
         try write { db in
             let sequence = try db.scalar(
                 """
-                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING seq
+                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq
                 """,
                 [
                     .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
                     entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
-                    entry.address.map { .text($0) } ?? .null,
+                    entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
+                    entry.keyID.map { .text($0) } ?? .null,
                 ])
             var stored = entry
             stored.sequence = sequence ?? 0
@@ -172,16 +173,22 @@ extension PostgresStore {
         try read { db in
             try db.query(
                 """
-                SELECT seq, at, operator_name, action, target, app_id, status, address FROM audit_log
+                SELECT seq, at, operator_name, action, target, app_id, status, address, credential, key_id FROM audit_log
                 WHERE seq < $1 ORDER BY seq DESC LIMIT $2
                 """, [.integer(beforeSequence ?? Int64.max), .integer(Int64(max(0, limit)))]
             ) { row in
                 AuditEntry(
                     sequence: row.int64(0), at: row.int64(1), operatorName: row.text(2),
                     action: row.text(3), target: row.text(4), appID: row.optionalText(5),
-                    status: row.int(6), address: row.optionalText(7))
+                    status: row.int(6), address: row.optionalText(7),
+                    credential: AuditEntry.Credential(rawValue: row.text(8)) ?? .operator, keyID: row.optionalText(9))
             }
         }
+    }
+
+    @discardableResult
+    public func removeAuditEntries(before: Int64) throws -> Int {
+        try write { db in try db.run("DELETE FROM audit_log WHERE at < $1", [.integer(before)]) }
     }
 
     private static func operatorRow(_ row: PostgresRow) -> OperatorRecord {

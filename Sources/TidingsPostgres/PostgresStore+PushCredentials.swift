@@ -12,13 +12,18 @@ extension PostgresStore {
             ) { row in
                 PushCredentialRecord(
                     appID: row.text(0), provider: PushCredentialRecord.Provider(rawValue: row.text(1)) ?? provider,
-                    secret: row.blob(2), settings: row.text(3), updatedAt: row.int64(4))
+                    secret: try secrets.plaintext(
+                        row.blob(2), context: SealedSecret.pushCredentialContext(appID: appID, provider: provider)),
+                    settings: row.text(3), updatedAt: row.int64(4))
             }.first
         }
     }
 
     public func savePushCredential(_ credential: PushCredentialRecord) throws {
-        try write(announcing: .pushCredentials(appID: credential.appID)) { db in
+        let secret = try secrets.stored(
+            credential.secret,
+            context: SealedSecret.pushCredentialContext(appID: credential.appID, provider: credential.provider))
+        return try write(announcing: .pushCredentials(appID: credential.appID)) { db in
             guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(credential.appID)]) != nil else {
                 throw StoreError(code: .notFound, message: "there is no app \(credential.appID)")
             }
@@ -30,7 +35,7 @@ extension PostgresStore {
                     secret = excluded.secret, settings = excluded.settings, updated_at = excluded.updated_at
                 """,
                 [
-                    .text(credential.appID), .text(credential.provider.rawValue), .bytes(credential.secret),
+                    .text(credential.appID), .text(credential.provider.rawValue), .bytes(secret),
                     .text(credential.settings), .integer(credential.updatedAt),
                 ])
         }

@@ -423,6 +423,12 @@ extension PostgresStore {
             PRIMARY KEY (operator_name, kind, digest)
         );
         """,
+        // Every state-changing call is audited, by keys too: which credential, which key; `at` for retention.
+        """
+        ALTER TABLE audit_log ADD COLUMN credential text NOT NULL DEFAULT 'operator';
+        ALTER TABLE audit_log ADD COLUMN key_id text;
+        CREATE INDEX audit_log_at ON audit_log (at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

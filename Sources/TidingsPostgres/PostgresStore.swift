@@ -44,6 +44,9 @@ public final class PostgresStore: Store {
         /// cores idle, which other groups fill (BENCHMARKS.md). Fewer when the pool is smaller: one connection
         /// is always left to the other calls.
         public var concurrentUpsertGroups = 4
+        /// Encrypts the secrets the store keeps (``SecretsAtRestStore``); nil writes them as given and refuses
+        /// to read encrypted ones.
+        public var secretSealer: (any SecretSealer)?
 
         public init(connectionString: String) {
             self.connectionString = connectionString
@@ -61,11 +64,14 @@ public final class PostgresStore: Store {
     let listener: PostgresChangeListener
     /// Installation upserts waiting to be written together.
     let upserts: GroupCommitter<PostgresUpsert>
+    /// Seals push credentials and forwarder settings on the way in, opens them on the way out.
+    let secrets: SecretCodec
 
     /// Connects, migrates the schema to this version and makes sure this month's and next month's event
     /// partitions exist.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        secrets = SecretCodec(sealer: configuration.secretSealer)
         pool = PostgresPool(
             settings: PostgresConnection.Settings(
                 connectionString: configuration.connectionString, applicationName: configuration.applicationName,

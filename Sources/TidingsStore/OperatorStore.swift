@@ -43,4 +43,7 @@ public protocol OperatorStore: Sendable {
     func appendAudit(_ entry: AuditEntry) throws -> AuditEntry
     /// Entries newest first, those before `beforeSequence` when given, at most `limit`.
     func auditEntries(beforeSequence: Int64?, limit: Int) throws -> [AuditEntry]
+    /// Deletes the entries recorded before `before` (unix milliseconds); how many.
+    @discardableResult
+    func removeAuditEntries(before: Int64) throws -> Int
 }

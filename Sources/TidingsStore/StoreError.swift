@@ -11,6 +11,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code(rawValue: "conflict")
         /// A configured limit would be exceeded; the message names it.
         public static let limitExceeded = Code(rawValue: "limit_exceeded")
+        /// A secret is stored encrypted and no secrets key is configured; the message names the key's id.
+        public static let secretsKeyMissing = Code(rawValue: "secrets_key_missing")
+        /// A secret does not decrypt: another key sealed it, or it was altered or moved from another row.
+        public static let secretUnreadable = Code(rawValue: "secret_unreadable")
     }
 
     public var code: Code

@@ -18,6 +18,7 @@ enum TidingsCommand {
           apps list|show|create|set-...       apps, their settings and credentials (admin key)
           keys list|create|revoke             an app's app and server keys (admin key)
           forwarders add|list|pause|...       an app's event forwarders; verify-signature (admin key)
+          audit                               the audit log: every change, by whom (admin key)
           demo [--devices N] [--keep]         run the whole system here and show a campaign's funnel
           device simulate --count N ...       simulated devices running the real SDK against tidingsd
 
@@ -50,6 +51,7 @@ enum TidingsCommand {
             case "apps": return try await AppsCommand.run(rest)
             case "keys": return try await KeysCommand.run(rest)
             case "forwarders": return try await ForwardersCommand.run(rest)
+            case "audit": return try await AuditCommand.run(rest)
             case "demo": return try await DemoCommand.run(rest)
             case "device": return try await DeviceCommand.run(rest)
             case "help", "--help", "-h":

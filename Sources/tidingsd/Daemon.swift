@@ -22,6 +22,11 @@ enum Daemon {
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
                 return try AdminCommand.run([first] + remaining, configuration: configuration)
             }
+            if arguments.first == SecretsCommand.name {
+                let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
+                    arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)
+                return SecretsCommand.run(remaining, configuration: configuration)
+            }
             if let first = arguments.first, StoreCommand.names.contains(first) {
                 let (configuration, remaining) = try ServerConfiguration.resolveForAdministration(
                     arguments: Array(arguments.dropFirst()), environment: environment, readFile: readFile)

@@ -3,6 +3,7 @@ import Testing
 import TidingsForwarding
 import TidingsHTTP
 import TidingsModel
+import TidingsServer
 import TidingsStore
 import TidingsTestSupport
 
@@ -40,7 +41,8 @@ import TidingsTestSupport
             }
         ])
 
-        let store = try SQLiteStore(directory: dataDirectory)
+        // Opened as tidingsd opens it, with the secrets key it generates: the forwarder's secret is encrypted.
+        let store = try ServerConfiguration(dataDirectory: dataDirectory.path).openStore()
         try store.createApp(AppRecord(id: "app_kill", name: "kill", bundleID: "com.example.kill", createdAt: 0))
         let events = (0..<Self.eventCount).map { index in
             TidingsEvent(

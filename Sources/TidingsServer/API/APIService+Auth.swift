@@ -114,7 +114,7 @@ extension APIService {
         }
     }
 
-    private func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {
+    func lookUpKey(digest: [UInt8]) throws -> APIKeyRecord? {
         try keyCache.value(for: digest, now: clock.now, lifetime: configuration.keyCacheSeconds) {
             try store.key(hash: digest)
         }

@@ -44,7 +44,9 @@ extension APIService {
         }
     }
 
-    /// `route` with its writes made through a session recorded in the audit log, with how they ended.
+    /// `route` with its writes recorded in the audit log, with how they ended: every route but GETs and the POSTs
+    /// that change nothing, so a new route is audited unless it is named here (``audit(_:action:status:operatorName:)``
+    /// decides who is recorded).
     func audited(_ route: HTTPRoute) -> HTTPRoute {
         let unaudited = Self.readOnlyPosts.union(["/v1/session"])
         guard route.method != "GET", !unaudited.contains(route.pattern) else { return route }
@@ -92,22 +94,52 @@ extension APIService {
         }
     }
 
-    /// Appends an audit entry when `request` was made with a live session (not a key).
+    /// Appends an audit entry for `request`: made with a live session, or with a key the store knows (revoked or
+    /// refused ones too: the attempt is what is recorded). Requests with no credential or an unknown key are
+    /// left to the access log; app keys only with ``TidingsAPI/Configuration/auditsAppKeyWrites``.
     func audit(_ request: HTTPRequest, action: String, status: Int, operatorName: String? = nil) {
         do {
-            var name = operatorName
-            if name == nil, request.headers["Authorization"] == nil, ConsoleSessions.sessionID(request) != nil {
-                name = try? sessions.resolve(request, touch: false)?.1.name
+            var entry = AuditEntry(
+                at: now, operatorName: "", action: action, target: request.path,
+                appID: request.headers[ConsoleSessions.appHeader], status: status, address: clientAddress(request))
+            if let operatorName {
+                entry.operatorName = operatorName
+            } else if let authorization = request.headers["Authorization"] {
+                guard let key = try auditedKey(authorization) else { return }
+                entry.credential =
+                    switch key.kind {
+                    case .app: .appKey
+                    case .server: .serverKey
+                    case .admin: .adminKey
+                    }
+                entry.keyID = key.id
+                entry.appID = key.kind == .admin ? nil : key.appID
+            } else if ConsoleSessions.sessionID(request) != nil,
+                let name = try? sessions.resolve(request, touch: false)?.1.name
+            {
+                entry.operatorName = name
+            } else {
+                return
             }
-            guard let name else { return }
-            try store.appendAudit(
-                AuditEntry(
-                    at: now, operatorName: name, action: action, target: request.path,
-                    appID: request.headers[ConsoleSessions.appHeader], status: status, address: clientAddress(request)))
+            try store.appendAudit(entry)
         } catch {
             // The write itself has happened; losing its record must at least be seen.
             logger.error("could not append to the audit log", metadata: ["action": action, "error": "\(error)"])
         }
+    }
+
+    /// The stored key `authorization` presents, when it is one the audit log records.
+    private func auditedKey(_ authorization: String) throws -> APIKeyRecord? {
+        guard let secret = Self.bearerCredential(authorization), let kind = APIKeySecret.kind(of: secret) else {
+            return nil
+        }
+        // Checked before hashing: app-key device traffic is the hot path.
+        if kind == .app && !configuration.auditsAppKeyWrites { return nil }
+        let digest = SHA256Digest.hash(secret)
+        guard let key = try lookUpKey(digest: digest), SHA256Digest.constantTimeEquals(key.hash, digest),
+            key.kind == kind
+        else { return nil }
+        return key
     }
 
     func sessionRoutes() -> [HTTPRoute] {
@@ -207,7 +239,10 @@ extension APIService {
             "entries": .array(
                 entries.map { entry in
                     .object([
-                        "at": .integer(entry.at), "operator": .string(entry.operatorName),
+                        "at": .integer(entry.at),
+                        "operator": entry.credential == .operator ? .string(entry.operatorName) : .null,
+                        "credential": .string(entry.credential.rawValue),
+                        "key_id": entry.keyID.map(JSONValue.string) ?? .null,
                         "action": .string(entry.action), "target": .string(entry.target),
                         "app_id": entry.appID.map(JSONValue.string) ?? .null, "status": .integer(Int64(entry.status)),
                         "address": entry.address.map(JSONValue.string) ?? .null,

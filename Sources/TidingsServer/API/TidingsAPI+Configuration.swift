@@ -51,6 +51,10 @@ extension TidingsAPI {
         public var trustedProxies = TrustedProxies()
         /// Console sessions: timeouts, the cookie's `Secure`, accepted origins, sign-in limits.
         public var consoleSessions = ConsoleSessionSettings()
+        /// Whether writes made with app keys are audited too (`--audit-app-keys`). Off by default: an app key is
+        /// public, shared by every device, so its entries name no one, and device traffic (registrations,
+        /// event batches) would be most of the log.
+        public var auditsAppKeyWrites = false
 
         /// The tidingsd instance serving the API (``ClusterMembership``): the resolver that resolves a message's
         /// first chunk inline is named under it, so that the instance's silence or retirement frees what it

@@ -55,6 +55,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var trustedProxies = TrustedProxies()
     /// The web console's sessions: timeouts, `Secure` cookies, accepted origins.
     public var consoleSessions = ConsoleSessionSettings()
+    /// The key that encrypts the store's secrets (`--secrets-key-file`, `TIDINGS_SECRETS_KEY`); nil: see
+    /// ``openStore(logger:)``.
+    public var secretsKey: SecretsKeySource?
+    /// Audit entries older than this many days are removed (`--audit-retention-days`).
+    public var auditRetentionDays = 365
+    /// Whether writes made with app keys are audited too (`--audit-app-keys`).
+    public var auditsAppKeyWrites = false
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
@@ -95,8 +102,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             host: host, port: port, maximumBodyBytes: 65_536, maximumConnections: 64, threadCount: 2)
     }
 
-    /// Every setting: the server's, then the console's (ServerConfiguration+Console.swift).
-    static var settings: [Setting] { serverSettings + consoleSettings }
+    /// Every setting: the server's, the console's (ServerConfiguration+Console.swift), secrets at rest
+    /// (ServerConfiguration+Secrets.swift), then the audit log's (ServerConfiguration+Audit.swift).
+    static var settings: [Setting] { serverSettings + consoleSettings + secretsSettings + auditSettings }
 
     static let serverSettings: [Setting] = [
         Setting(
@@ -462,14 +470,16 @@ public struct ServerConfiguration: Sendable, Equatable {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if argument == "--data-dir" || argument == "--config" || argument == "--store" {
+            if argument == "--data-dir" || argument == "--config" || argument == "--store"
+                || argument == "--secrets-key-file"
+            {
                 guard index < arguments.count else {
                     throw ServerConfigurationError(code: "usage", message: "\(argument) needs a value")
                 }
                 own += [argument, arguments[index]]
                 index += 1
             } else if argument.hasPrefix("--data-dir=") || argument.hasPrefix("--config=")
-                || argument.hasPrefix("--store=")
+                || argument.hasPrefix("--store=") || argument.hasPrefix("--secrets-key-file=")
             {
                 own.append(argument)
             } else {
@@ -498,6 +508,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                    tidingsd apns-emulator [--listen HOST:PORT] [--topic ID]...   (see docs/apns-emulator.md)
                    tidingsd migrate [--store ...]   (run the store's migrations and print its schema version)
                    tidingsd store copy --from sqlite:PATH --to postgres://...   (see docs/deploy.md)
+                   tidingsd secrets generate-key --out FILE | secrets status | secrets rotate --new-key-file FILE
 
             options (flag, environment variable; flags win over the environment, which wins over the file):
               --config FILE, TIDINGS_CONFIG

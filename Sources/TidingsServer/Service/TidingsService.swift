@@ -60,7 +60,7 @@ public final class TidingsService: Sendable {
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let metrics = MetricsRegistry()
-        let store = try configuration.openStore()
+        let store = try configuration.openStore(logger: logger)
         // Names this process in the store: its heartbeat, its fan-out claims and the scheduler lease.
         let instanceID = "tidingsd-" + UUID().lowercasedString
         let senderLock: SenderLock?
@@ -112,6 +112,7 @@ public final class TidingsService: Sendable {
         apiConfiguration.defaultTimeToLive = configuration.defaultTimeToLive
         apiConfiguration.trustedProxies = configuration.trustedProxies
         apiConfiguration.consoleSessions = configuration.consoleSessions
+        apiConfiguration.auditsAppKeyWrites = configuration.auditsAppKeyWrites
         apiConfiguration.instanceID = instanceID
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
@@ -179,6 +180,7 @@ public final class TidingsService: Sendable {
         if let interval = configuration.uninstallCheckInterval {
             jobs.append(.uninstallChecks(UninstallCheckScheduler(store: store, interval: interval, logger: logger)))
         }
+        jobs.append(.auditRetention(store: store, days: configuration.auditRetentionDays, logger: logger))
         if let days = configuration.eventRetentionDays {
             jobs.append(.eventRetention(store: store, days: days, logger: logger))
         }

@@ -29,7 +29,10 @@ extension SQLiteStore {
                 """,
                 [
                     .text(forwarder.id), .text(forwarder.appID), .text(forwarder.kind.rawValue),
-                    .text(ForwarderRecord.storedText(settings: forwarder.settings)),
+                    .text(
+                        try secrets.storedText(
+                            ForwarderRecord.storedText(settings: forwarder.settings),
+                            context: SealedSecret.forwarderContext(id: forwarder.id))),
                     .text(forwarder.filter.storedText), .text(forwarder.state.rawValue), .integer(forwarder.cursor),
                     .integer(forwarder.createdAt), Self.optional(forwarder.failingSince),
                     forwarder.lastError.map(SQLiteValue.text) ?? .null, Self.optional(forwarder.lastSuccessAt),
@@ -43,7 +46,7 @@ extension SQLiteStore {
         try reader.read { db in
             try db.query(
                 "SELECT \(Self.forwarderColumns) FROM forwarders WHERE app_id = ?1 AND id = ?2",
-                [.text(appID), .text(id)], row: Self.forwarderRow
+                [.text(appID), .text(id)], row: forwarderRow
             ).first
         }
     }
@@ -53,10 +56,10 @@ extension SQLiteStore {
             if let appID {
                 return try db.query(
                     "SELECT \(Self.forwarderColumns) FROM forwarders WHERE app_id = ?1 ORDER BY created_at, id",
-                    [.text(appID)], row: Self.forwarderRow)
+                    [.text(appID)], row: forwarderRow)
             }
             return try db.query(
-                "SELECT \(Self.forwarderColumns) FROM forwarders ORDER BY created_at, id", row: Self.forwarderRow)
+                "SELECT \(Self.forwarderColumns) FROM forwarders ORDER BY created_at, id", row: forwarderRow)
         }
     }
 
@@ -67,7 +70,7 @@ extension SQLiteStore {
                 "UPDATE forwarders SET state = ?3 WHERE app_id = ?1 AND id = ?2",
                 [.text(appID), .text(id), .text(state.rawValue)])
             guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
-            return try Self.forwarder(db, id: id)
+            return try forwarder(db, id: id)
         }
     }
 
@@ -129,7 +132,7 @@ extension SQLiteStore {
                 WHERE app_id = ?1 AND id = ?2
                 """, [.text(appID), .text(id), .integer(since), .integer(until)])
             guard changed > 0 else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
-            return try Self.forwarder(db, id: id)
+            return try forwarder(db, id: id)
         }
     }
 
@@ -298,16 +301,16 @@ extension SQLiteStore {
 
     private static func optional(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
 
-    private static func forwarder(_ db: SQLiteConnection, id: String) throws -> ForwarderRecord {
+    private func forwarder(_ db: SQLiteConnection, id: String) throws -> ForwarderRecord {
         guard
             let record = try db.query(
-                "SELECT \(forwarderColumns) FROM forwarders WHERE id = ?1", [.text(id)], row: forwarderRow
+                "SELECT \(Self.forwarderColumns) FROM forwarders WHERE id = ?1", [.text(id)], row: forwarderRow
             ).first
         else { throw StoreError(code: .notFound, message: "there is no forwarder \(id)") }
         return record
     }
 
-    private static func forwarderRow(_ row: SQLiteStatement) -> ForwarderRecord {
+    private func forwarderRow(_ row: SQLiteStatement) throws -> ForwarderRecord {
         func optional(_ column: Int32) -> Int64? { row.isNull(at: column) ? nil : row.int64(at: column) }
         var backfill: ForwarderRecord.Backfill?
         if let since = optional(11), let until = optional(12) {
@@ -316,7 +319,9 @@ extension SQLiteStore {
         return ForwarderRecord(
             id: row.text(at: 0), appID: row.text(at: 1),
             kind: ForwarderRecord.Kind(rawValue: row.text(at: 2)) ?? .webhook,
-            settings: ForwarderRecord.settings(storedText: row.text(at: 3)),
+            settings: ForwarderRecord.settings(
+                storedText: try secrets.plaintextText(
+                    row.text(at: 3), context: SealedSecret.forwarderContext(id: row.text(at: 0)))),
             filter: ForwarderRecord.Filter(storedText: row.text(at: 4)),
             state: ForwarderRecord.State(rawValue: row.text(at: 5)) ?? .paused, cursor: row.int64(at: 6),
             createdAt: row.int64(at: 7), failingSince: optional(8), lastError: row.optionalText(at: 9),

@@ -151,13 +151,14 @@ extension SQLiteStore {
         try database.write { db in
             try db.run(
                 """
-                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 """,
                 [
                     .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
                     entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
-                    entry.address.map { .text($0) } ?? .null,
+                    entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
+                    entry.keyID.map { .text($0) } ?? .null,
                 ])
             var stored = entry
             stored.sequence = db.lastInsertRowID
@@ -169,16 +170,23 @@ extension SQLiteStore {
         try reader.read { db in
             try db.query(
                 """
-                SELECT seq, at, operator_name, action, target, app_id, status, address FROM audit_log
+                SELECT seq, at, operator_name, action, target, app_id, status, address, credential, key_id FROM audit_log
                 WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2
                 """, [.integer(beforeSequence ?? Int64.max), .integer(Int64(max(0, limit)))]
             ) { row in
                 AuditEntry(
                     sequence: row.int64(at: 0), at: row.int64(at: 1), operatorName: row.text(at: 2),
                     action: row.text(at: 3), target: row.text(at: 4), appID: row.optionalText(at: 5),
-                    status: row.int(at: 6), address: row.optionalText(at: 7))
+                    status: row.int(at: 6), address: row.optionalText(at: 7),
+                    credential: AuditEntry.Credential(rawValue: row.text(at: 8)) ?? .operator,
+                    keyID: row.optionalText(at: 9))
             }
         }
+    }
+
+    @discardableResult
+    public func removeAuditEntries(before: Int64) throws -> Int {
+        try database.write { db in try db.run("DELETE FROM audit_log WHERE at < ?1", [.integer(before)]) }
     }
 
     private static func operatorRow(_ row: SQLiteStatement) -> OperatorRecord {

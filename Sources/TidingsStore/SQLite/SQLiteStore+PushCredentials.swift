@@ -13,13 +13,18 @@ extension SQLiteStore {
                 PushCredentialRecord(
                     appID: row.text(at: 0),
                     provider: PushCredentialRecord.Provider(rawValue: row.text(at: 1)) ?? provider,
-                    secret: row.blob(at: 2), settings: row.text(at: 3), updatedAt: row.int64(at: 4))
+                    secret: try secrets.plaintext(
+                        row.blob(at: 2), context: SealedSecret.pushCredentialContext(appID: appID, provider: provider)),
+                    settings: row.text(at: 3), updatedAt: row.int64(at: 4))
             }.first
         }
     }
 
     public func savePushCredential(_ credential: PushCredentialRecord) throws {
-        try announcing(.pushCredentials(appID: credential.appID)) {
+        let secret = try secrets.stored(
+            credential.secret,
+            context: SealedSecret.pushCredentialContext(appID: credential.appID, provider: credential.provider))
+        return try announcing(.pushCredentials(appID: credential.appID)) {
             try database.write { db in
                 guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(credential.appID)]) != nil else {
                     throw StoreError(code: .notFound, message: "there is no app \(credential.appID)")
@@ -32,7 +37,7 @@ extension SQLiteStore {
                         secret = excluded.secret, settings = excluded.settings, updated_at = excluded.updated_at
                     """,
                     [
-                        .text(credential.appID), .text(credential.provider.rawValue), .blob(credential.secret),
+                        .text(credential.appID), .text(credential.provider.rawValue), .blob(secret),
                         .text(credential.settings), .integer(credential.updatedAt),
                     ])
             }

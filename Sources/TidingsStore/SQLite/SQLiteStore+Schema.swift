@@ -390,6 +390,12 @@ extension SQLiteStore {
             PRIMARY KEY (operator_name, kind, digest)
         );
         """,
+        // Every state-changing call is audited, by keys too: which credential, which key; `at` for retention.
+        """
+        ALTER TABLE audit_log ADD COLUMN credential TEXT NOT NULL DEFAULT 'operator';
+        ALTER TABLE audit_log ADD COLUMN key_id TEXT;
+        CREATE INDEX audit_log_at ON audit_log(at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -34,13 +34,20 @@ public final class SQLiteStore: Store {
     let eventCompletions = DispatchQueue(label: "tidings.store.event-completions")
     /// Writes through this store publish here once committed; one process uses the file, so nothing is missed.
     public let changes = StoreChangeFeed()
+    /// Seals push credentials and forwarder settings on the way in, opens them on the way out.
+    let secrets: SecretCodec
 
     /// Opens (creating if needed) and migrates the database at `path`.
     ///
     /// - Parameter checkpointInterval: How often a background connection copies the write-ahead log into
     ///   the database, so that requests never wait for the disk flush a checkpoint ends with; nil leaves
     ///   checkpoints to SQLite, inside whichever write crosses its threshold.
-    public init(path: String, checkpointInterval: Duration? = .milliseconds(250)) throws {
+    /// - Parameter secretSealer: Encrypts the secrets the store keeps (``SecretsAtRestStore``); nil writes
+    ///   them as given and refuses to read encrypted ones.
+    public init(
+        path: String, checkpointInterval: Duration? = .milliseconds(250), secretSealer: (any SecretSealer)? = nil
+    ) throws {
+        secrets = SecretCodec(sealer: secretSealer)
         database = try SQLiteDatabase(path: path)
         try database.read { db in
             // 64 MiB of page cache instead of 2 MiB, so indexes stay in memory.
@@ -51,6 +58,9 @@ public final class SQLiteStore: Store {
             // it took POST /v1/events from about 51,000 to 55,000-59,000 events/s (BENCHMARKS.md). The log
             // file keeps the size it reached.
             try db.execute("PRAGMA wal_autocheckpoint = \(checkpointInterval == nil ? 1000 : 65536)")
+            // Deleted and overwritten content is zeroed where that costs no extra write, so a secret replaced by
+            // its ciphertext (or removed) does not linger in the file's free space.
+            try db.execute("PRAGMA secure_delete = FAST")
         }
         try Self.addFunctions(database)
         try Self.migrate(database)
@@ -70,10 +80,13 @@ public final class SQLiteStore: Store {
     }
 
     /// Opens (creating the directory and file if needed) `tidings.sqlite` in `directory`.
-    public convenience init(directory: URL, checkpointInterval: Duration? = .milliseconds(250)) throws {
+    public convenience init(
+        directory: URL, checkpointInterval: Duration? = .milliseconds(250), secretSealer: (any SecretSealer)? = nil
+    ) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try self.init(
-            path: directory.appendingPathComponent(Self.fileName).path, checkpointInterval: checkpointInterval)
+            path: directory.appendingPathComponent(Self.fileName).path, checkpointInterval: checkpointInterval,
+            secretSealer: secretSealer)
     }
 
     /// Runs `write`, then publishes `change` on ``changes``: only once the write committed, never after it failed.

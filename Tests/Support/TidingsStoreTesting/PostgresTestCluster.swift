@@ -72,6 +72,12 @@ package final class PostgresTestCluster: @unchecked Sendable {
             ], what: "run psql")
     }
 
+    /// Database `name` as `pg_dump` writes it (plain SQL, bytea in hex): what a backup of it holds.
+    package func dump(database name: String) throws -> String {
+        try tools.run(
+            "pg_dump", ["-h", directory.path, "-p", String(port), "-U", "postgres", "-d", name], what: "run pg_dump")
+    }
+
     private init() throws {
         let binDirectory = try Self.findBinaries()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -260,7 +260,7 @@ import TidingsTesting
         _ = try await call(harness, "PUT", "/v1/installations/bad%20id", browser: editor, json: ["platform": "ios"])
         _ = try await call(harness, "POST", "/v1/lint", browser: editor, json: ["content": ["title": "Hi"]])
         _ = try await call(harness, "GET", "/v1/installations", browser: editor)
-        // Writes with a key are the key holder's business, not an operator's.
+        // Writes with a key are recorded under the key (AuditTrailTests), not an operator.
         _ = try await harness.call("PUT", "/v1/installations/i2", key: harness.serverKey, json: ["platform": "ios"])
         _ = try await call(harness, "POST", "/v1/session", json: ["name": "eve", "password": "wrong password"])
 
@@ -273,13 +273,14 @@ import TidingsTesting
         }
         #expect(
             summary == [
-                "ada POST /v1/session 201", "eve POST /v1/session 401",
+                "ada POST /v1/session 201", "eve POST /v1/session 401", " PUT /v1/installations/{installation_id} 201",
                 "eve PUT /v1/installations/{installation_id} 400", "eve PUT /v1/installations/{installation_id} 201",
                 "eve POST /v1/session 201",
             ])
-        #expect(entries[3]["app_id"] == "app_main")
-        #expect(entries[3]["target"] == "/v1/installations/i1")
-        #expect(entries[3]["address"] == "10.0.0.1")
+        #expect(entries[2]["credential"] == "server_key")
+        #expect(entries[4]["app_id"] == "app_main")
+        #expect(entries[4]["target"] == "/v1/installations/i1")
+        #expect(entries[4]["address"] == "10.0.0.1")
         let adminKey = try AppAdministration(store: harness.store).createAdminKey().secret
         #expect(try await harness.call("GET", "/v1/audit", key: adminKey).status == 200)
         #expect(try await harness.call("GET", "/v1/audit", key: harness.serverKey).status == 403)

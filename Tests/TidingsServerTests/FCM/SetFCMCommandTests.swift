@@ -34,7 +34,8 @@ import TidingsTestSupport
         let appID = try #require(printed["app_id"]?.stringValue)
         // In the store, shared by every instance; no file in the data directory.
         let data = directory.appendingPathComponent("data")
-        let store = FCMCredentialsStore(backing: StoreCredentialBacking(store: try SQLiteStore(directory: data)))
+        let store = FCMCredentialsStore(
+            backing: StoreCredentialBacking(store: try ServerConfiguration(dataDirectory: data.path).openStore()))
         #expect(try store.load(appID: appID)?.clientEmail == "fcm@shop-prod.iam.gserviceaccount.com")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("fcm").path))
 

@@ -94,7 +94,8 @@ import TidingsStore
         #expect(!out.contains("PRIVATE KEY"))
         let appID = try #require(printed["app_id"]?.stringValue)
         let data = directory.appendingPathComponent("data")
-        let store = APNsCredentialsStore(backing: StoreCredentialBacking(store: try SQLiteStore(directory: data)))
+        let store = APNsCredentialsStore(
+            backing: StoreCredentialBacking(store: try ServerConfiguration(dataDirectory: data.path).openStore()))
         #expect(try store.load(appID: appID)?.key.publicKeyPEM() == key.publicKeyPEM())
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("apns").path))
 
