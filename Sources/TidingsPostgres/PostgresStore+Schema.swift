@@ -413,6 +413,11 @@ extension PostgresStore {
         );
         CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
         """,
+        // The fence of each delivery's claim: raised by every claim and every release, so an outcome or a send
+        // checked against the epoch a worker claimed under matches no row once the claim was taken from it.
+        """
+        ALTER TABLE message_deliveries ADD COLUMN claim_epoch bigint NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -380,6 +380,11 @@ extension SQLiteStore {
         );
         CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
         """,
+        // The fence of each delivery's claim: raised by every claim and every release, so an outcome or a send
+        // checked against the epoch a worker claimed under matches no row once the claim was taken from it.
+        """
+        ALTER TABLE message_deliveries ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
