@@ -270,7 +270,12 @@ public final class FanoutWorker: Sendable {
                     && ContinuousClock.now >= nextCheck
                 {
                     do {
-                        checkedUntil = try checkClaims(&queue)
+                        // Only the newly claimed when the last check still holds for the rest.
+                        if queue.unchecked > 0 && ContinuousClock.now < checkedUntil {
+                            checkedUntil = min(checkedUntil, try checkClaims(&queue, uncheckedOnly: true))
+                        } else {
+                            checkedUntil = try checkClaims(&queue, uncheckedOnly: false)
+                        }
                     } catch {
                         checkedUntil = .now
                         logger.warning("checking claims failed: \(error)", metadata: ["worker": id])
@@ -343,13 +348,13 @@ public final class FanoutWorker: Sendable {
         return claimedTotal
     }
 
-    /// Checks in one read that the claims waiting in the queue are still this worker's, under the epoch each was
-    /// claimed with, and drops the others unsent.
+    /// Checks in one read that the claims waiting in the queue (all, or those not checked yet) are still this
+    /// worker's, under the epoch each was claimed with, and drops the others unsent.
     /// - Returns: until when sending on this check is safe: ``Configuration/claimCheckInterval`` from before the
     ///   read, and no later than four fifths of the instance timeout past the heartbeat the read found.
-    private func checkClaims(_ queue: inout SendQueue) throws -> ContinuousClock.Instant {
+    private func checkClaims(_ queue: inout SendQueue, uncheckedOnly: Bool) throws -> ContinuousClock.Instant {
         let started = ContinuousClock.now
-        let waiting = queue.waiting
+        let waiting = queue.waiting(uncheckedOnly: uncheckedOnly)
         let check = try store.checkClaims(waiting, worker: id, now: clock.now.millisecondsSince1970)
         let lost = Set(zip(waiting, check.held).filter { !$0.1 }.map { SendQueue.Key($0.0) })
         let dropped = queue.drop(lost)

@@ -8,7 +8,7 @@ import TidingsStore
 /// sent: the store may already have handed it to another worker (or back to this one, queued again), and
 /// sending it would send it twice. That happens when the database was out of reach for longer than the lease.
 ///
-/// The worker checks the claims of what waits (``waiting``, ``unchecked``) before sending and drops the ones
+/// The worker checks the claims of what waits (``waiting(uncheckedOnly:)``, ``unchecked``) before sending and drops the ones
 /// it lost (``drop(_:)``): the claims of an instance taken for dead are released and may already be sent by
 /// another.
 struct SendQueue {
@@ -35,6 +35,8 @@ struct SendQueue {
     private struct Entry {
         var delivery: MessageDelivery
         var leaseUntil: Int64
+        /// Whether a check of claims has found it held since it was enqueued.
+        var checked = false
     }
 
     /// One message's waiting deliveries, oldest first.
@@ -68,7 +70,7 @@ struct SendQueue {
     private(set) var count = 0
     /// Deliveries dropped because their lease passed while they waited.
     private(set) var expired = 0
-    /// Deliveries enqueued since the last ``drop(_:)``, whose claims have not been checked.
+    /// Deliveries whose claims no check has found held yet (``drop(_:)`` marks them checked).
     private(set) var unchecked = 0
     /// Whether each message's stored payloads hold `{{` at all; only those are rendered per delivery.
     var templated: [String: Bool] = [:]
@@ -182,23 +184,27 @@ struct SendQueue {
         return shortestWait.map(Admitted.wait) ?? .empty
     }
 
-    /// Every delivery waiting, for a check of their claims.
-    var waiting: [MessageDelivery] { lines.values.flatMap { $0.deliveries[$0.head...].map(\.delivery) } }
+    /// The deliveries waiting, for a check of their claims: every one, or those no check has found held yet.
+    func waiting(uncheckedOnly: Bool = false) -> [MessageDelivery] {
+        lines.values.flatMap { line in
+            line.deliveries[line.head...].filter { !uncheckedOnly || !$0.checked }.map(\.delivery)
+        }
+    }
 
-    /// Removes the waiting deliveries in `lost` without sending them, and counts every delivery still waiting as
+    /// Removes the waiting deliveries in `lost` without sending them, and marks every delivery still waiting as
     /// checked.
     /// - Returns: how many were removed.
     mutating func drop(_ lost: Set<Key>) -> Int {
+        guard unchecked > 0 || !lost.isEmpty else { return 0 }
         unchecked = 0
-        guard !lost.isEmpty else { return 0 }
         var removed = 0
         for (id, line) in lines {
-            let kept = line.deliveries[line.head...].filter { !lost.contains(Key($0.delivery)) }
-            guard kept.count < line.count else { continue }
+            var kept = line.deliveries[line.head...].filter { !lost.contains(Key($0.delivery)) }
             for entry in line.deliveries[line.head...] where lost.contains(Key(entry.delivery)) {
                 rendered[Self.renderedKey(entry.delivery)] = nil
             }
             removed += line.count - kept.count
+            for index in kept.indices { kept[index].checked = true }
             lines[id] = kept.isEmpty ? nil : Line(deliveries: Array(kept))
         }
         count -= removed
