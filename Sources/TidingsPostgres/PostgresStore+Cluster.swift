@@ -1,6 +1,10 @@
 import TidingsStore
 
 extension PostgresStore {
+    /// PostgreSQL's clock in unix milliseconds: the one clock instances' liveness is measured on, so that no
+    /// host's clock, skewed or paused, decides whether another instance is alive.
+    static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
     /// Claims (of `message_deliveries d`) whose worker id names an instance in `instances` matching the
     /// condition on `i`: the instance id itself or `instanceID/n`.
     private static func claimsOfInstances(where condition: String) -> String {
@@ -22,11 +26,15 @@ extension PostgresStore {
         """
     }
 
-    public func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int {
+    /// Silence is measured on the database's clock, as heartbeats are written (``recordHeartbeat(instanceID:now:)``);
+    /// `now` only stamps `updated_at`.
+    public func releaseClaimsOfSilentInstances(silentFor timeout: Int64, now: Int64) throws -> Int {
         try write { db in
+            let heartbeatBefore = try db.scalar("SELECT \(Self.databaseNow) - $1::bigint", [.integer(timeout)]) ?? 0
             let released = try db.run(
                 """
                 UPDATE message_deliveries d SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1,
                     updated_at = $2
                 WHERE \(Self.claimsOfInstances(where: "i.heartbeat_at < $1"))
                 """, [.integer(heartbeatBefore), .integer(now)])
@@ -50,6 +58,7 @@ extension PostgresStore {
             let released = try db.run(
                 """
                 UPDATE message_deliveries d SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1,
                     updated_at = $2
                 WHERE \(Self.claimsOfInstances(where: "i.id = $1"))
                 """, [.text(instanceID), .integer(now)])

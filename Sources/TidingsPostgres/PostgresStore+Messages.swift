@@ -140,6 +140,7 @@ extension PostgresStore {
             return try db.run(
                 """
                 UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1,
                     updated_at = $1
                 WHERE state = 'claimed'
                 """, [.integer(now)])
@@ -159,7 +160,8 @@ extension PostgresStore {
             // recorded as sent are not claimed, so they are never sent again.
             try db.run(
                 """
-                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1
                 WHERE state = 'claimed' AND claim_expires_at <= $1
                 """, [.integer(now)])
             let claimed = try db.query(
@@ -171,12 +173,16 @@ extension PostgresStore {
                     ORDER BY d.not_before, d.message_id, d.installation_id LIMIT $2
                     FOR UPDATE OF d SKIP LOCKED)
                 UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
-                    updated_at = $1
+                    updated_at = $1, claim_epoch = d.claim_epoch + 1
                 FROM due WHERE d.message_id = due.message_id AND d.installation_id = due.installation_id
-                RETURNING \(columns.joined(separator: ", "))
+                RETURNING \(columns.joined(separator: ", ")), d.claim_epoch
                 """,
-                [.integer(now), .integer(Int64(max(0, limit))), .text(worker), .integer(leaseUntil)],
-                row: Self.deliveryRow)
+                [.integer(now), .integer(Int64(max(0, limit))), .text(worker), .integer(leaseUntil)]
+            ) { row in
+                var delivery = Self.deliveryRow(row)
+                delivery.claimEpoch = row.int64(Self.deliveryColumnCount)
+                return delivery
+            }
             for messageID in Set(claimed.map(\.messageID)).sorted() {
                 try db.run(
                     "UPDATE messages SET state = 'sending' WHERE id = $1 AND state = 'queued'", [.text(messageID)])

@@ -429,6 +429,11 @@ extension PostgresStore {
         ALTER TABLE audit_log ADD COLUMN key_id text;
         CREATE INDEX audit_log_at ON audit_log (at);
         """,
+        // The fence of each delivery's claim: raised by every claim and every release, so an outcome or a send
+        // checked against the epoch a worker claimed under matches no row once the claim was taken from it.
+        """
+        ALTER TABLE message_deliveries ADD COLUMN claim_epoch bigint NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -11,6 +11,7 @@ extension PostgresStore {
             not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
             updated_at = $8
         WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by IS NOT DISTINCT FROM $3
+            AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
         """
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
@@ -34,7 +35,8 @@ extension PostgresStore {
         return try write { db in
             try db.run(
                 """
-                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1
                 WHERE state = 'claimed' AND claim_expires_at <= $1
                 """, [.integer(now)])
             let due = try db.query(
@@ -65,12 +67,16 @@ extension PostgresStore {
                         ORDER BY not_before, installation_id LIMIT $2
                         FOR UPDATE SKIP LOCKED)
                     UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
-                        updated_at = $5
+                        updated_at = $5, claim_epoch = d.claim_epoch + 1
                     FROM due WHERE d.message_id = $1 AND d.installation_id = due.installation_id
-                    RETURNING \(columns.joined(separator: ", "))
+                    RETURNING \(columns.joined(separator: ", ")), d.claim_epoch
                     """,
-                    [.text(messageID), .integer(Int64(count)), .text(worker), .integer(leaseUntil), .integer(now)],
-                    row: Self.deliveryRow)
+                    [.text(messageID), .integer(Int64(count)), .text(worker), .integer(leaseUntil), .integer(now)]
+                ) { row in
+                    var delivery = Self.deliveryRow(row)
+                    delivery.claimEpoch = row.int64(Self.deliveryColumnCount)
+                    return delivery
+                }
                 try db.run(
                     "UPDATE messages SET state = 'sending' WHERE id = $1 AND state = 'queued'", [.text(messageID)])
                 claimed += rows.sorted { ($0.notBefore, $0.installationID) < ($1.notBefore, $1.installationID) }
@@ -91,6 +97,7 @@ extension PostgresStore {
                     return [
                         .text(completion.messageID), .text(completion.installationID), .text(worker), .text(state),
                         PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
+                        PostgresValue(completion.claimEpoch),
                     ]
                 })
             let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
@@ -110,6 +117,40 @@ extension PostgresStore {
             if !retried.isEmpty { _ = try db.pipeline(Self.skipCancelledRetrySQL, retried) }
             return recorded
         }
+    }
+
+    /// One statement: the held claims joined by primary key from three arrays, and the age of the worker's
+    /// instance's heartbeat on the database's clock (the row with a null position).
+    public func checkClaims(_ deliveries: [MessageDelivery], worker: String, now: Int64) throws -> ClaimCheck {
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT NULL::bigint, \(Self.databaseNow) - (
+                    SELECT max(heartbeat_at) FROM instances
+                    WHERE id = $4 OR left($4, length(id) + 1) = id || '/')
+                UNION ALL
+                SELECT k.ord, NULL::bigint
+                FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(message_id, installation_id,
+                    epoch, ord)
+                JOIN message_deliveries d ON d.message_id = k.message_id AND d.installation_id = k.installation_id
+                WHERE d.state = 'claimed' AND d.claim_epoch = k.epoch AND d.claimed_by IS NOT DISTINCT FROM $4
+                """,
+                [
+                    .array(deliveries.map { .text($0.messageID) }), .array(deliveries.map { .text($0.installationID) }),
+                    .array(deliveries.map { .integer($0.claimEpoch) }), .text(worker),
+                ]
+            ) { row in (position: row.optionalInt64(0), age: row.optionalInt64(1)) }
+        }
+        var held = [Bool](repeating: false, count: deliveries.count)
+        var age: Int64?
+        for row in rows {
+            if let position = row.position {
+                if position >= 1 && position <= deliveries.count { held[Int(position) - 1] = true }
+            } else {
+                age = row.age
+            }
+        }
+        return ClaimCheck(held: held, heartbeatAge: age)
     }
 
     public func sendSettings(appID: String) throws -> AppSendSettings {

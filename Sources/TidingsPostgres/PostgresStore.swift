@@ -162,13 +162,15 @@ public final class PostgresStore: Store {
 
     // MARK: Instances
 
+    /// Written with the database's clock, not `now`: instances compare heartbeats with one another's, and a
+    /// host whose clock is off must not look dead, nor make the others look dead.
     public func recordHeartbeat(instanceID: String, now: Int64) throws {
         try write { db in
             try db.run(
                 """
-                INSERT INTO instances (id, heartbeat_at) VALUES ($1, $2)
+                INSERT INTO instances (id, heartbeat_at) VALUES ($1, \(Self.databaseNow))
                 ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
-                """, [.text(instanceID), .integer(now)])
+                """, [.text(instanceID)])
         }
     }
 

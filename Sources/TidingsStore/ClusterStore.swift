@@ -4,21 +4,25 @@
 /// An instance writes its heartbeat (``Store/recordHeartbeat(instanceID:now:)``) every few seconds and
 /// claims deliveries under worker ids that name it: the instance id itself, or `instanceID/n` for its
 /// n-th worker. Another instance that finds the heartbeat older than the cluster's timeout returns those
-/// claims to the queue (``releaseClaimsOfSilentInstances(heartbeatBefore:now:)``) instead of waiting for
-/// their leases. Times are the callers' clocks, so the hosts' clocks must agree to well within that timeout
-/// (NTP does).
+/// claims to the queue (``releaseClaimsOfSilentInstances(silentFor:now:)``) instead of waiting for
+/// their leases. Liveness is measured on one clock: PostgreSQL's (`clock_timestamp()`), never the instances',
+/// so a host whose clock is off neither takes live instances for dead nor looks dead itself. SQLite serves one
+/// host, and uses the `now` its callers pass. Every release raises the released rows' claim epoch
+/// (``MessageDelivery/claimEpoch``), so the silent instance, if it was only paused, can neither send them
+/// (``SendControlStore/checkClaims(_:worker:now:)``) nor record their outcomes.
 public protocol ClusterStore: Sendable {
-    /// Returns to pending every delivery claimed by an instance whose last heartbeat is before
-    /// `heartbeatBefore`, frees the audience resolutions their resolvers (`instanceID/resolver`) held, and
-    /// forgets those instances (one that was only slow writes its heartbeat again).
+    /// Returns to pending every delivery claimed by an instance whose last heartbeat is more than `timeout`
+    /// milliseconds old (by the store's clock on PostgreSQL, by `now` on SQLite), frees the audience
+    /// resolutions their resolvers (`instanceID/resolver`) held, and forgets those instances (one that was only
+    /// slow writes its heartbeat again).
     /// - Returns: how many deliveries were released.
-    func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int
+    func releaseClaimsOfSilentInstances(silentFor timeout: Int64, now: Int64) throws -> Int
     /// An instance stopping cleanly: its remaining claims return to pending at once, its resolutions are freed,
     /// and its heartbeat row and leases go, so no one waits for it.
     /// - Returns: how many deliveries were released.
     @discardableResult
     func retireInstance(instanceID: String, now: Int64) throws -> Int
-    /// The instances that have a heartbeat row, with their last heartbeat, by id.
+    /// The instances that have a heartbeat row, with their last heartbeat (the store's clock on PostgreSQL), by id.
     func instanceHeartbeats() throws -> [String: Int64]
     /// Takes the lease `name` for `holder` until `until`, or extends it, when it is free, expired at `now`
     /// or already `holder`'s. At most one holder has an unexpired lease at any time.

@@ -23,8 +23,9 @@ public protocol Store:
 
     // MARK: Instances
 
-    /// Records that the tidingsd instance `instanceID` is alive at `now`: a real write, so it also proves the
-    /// store takes writes (`/readyz`).
+    /// Records that the tidingsd instance `instanceID` is alive: a real write, so it also proves the store takes
+    /// writes (`/readyz`). PostgreSQL, shared by several hosts, records its own clock (`clock_timestamp()`);
+    /// SQLite records `now`.
     func recordHeartbeat(instanceID: String, now: Int64) throws
 
     // MARK: Apps

@@ -12,7 +12,7 @@ struct CompletionBuffer {
             (
                 DeliveryCompletion(
                     messageID: delivery.messageID, appID: delivery.appID, installationID: delivery.installationID,
-                    result: result),
+                    result: result, claimEpoch: delivery.claimEpoch),
                 delivery
             ))
     }

@@ -8,6 +8,7 @@ struct FanoutCounters: Sendable {
     let deferred: Counter?
     let skipped: Counter?
     let handedBack: Counter?
+    let claimsLost: Counter?
     let tokensDeactivated: Counter?
     let messagesAccepted: Counter?
     let messagesFinished: Counter?
@@ -26,6 +27,9 @@ struct FanoutCounters: Sendable {
         handedBack = counter(
             "tidings_pushes_handed_back_total",
             "Deliveries a stopping worker returned to the queue: not yet sent, or cut off in flight.")
+        claimsLost = counter(
+            "tidings_fanout_claims_lost_total",
+            "Claimed deliveries dropped unsent: their claim was released (the instance taken for dead) or taken.")
         tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
         messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
         messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")

@@ -19,7 +19,15 @@ import TidingsStore
 /// checked for marketing messages when their deliveries are claimed to be sent, atomically in the store.
 ///
 /// At most once per installation per message: a row recorded as `sent` is never claimed again, and an
-/// outcome is recorded only by the worker that still holds the claim. The one window is between the
+/// outcome is recorded only by the worker that still holds the claim, under the claim's epoch
+/// (``MessageDelivery/claimEpoch``). A claim can be taken from a live worker: its instance paused (GC,
+/// SIGSTOP, a VM migration) or cut off from the database past the cluster's instance timeout is taken for dead,
+/// and its claims released. So nothing claimed goes out unless a check of its claim
+/// (``SendControlStore/checkClaims(_:worker:now:)``) found it held within ``Configuration/claimCheckInterval``
+/// on the monotonic clock, and, in a cluster, while the instance's heartbeat (by the store's clock) is well
+/// younger than ``Configuration/instanceTimeout``; what was taken is dropped unsent. Each newly claimed
+/// chunk is checked before its first push. The pushes already handed to the provider when the claim was taken
+/// are the in-flight window: they can go out twice. The other window is between the
 /// provider's acceptance and the row update: a crash there leaves the row claimed, and after the lease it
 /// is sent again. Outcomes are written in one transaction per batch, at the latest
 /// ``Configuration/completionDelay`` after the first of the batch returned (or when ``Configuration/completionBatchSize``
@@ -51,6 +59,14 @@ public final class FanoutWorker: Sendable {
         public var maximumBackoff: Duration = .seconds(300)
         /// Consent, night and expiry rules, applied to each delivery as it is claimed.
         public var policy = DeliveryPolicy()
+        /// How long a check that the claims held in memory are still this worker's is trusted (measured on the
+        /// monotonic clock, which runs on through a pause): nothing goes out on an older check.
+        public var claimCheckInterval: Duration = .seconds(1)
+        /// The cluster's instance timeout (``ClusterMembership/Configuration/instanceTimeout``) when the worker's
+        /// instance writes heartbeats: the worker sends only while its instance's heartbeat, by the store's
+        /// clock, is younger than four fifths of it, so its claims cannot be released while it sends. Nil
+        /// outside a cluster.
+        public var instanceTimeout: Duration?
         /// The jitter's uniform draw in `0..<1`; tests pin it.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
@@ -63,6 +79,7 @@ public final class FanoutWorker: Sendable {
                 && lhs.initialBackoff == rhs.initialBackoff && lhs.maximumBackoff == rhs.maximumBackoff
                 && lhs.policy == rhs.policy && lhs.completionBatchSize == rhs.completionBatchSize
                 && lhs.completionDelay == rhs.completionDelay && lhs.priorityPollInterval == rhs.priorityPollInterval
+                && lhs.claimCheckInterval == rhs.claimCheckInterval && lhs.instanceTimeout == rhs.instanceTimeout
         }
     }
 
@@ -180,6 +197,10 @@ public final class FanoutWorker: Sendable {
         var lastEmptyClaim = ContinuousClock.now
         var lastPriorityClaim = ContinuousClock.now
         var lastFinish = ContinuousClock.now
+        // Until when the claims waiting in the queue were found held, and when to check again after a check
+        // that failed or found the instance's heartbeat too old to send on.
+        var checkedUntil = ContinuousClock.now
+        var nextCheck = ContinuousClock.now
         func claim(_ request: DeliveryClaim) throws {
             let now = clock.now.millisecondsSince1970
             let leaseUntil = now + Int64(configuration.lease.seconds * 1000)
@@ -245,8 +266,27 @@ public final class FanoutWorker: Sendable {
                     }
                 }
                 var wait: Duration?
+                if !stopping && !queue.isEmpty && (queue.unchecked > 0 || ContinuousClock.now >= checkedUntil)
+                    && ContinuousClock.now >= nextCheck
+                {
+                    do {
+                        // Only the newly claimed when the last check still holds for the rest.
+                        if queue.unchecked > 0 && ContinuousClock.now < checkedUntil {
+                            checkedUntil = min(checkedUntil, try checkClaims(&queue, uncheckedOnly: true))
+                        } else {
+                            checkedUntil = try checkClaims(&queue, uncheckedOnly: false)
+                        }
+                    } catch {
+                        checkedUntil = .now
+                        logger.warning("checking claims failed: \(error)", metadata: ["worker": id])
+                    }
+                    if ContinuousClock.now >= checkedUntil { nextCheck = .now + configuration.pollInterval }
+                }
+                if !queue.isEmpty && (queue.unchecked > 0 || ContinuousClock.now >= checkedUntil) {
+                    wait = max(.milliseconds(1), nextCheck - .now)
+                }
                 let now = clock.now.millisecondsSince1970
-                while inFlight < window && !stopping {
+                while inFlight < window && !stopping && queue.unchecked == 0 && ContinuousClock.now < checkedUntil {
                     switch queue.next(throttle: throttle, now: now) {
                     case .empty:
                         break
@@ -306,6 +346,29 @@ public final class FanoutWorker: Sendable {
         }
         try finishMessages()
         return claimedTotal
+    }
+
+    /// Checks in one read that the claims waiting in the queue (all, or those not checked yet) are still this
+    /// worker's, under the epoch each was claimed with, and drops the others unsent.
+    /// - Returns: until when sending on this check is safe: ``Configuration/claimCheckInterval`` from before the
+    ///   read, and no later than four fifths of the instance timeout past the heartbeat the read found.
+    private func checkClaims(_ queue: inout SendQueue, uncheckedOnly: Bool) throws -> ContinuousClock.Instant {
+        let started = ContinuousClock.now
+        let waiting = queue.waiting(uncheckedOnly: uncheckedOnly)
+        let check = try store.checkClaims(waiting, worker: id, now: clock.now.millisecondsSince1970)
+        let lost = Set(zip(waiting, check.held).filter { !$0.1 }.map { SendQueue.Key($0.0) })
+        let dropped = queue.drop(lost)
+        if dropped > 0 {
+            counters.claimsLost?.increment(by: dropped)
+            logger.warning(
+                "claims were taken from this worker (its instance taken for dead); dropped unsent",
+                metadata: ["worker": id, "count": "\(dropped)"])
+        }
+        var valid = configuration.claimCheckInterval
+        if let timeout = configuration.instanceTimeout, let age = check.heartbeatAge {
+            valid = min(valid, timeout - timeout / 5 - .milliseconds(age))
+        }
+        return started + valid
     }
 
     private func finishMessages() throws {

@@ -7,7 +7,22 @@ import TidingsStore
 /// Each delivery waits with the end of its claim's lease. One whose lease has passed is dropped instead of
 /// sent: the store may already have handed it to another worker (or back to this one, queued again), and
 /// sending it would send it twice. That happens when the database was out of reach for longer than the lease.
+///
+/// The worker checks the claims of what waits (``waiting(uncheckedOnly:)``, ``unchecked``) before sending and drops the ones
+/// it lost (``drop(_:)``): the claims of an instance taken for dead are released and may already be sent by
+/// another.
 struct SendQueue {
+    /// A delivery's row: its message and installation.
+    struct Key: Hashable {
+        var messageID: String
+        var installationID: String
+
+        init(_ delivery: MessageDelivery) {
+            messageID = delivery.messageID
+            installationID = delivery.installationID
+        }
+    }
+
     /// What ``next(throttle:)`` found.
     enum Next {
         case send(MessageDelivery, MessageRecord)
@@ -20,6 +35,8 @@ struct SendQueue {
     private struct Entry {
         var delivery: MessageDelivery
         var leaseUntil: Int64
+        /// Whether a check of claims has found it held since it was enqueued.
+        var checked = false
     }
 
     /// One message's waiting deliveries, oldest first.
@@ -53,6 +70,8 @@ struct SendQueue {
     private(set) var count = 0
     /// Deliveries dropped because their lease passed while they waited.
     private(set) var expired = 0
+    /// Deliveries whose claims no check has found held yet (``drop(_:)`` marks them checked).
+    private(set) var unchecked = 0
     /// Whether each message's stored payloads hold `{{` at all; only those are rendered per delivery.
     var templated: [String: Bool] = [:]
     /// Each templated message's payloads compiled, by message id and payload key; nil when one has no template.
@@ -89,6 +108,7 @@ struct SendQueue {
             lines[delivery.messageID, default: Line()].deliveries.append(
                 Entry(delivery: delivery, leaseUntil: leaseUntil))
             count += 1
+            unchecked += 1
         }
     }
 
@@ -164,6 +184,36 @@ struct SendQueue {
         return shortestWait.map(Admitted.wait) ?? .empty
     }
 
+    /// The deliveries waiting, for a check of their claims: every one, or those no check has found held yet.
+    func waiting(uncheckedOnly: Bool = false) -> [MessageDelivery] {
+        lines.values.flatMap { line in
+            line.deliveries[line.head...].filter { !uncheckedOnly || !$0.checked }.map(\.delivery)
+        }
+    }
+
+    /// Removes the waiting deliveries in `lost` without sending them, and marks every delivery still waiting as
+    /// checked.
+    /// - Returns: how many were removed.
+    mutating func drop(_ lost: Set<Key>) -> Int {
+        guard unchecked > 0 || !lost.isEmpty else { return 0 }
+        unchecked = 0
+        var removed = 0
+        for (id, line) in lines {
+            var kept = line.deliveries[line.head...].filter { !lost.contains(Key($0.delivery)) }
+            for entry in line.deliveries[line.head...] where lost.contains(Key(entry.delivery)) {
+                rendered[Self.renderedKey(entry.delivery)] = nil
+            }
+            removed += line.count - kept.count
+            for index in kept.indices { kept[index].checked = true }
+            lines[id] = kept.isEmpty ? nil : Line(deliveries: Array(kept))
+        }
+        count -= removed
+        priority.removeAll { lines[$0] == nil }
+        rotation.removeAll { lines[$0] == nil }
+        cursor = rotation.isEmpty ? 0 : cursor % rotation.count
+        return removed
+    }
+
     /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.
     mutating func removeAll() -> [MessageDelivery] {
         let waiting = lines.values.flatMap { $0.deliveries[$0.head...].map(\.delivery) }
@@ -172,6 +222,7 @@ struct SendQueue {
         rotation = []
         cursor = 0
         count = 0
+        unchecked = 0
         rendered = [:]
         return waiting
     }

@@ -8,9 +8,10 @@ import TidingsStore
 /// Every ``Configuration/heartbeatInterval`` it:
 /// 1. writes its heartbeat (``Store/recordHeartbeat(instanceID:now:)``);
 /// 2. returns to the queue the claims of every instance silent for longer than
-///    ``Configuration/instanceTimeout`` (``ClusterStore/releaseClaimsOfSilentInstances(heartbeatBefore:now:)``),
+///    ``Configuration/instanceTimeout`` (``ClusterStore/releaseClaimsOfSilentInstances(silentFor:now:)``),
 ///    so a killed instance's deliveries go out again within that timeout plus one interval, not after their
-///    lease;
+///    lease. On PostgreSQL heartbeats and silence are measured on the database's clock, so an instance whose
+///    host clock is off is neither taken for dead nor takes the others for dead;
 /// 3. renews its scheduler lease (``SchedulerLeadership``).
 ///
 /// Stopping retires the instance: what it still has claimed goes back at once and it gives up the lease.
@@ -19,9 +20,10 @@ import TidingsStore
 ///
 /// The heartbeat runs on its own task, apart from scheduled work and fan-out, so that a long job never
 /// makes a live instance look dead. An instance that cannot reach the store for longer than the timeout is
-/// taken for dead: its claims are sent by others, and its own outcomes for them are refused
-/// (``Store/completeDelivery(messageID:installationID:worker:result:now:)`` answers false); the pushes it
-/// had in flight are the only ones that can go out twice.
+/// taken for dead: its claims are released with their claim epoch raised and sent by others. Its workers check
+/// their claims (and this heartbeat's age) before sending from memory, so they drop what was taken from them,
+/// and their outcomes for it are refused (the epoch no longer matches); the pushes it had in flight are the
+/// only ones that can go out twice (``FanoutWorker``).
 public final class ClusterMembership: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// How often the heartbeat is written.
@@ -75,7 +77,7 @@ public final class ClusterMembership: Sendable {
         let now = clock.now.millisecondsSince1970
         try store.recordHeartbeat(instanceID: instanceID, now: now)
         let released = try store.releaseClaimsOfSilentInstances(
-            heartbeatBefore: now - Int64(configuration.instanceTimeout.seconds * 1000), now: now)
+            silentFor: Int64(configuration.instanceTimeout.seconds * 1000), now: now)
         if released > 0 {
             releasedClaims?.increment(by: released)
             logger.notice(

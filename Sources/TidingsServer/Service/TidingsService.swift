@@ -117,8 +117,13 @@ public final class TidingsService: Sendable {
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
+        var fanoutConfiguration = configuration.fanout
+        if configuration.postgresStore != nil {
+            // Heartbeats decide when this instance's claims may be released: its workers stop sending before.
+            fanoutConfiguration.instanceTimeout = configuration.cluster.instanceTimeout
+        }
         let fanout = FanoutService(
-            store: store, provider: provider, logger: logger, configuration: configuration.fanout, metrics: metrics,
+            store: store, provider: provider, logger: logger, configuration: fanoutConfiguration, metrics: metrics,
             instanceID: instanceID)
         var forwardingClient: CurlMultiClient?
         var forwarding: ForwardingWorker?

@@ -4,8 +4,14 @@ public struct DeliveryCompletion: Sendable, Hashable {
     public var appID: String
     public var installationID: String
     public var result: DeliveryResult
+    /// The claim's fence (``MessageDelivery/claimEpoch``): the outcome is recorded only while the row is still
+    /// claimed under this epoch. Nil checks the worker only.
+    public var claimEpoch: Int64?
 
-    public init(messageID: String, appID: String, installationID: String, result: DeliveryResult) {
+    public init(
+        messageID: String, appID: String, installationID: String, result: DeliveryResult, claimEpoch: Int64? = nil
+    ) {
+        self.claimEpoch = claimEpoch
         self.appID = appID
         self.messageID = messageID
         self.installationID = installationID

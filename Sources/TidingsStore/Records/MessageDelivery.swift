@@ -37,12 +37,18 @@ public struct MessageDelivery: Sendable, Hashable {
     public var variant: String?
     /// The content language it was given (`default`, `ja`, `en-GB`); nil when the content is not localized.
     public var language: String?
+    /// The fence of the claim this delivery was handed out under (``SendControlStore/claimDeliveries(worker:claim:now:leaseUntil:)``):
+    /// every claim and every release raises it, so only the current claim's holder sees its epoch match.
+    /// 0 for a delivery that was never claimed.
+    public var claimEpoch: Int64
 
     public init(
         messageID: String, appID: String, installationID: String, token: String, tokenType: TokenType = .apns,
         environment: String = "production", state: State = .pending, reason: String? = nil, attempts: Int = 0,
-        notBefore: Int64 = 0, targetUserID: String? = nil, variant: String? = nil, language: String? = nil
+        notBefore: Int64 = 0, targetUserID: String? = nil, variant: String? = nil, language: String? = nil,
+        claimEpoch: Int64 = 0
     ) {
+        self.claimEpoch = claimEpoch
         self.variant = variant
         self.language = language
         self.targetUserID = targetUserID

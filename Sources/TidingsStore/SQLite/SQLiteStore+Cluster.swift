@@ -23,11 +23,14 @@ extension SQLiteStore {
         """
     }
 
-    public func releaseClaimsOfSilentInstances(heartbeatBefore: Int64, now: Int64) throws -> Int {
-        try database.write { db in
+    /// One host: silence is measured on `now`, the clock heartbeats are recorded with.
+    public func releaseClaimsOfSilentInstances(silentFor timeout: Int64, now: Int64) throws -> Int {
+        let heartbeatBefore = now - timeout
+        return try database.write { db in
             let released = try db.run(
                 """
                 UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1,
                     updated_at = ?2
                 WHERE \(Self.claimsOfInstances(where: "i.heartbeat_at < ?1"))
                 """, [.integer(heartbeatBefore), .integer(now)])
@@ -51,6 +54,7 @@ extension SQLiteStore {
             let released = try db.run(
                 """
                 UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1,
                     updated_at = ?2
                 WHERE \(Self.claimsOfInstances(where: "i.id = ?1"))
                 """, [.text(instanceID), .integer(now)])

@@ -396,6 +396,11 @@ extension SQLiteStore {
         ALTER TABLE audit_log ADD COLUMN key_id TEXT;
         CREATE INDEX audit_log_at ON audit_log(at);
         """,
+        // The fence of each delivery's claim: raised by every claim and every release, so an outcome or a send
+        // checked against the epoch a worker claimed under matches no row once the claim was taken from it.
+        """
+        ALTER TABLE message_deliveries ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

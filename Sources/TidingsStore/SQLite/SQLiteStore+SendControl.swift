@@ -14,7 +14,8 @@ extension SQLiteStore {
             // recorded as sent are not claimed, so they are never sent again.
             try db.run(
                 """
-                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL
+                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
+                    claim_epoch = claim_epoch + 1
                 WHERE state = 'claimed' AND claim_expires_at <= ?1
                 """, [.integer(now)])
             // Each active message with due rows, and how many (up to the limit: nobody gets more).
@@ -41,15 +42,19 @@ extension SQLiteStore {
                 let rows = try db.query(
                     """
                     UPDATE message_deliveries SET state = 'claimed', claimed_by = ?3, claim_expires_at = ?4,
-                        updated_at = ?5
+                        updated_at = ?5, claim_epoch = claim_epoch + 1
                     WHERE message_id = ?1 AND installation_id IN (
                         SELECT installation_id FROM message_deliveries
                         WHERE message_id = ?1 AND state = 'pending' AND not_before <= ?5
                         ORDER BY not_before, installation_id LIMIT ?2)
-                    RETURNING \(columns)
+                    RETURNING \(columns), claim_epoch
                     """,
-                    [.text(messageID), .integer(Int64(count)), .text(worker), .integer(leaseUntil), .integer(now)],
-                    row: Self.deliveryRow)
+                    [.text(messageID), .integer(Int64(count)), .text(worker), .integer(leaseUntil), .integer(now)]
+                ) { row in
+                    var delivery = Self.deliveryRow(row)
+                    delivery.claimEpoch = row.int64(at: Self.deliveryColumnCount)
+                    return delivery
+                }
                 try db.run(
                     "UPDATE messages SET state = 'sending' WHERE id = ?1 AND state = 'queued'", [.text(messageID)])
                 // RETURNING has no order: give them back in the order they were due.
@@ -72,10 +77,11 @@ extension SQLiteStore {
                         not_before = COALESCE(?7, not_before), claimed_by = NULL, claim_expires_at = NULL,
                         updated_at = ?8
                     WHERE message_id = ?1 AND installation_id = ?2 AND state = 'claimed' AND claimed_by = ?3
+                        AND (?9 IS NULL OR claim_epoch = ?9)
                     """,
                     keys + [
                         .text(worker), .text(state), SQLiteValue(reason), .integer(extraAttempt),
-                        SQLiteValue(notBefore), .integer(now),
+                        SQLiteValue(notBefore), .integer(now), SQLiteValue(completion.claimEpoch),
                     ])
                 guard changed > 0 else { return false }
                 if state != "sent" {
@@ -95,6 +101,30 @@ extension SQLiteStore {
                 }
                 return true
             }
+        }
+    }
+
+    /// One read transaction, a primary-key lookup per delivery; the heartbeat's age on `now` (one host, one clock).
+    public func checkClaims(_ deliveries: [MessageDelivery], worker: String, now: Int64) throws -> ClaimCheck {
+        try database.read { db in
+            let held = try deliveries.map { delivery in
+                try db.scalar(
+                    """
+                    SELECT 1 FROM message_deliveries
+                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'claimed' AND claimed_by = ?3
+                        AND claim_epoch = ?4
+                    """,
+                    [
+                        .text(delivery.messageID), .text(delivery.installationID), .text(worker),
+                        .integer(delivery.claimEpoch),
+                    ]) != nil
+            }
+            let heartbeat = try db.scalar(
+                """
+                SELECT max(heartbeat_at) FROM instances
+                WHERE id = ?1 OR substr(?1, 1, length(id) + 1) = id || '/'
+                """, [.text(worker)])
+            return ClaimCheck(held: held, heartbeatAge: heartbeat?.integerValue.map { now - $0 })
         }
     }
 
