@@ -21,6 +21,8 @@ struct APIBackend {
     let appKey: String
     let serverKey: String
     let appID: String
+    /// Each registered installation's secret, as its registration answered it.
+    let secrets = LockedBox([String: String]())
 
     /// - Parameter sending: Whether fan-out workers run; without them messages stay queued.
     init(sending: Bool = true) throws {
@@ -54,12 +56,13 @@ struct APIBackend {
 
     /// Calls the API in process and answers the status and JSON body.
     @discardableResult
-    func call(_ method: String, _ path: String, key: String, _ body: JSONValue? = nil) async throws -> (
-        status: Int, json: JSONValue
-    ) {
-        let request = HTTPRequest(
+    func call(
+        _ method: String, _ path: String, key: String, _ body: JSONValue? = nil, headers: [String: String] = [:]
+    ) async throws -> (status: Int, json: JSONValue) {
+        var request = HTTPRequest(
             method: method, path: path, headers: ["Authorization": "Bearer \(key)"],
             body: try body.map { Data(try $0.serialized()) } ?? Data())
+        for (name, value) in headers { request.headers[name] = value }
         let response = try await api.router.handler(request)
         return (response.status, response.body.isEmpty ? .null : try JSONValue.parse(response.body))
     }
@@ -77,6 +80,7 @@ struct APIBackend {
         body.merge(context) { $1 }
         let answer = try await call("PUT", "/v1/installations/\(id)", key: appKey, .object(body))
         precondition(answer.status == 200 || answer.status == 201, "register \(id): \(answer)")
+        if let secret = answer.json["installation_secret"]?.stringValue { secrets.withLock { $0[id] = secret } }
         return token
     }
 
@@ -93,10 +97,24 @@ struct APIBackend {
         precondition(answer.status == 200, "tag \(user): \(answer)")
     }
 
-    /// Uploads `events` as a device would.
+    /// Uploads `events` as their devices would: each run of one installation's events in a request with its id
+    /// and secret (so they are stored in order). The installations must have registered.
     func post(_ events: [TidingsEvent]) async throws {
-        let answer = try await call("POST", "/v1/events", key: appKey, ["events": .array(events.map(\.json))])
-        precondition(answer.status == 200, "post events: \(answer)")
+        var start = 0
+        while start < events.count {
+            let installation = events[start].installationID
+            var end = start + 1
+            while end < events.count, events[end].installationID == installation { end += 1 }
+            var headers = ["X-Tidings-Installation": installation]
+            if let secret = secrets.withLock({ $0[installation] }) { headers["X-Tidings-Installation-Secret"] = secret }
+            let answer = try await call(
+                "POST", "/v1/events", key: appKey, ["events": .array(events[start..<end].map(\.json))],
+                headers: headers)
+            precondition(answer.status == 200, "post events: \(answer)")
+            let receipts = answer.json["receipts"]?.arrayValue ?? []
+            precondition(receipts.allSatisfy { $0["status"] == "accepted" }, "post events: \(answer)")
+            start = end
+        }
     }
 
     /// The stored message and its decoded payload.

@@ -103,6 +103,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await TidingsExecutable.run([
             "queue", "flush", "--db", db, "--endpoint", "http://127.0.0.1:9", "--app-key", "key",
+            "--installation", "inst-1", "--installation-secret", "tdg_ins_" + String(repeating: "a", count: 43),
         ])
         #expect(result.status == 1)
         #expect(result.standardOutput.contains("next try after"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Tidings
 import TidingsModel
 import TidingsServer
 import TidingsTesting
@@ -69,10 +70,23 @@ import TidingsTesting
             let page = try await harness.call("GET", "/v1/events?message_id=\(messageID)")
             let events = try #require(page.json["events"]?.arrayValue)
             #expect(events.count >= 10)
-            let again = try await harness.call(
-                "POST", "/v1/events", key: harness.deployment.appKey, body: ["events": .array(events)])
-            #expect(again.status == 200)
-            let statuses = Set(again.json["receipts"]?.arrayValue?.compactMap { $0["status"]?.stringValue } ?? [])
+            // Each device posts its own again, with its installation id and the secret kept in its container.
+            var statuses: Set<String> = []
+            var reposted = 0
+            for device in harness.fleet.devices {
+                let container = device.configuration.containerDirectory
+                let installationID = try InstallationIdentity.loadOrCreate(in: container).installationID
+                let secret = try #require(try FileSecretStore(directory: container).secret(for: installationID))
+                let own = events.filter { $0["installation_id"]?.stringValue == installationID }
+                if own.isEmpty { continue }
+                let again = try await harness.call(
+                    "POST", "/v1/events", key: harness.deployment.appKey, body: ["events": .array(own)],
+                    headers: ["X-Tidings-Installation": installationID, InstallationSecret.headerName: secret.value])
+                #expect(again.status == 200)
+                statuses.formUnion(again.json["receipts"]?.arrayValue?.compactMap { $0["status"]?.stringValue } ?? [])
+                reposted += own.count
+            }
+            #expect(reposted == events.count)
             #expect(statuses == ["duplicate"])
 
             let after = try await harness.driver.message(messageID)["funnel"]

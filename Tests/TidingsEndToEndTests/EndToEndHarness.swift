@@ -46,12 +46,12 @@ struct EndToEndHarness {
     }
 
     /// A call to the API with the server key (or `key`), answering the parsed body and the status.
-    func call(_ method: String, _ path: String, key: String? = nil, body: JSONValue? = nil) async throws -> (
-        status: Int, json: JSONValue
-    ) {
+    func call(
+        _ method: String, _ path: String, key: String? = nil, body: JSONValue? = nil, headers: [String: String] = [:]
+    ) async throws -> (status: Int, json: JSONValue) {
         var request = TransportRequest(
             method: method, url: URL(string: deployment.apiURL.absoluteString + path)!,
-            headers: ["Authorization": "Bearer \(key ?? deployment.serverKey)"])
+            headers: ["Authorization": "Bearer \(key ?? deployment.serverKey)"].merging(headers) { $1 })
         if let body {
             request.headers["Content-Type"] = "application/json"
             request.body = try body.serialized()

@@ -1,11 +1,13 @@
--- wrk script: POST /v1/events with 500 new events per request, spread over installations bench-0..99
--- (which scripts/bench-server registers first). Needs TIDINGS_APP_KEY in the environment.
+-- wrk script: POST /v1/events with 500 new events per request, each request from one installation as a device
+-- sends it (docs/events.md): its id in X-Tidings-Installation and its secret, rotating per request over the
+-- installations scripts/bench-server registered. Needs TIDINGS_APP_KEY in the environment, and
+-- BENCH_INSTALLATIONS naming a file of "id secret" lines (the registrations' answers).
 -- Event ids are shaped as the SDK makes them: version 7 UUIDs (milliseconds first, then per-thread bits).
 -- BENCH_EVENT_IDS=random sends version 4-like ids instead, as a client with random ids would.
 --
 -- wrk shares the cores with the server, so a request is assembled from pieces made once: what varies per
--- event (its id's last group, type, installation) is formatted in `init`, what varies per request (the id's
--- time and counter, occurred_at, message, campaign) once per request, and one table.concat joins them.
+-- event (its id's last group, type) is formatted in `init`, what varies per request (the id's time and
+-- counter, occurred_at, message, campaign, installation) once per request, and one table.concat joins them.
 -- Formatting every event of every request made wrk use about half as much CPU again (BENCHMARKS.md).
 local key = os.getenv("TIDINGS_APP_KEY")
 local counter = 0
@@ -13,6 +15,8 @@ local thread_tag = 0
 local batch = 500
 local types = { "delivery", "open", "dismiss", "link_open" }
 local random_ids = os.getenv("BENCH_EVENT_IDS") == "random"
+-- { id, secret } of each registered installation, read in `init`.
+local installations = {}
 
 function setup(thread)
     thread_tag = thread_tag + 1
@@ -20,21 +24,28 @@ function setup(thread)
 end
 
 -- pieces[5 * i - 4 .. 5 * i] make event i: its opening (made once), its id's start (per request), the id's
--- end and the fields fixed by i (made once), occurred_at and then message and campaign (per request).
+-- end and the fields fixed by i (made once), occurred_at and then message, campaign and installation (per
+-- request).
 local pieces = {}
 
 function init(args)
     -- BENCH_SEED tells apart several wrk processes started in the same second.
     math.randomseed(os.time() + (tag or 0) + 1000 * tonumber(os.getenv("BENCH_SEED") or "0"))
     prefix = string.format("%08x", math.random(0, 0x7fffffff))
+    local list = assert(os.getenv("BENCH_INSTALLATIONS"), "BENCH_INSTALLATIONS is not set")
+    for line in io.lines(list) do
+        local id, secret = line:match("^(%S+) (%S+)$")
+        if id then installations[#installations + 1] = { id, secret } end
+    end
+    assert(#installations > 0, "no installations in " .. list)
     for i = 1, batch do
         pieces[5 * i - 4] = i == 1 and '{"events":[{"event_id":"' or ',{"event_id":"'
         -- A version 7 id ends in the thread's prefix and i; a random one is made whole per request.
         local ending = random_ids and "" or string.format("%04x", i)
         pieces[5 * i - 2] = ending .. string.format(
-            '","type":"%s","installation_id":"bench-%d","platform":"ios","sdk_version":"0.1.0",' ..
+            '","type":"%s","platform":"ios","sdk_version":"0.1.0",' ..
             '"app_version":"1.0.0","dialect":"native","source":"app","app_state":"foreground",' ..
-            '"value":"https://example.com/x","occurred_at":', types[(i % 4) + 1], i % 100)
+            '"value":"https://example.com/x","occurred_at":', types[(i % 4) + 1])
     end
     headers = { ["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json" }
 end
@@ -42,7 +53,12 @@ end
 function request()
     counter = counter + 1
     local now = os.time() * 1000
-    local context = string.format(',"message_id":"m-%d","campaign_id":"c-%d"}', counter % 10, counter % 3)
+    -- The threads start apart in the list, so concurrent requests come from different installations.
+    local installation = installations[(counter + 37 * (tag or 0)) % #installations + 1]
+    headers["X-Tidings-Installation"] = installation[1]
+    headers["X-Tidings-Installation-Secret"] = installation[2]
+    local context = string.format(',"message_id":"m-%d","campaign_id":"c-%d","installation_id":"%s"}',
+        counter % 10, counter % 3, installation[1])
     local occurred = tostring(now)
     if random_ids then
         for i = 1, batch do

@@ -57,8 +57,9 @@ public final class TidingsClient: Sendable {
             registrar: registrar, directory: configuration.containerDirectory, clock: configuration.clock,
             logger: configuration.logger)
         uploader = EventUploader(
-            configuration: configuration.uploading, queue: container.events, transport: configuration.transport,
-            clock: configuration.clock)
+            configuration: configuration.uploading, queue: container.events,
+            installation: .stored(identity: { [registrar] in registrar.identity }, secrets: registrar.secretStore),
+            transport: configuration.transport, clock: configuration.clock)
         // The registrar's record is read here, outside its actor, so the first events carry the user.
         let saved = try? RegistrationRecord.load(from: configuration.containerDirectory)
         currentUser = LockedBox(saved?.desired.userID)

@@ -57,6 +57,9 @@ public final class NotificationServicePipeline: Sendable {
         fetcher = MediaFetcher(policy: configuration.mediaPolicy, logger: configuration.logger)
         uploader = EventUploader(
             configuration: configuration.uploading, queue: self.container.events,
+            installation: .stored(
+                identity: { [identity = self.container.identity] in identity },
+                secrets: configuration.secretStore ?? configuration.defaultSecretStore),
             transport: configuration.transport, clock: configuration.clock)
     }
 

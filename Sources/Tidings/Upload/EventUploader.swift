@@ -8,8 +8,15 @@ import Foundation
 /// alone and counted) or when they are older than the maximum age; everything else stays and is sent
 /// again after a backoff decided by ``RetryPolicy``.
 ///
+/// Every batch goes out as one installation, named and proven by its secret (``InstallationSource``); until
+/// the installation has registered and holds a secret, events wait in the queue. Events recorded under an
+/// older installation id (after a reset) can no longer be proven: they go out with the current installation's
+/// batches, the server answers `installation_mismatch` for each, and they are dropped and counted.
+///
 /// ```swift
-/// let uploader = EventUploader(configuration: .init(endpoint: url, appKey: key), queue: store)
+/// let uploader = EventUploader(
+///     configuration: .init(endpoint: url, appKey: key), queue: store,
+///     installation: .stored(identity: { registrar.identity }, secrets: secretStore))
 /// await uploader.start()                         // periodic flushes
 /// await uploader.notifyEnqueued()                // after recording events: flushes past the threshold
 /// let summary = await uploader.flush(reason: .background)
@@ -19,10 +26,15 @@ public actor EventUploader {
     public private(set) var configuration: Configuration
     /// The backoff state: failures so far, the current batch limit and the earliest next attempt.
     public private(set) var retryState: RetryState
-    /// Set when the server refused the app key; nothing is sent until ``resume()`` or ``replaceAppKey(_:)``.
+    /// Set when the server refused the app key or the installation; nothing is sent until ``resume()``,
+    /// ``replaceAppKey(_:)``, or (for a refusal under one installation) a flush that finds another installation or
+    /// secret.
     public private(set) var haltError: UploadError?
 
     private let queue: any EventQueue
+    private let installation: InstallationSource
+    /// The installation the halting refusal was for: a new id or secret is worth another try.
+    private var haltedInstallation: Installation?
     private let transport: any HTTPTransport
     private let clock: any TidingsClock
     private var random: SendableRandomSource
@@ -41,16 +53,18 @@ public actor EventUploader {
     /// - Parameters:
     ///   - configuration: endpoint, key, limits and timings.
     ///   - queue: the durable queue (``EventStore`` in the app, an in-memory queue in tests).
+    ///   - installation: the installation whose events these are, and its secret; nil holds the events.
     ///   - transport: the HTTP seam; URLSession by default.
     ///   - clock: drives the timer, backoff, and the maximum age.
     ///   - random: the jitter source; pass a seeded generator in tests.
     public init(
-        configuration: Configuration, queue: any EventQueue, transport: any HTTPTransport = URLSessionTransport(),
-        clock: any TidingsClock = SystemClock(),
+        configuration: Configuration, queue: any EventQueue, installation: InstallationSource,
+        transport: any HTTPTransport = URLSessionTransport(), clock: any TidingsClock = SystemClock(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.configuration = configuration
         self.queue = queue
+        self.installation = installation
         self.transport = transport
         self.clock = clock
         self.random = SendableRandomSource(random)
@@ -107,6 +121,7 @@ public actor EventUploader {
     /// Clears a halt (after 401/403) and any backoff, so the next flush sends at once.
     public func resume() {
         haltError = nil
+        haltedInstallation = nil
         retryState = policy.initialState
         rescheduleTimer()
     }
@@ -173,8 +188,20 @@ public actor EventUploader {
         settledThisFlush = []
         defer { settledThisFlush = [] }
         batches: while true {
+            let sender = installation.current()
             if let haltError {
-                summary.error = haltError
+                guard let haltedInstallation, let sender, sender != haltedInstallation else {
+                    summary.error = haltError
+                    break
+                }
+                // Refused as another installation (or with an old secret): the registrar has moved on since.
+                self.haltError = nil
+                self.haltedInstallation = nil
+                retryState = policy.initialState
+            }
+            guard let sender else {
+                summary.error = .notRegistered
+                logger.debug("events wait until the installation has registered and holds its secret")
                 break
             }
             let now = clock.now.millisecondsSince1970
@@ -213,7 +240,9 @@ public actor EventUploader {
                 break
             }
             do {
-                if try await upload(lease, deadline: deadline, summary: &summary) == .stop { break batches }
+                if try await upload(lease, as: sender, deadline: deadline, summary: &summary) == .stop {
+                    break batches
+                }
             } catch {
                 summary.error = .queue(message: "\(error)")
                 logger.info("cannot settle events", metadata: ["error": "\(error)"])
@@ -231,7 +260,9 @@ public actor EventUploader {
     private enum Next { case again, stop }
 
     /// Sends one leased batch and settles it; says whether the flush goes on.
-    private func upload(_ lease: EventLease, deadline: Int64?, summary: inout UploadSummary) async throws -> Next {
+    private func upload(
+        _ lease: EventLease, as sender: Installation, deadline: Int64?, summary: inout UploadSummary
+    ) async throws -> Next {
         let ids = lease.events.map(\.eventID)
         let body = EventBatchBody.make(lease.events)
         if body.count > configuration.maximumBatchBytes {
@@ -260,6 +291,8 @@ public actor EventUploader {
                 "Content-Type": "application/json",
                 "Accept": "application/json",
                 "User-Agent": configuration.userAgent,
+                Self.installationHeader: sender.installationID,
+                InstallationSecret.headerName: sender.secret.value,
             ],
             body: body, timeout: timeout)
         summary.requests += 1
@@ -335,12 +368,17 @@ public actor EventUploader {
                 return .again
             }
             haltError = error
+            haltedInstallation = sender
             summary.error = error
             logger.info(
-                "uploading halted until the app key is replaced or resume() is called", metadata: ["code": error.code])
+                "uploading halted until the app key or the installation changes, or resume() is called",
+                metadata: ["code": error.code])
             return .stop
         }
     }
+
+    /// The header naming the installation a batch comes from.
+    static let installationHeader = "X-Tidings-Installation"
 
     /// Gives unsettled rows back at once. A failure is only logged: the lease expires on its own.
     private func release(_ lease: EventLease) {

@@ -55,6 +55,9 @@ public struct EventType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
         .silentReceived, .mediaFailed,
     ]
 
+    /// Types only tidingsd records, which an app key may not send.
+    public var isServerOnly: Bool { self == .uninstall }
+
     /// Events about a push token, which must carry `token` and `token_type`.
     public var isTokenEvent: Bool { self == .tokenRegister || self == .tokenUnregister }
 }

@@ -13,6 +13,10 @@ public struct EventValidationError: Error, Sendable, Hashable, CustomStringConve
         public static let fieldTooLong = Code(rawValue: "field_too_long")
         public static let eventTooLarge = Code(rawValue: "event_too_large")
         public static let timestampOutOfRange = Code(rawValue: "timestamp_out_of_range")
+        /// An app key's batch carried an event of another installation than the one it proved.
+        public static let installationMismatch = Code(rawValue: "installation_mismatch")
+        /// An app key sent a type only the server records (`uninstall`).
+        public static let serverOnlyType = Code(rawValue: "server_only_type")
     }
 
     public var code: Code

@@ -20,6 +20,7 @@ extension APIService {
         let caller = try authenticate(request, .anyKey)
         let limits = configuration.eventLimits
         let elements = try eventBatch(request, limits: limits)
+        let sender = try eventSender(caller, request)
         let now = self.now
         var receipts = [EventReceipt?](repeating: nil, count: elements.count)
         // The events to store, and for each its place in the batch and its id for the receipt: kept apart so
@@ -30,9 +31,10 @@ extension APIService {
         candidates.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             switch element {
-            case .event(let event, let rawEventID, let serializedBytes):
+            case .event(var event, let rawEventID, let serializedBytes):
                 do {
                     try event.validate(now: now, limits: limits, serializedBytes: serializedBytes)
+                    try sender?.admit(&event)
                     candidates.append((index, event.eventID.lowercasedString))
                     events.append(event)
                 } catch {
@@ -40,8 +42,9 @@ extension APIService {
                 }
             case .value(let value):
                 do {
-                    let event = try TidingsEvent(json: value)
+                    var event = try TidingsEvent(json: value)
                     try event.validate(now: now, limits: limits, serializedBytes: JSONText.byteCount(value))
+                    try sender?.admit(&event)
                     candidates.append((index, event.eventID.lowercasedString))
                     events.append(event)
                 } catch {
@@ -121,6 +124,30 @@ extension APIService {
             )
         }
         return elements.map { .value($0) }
+    }
+
+    /// The installation an app key's batch comes from, proven by its secret; nil for server keys, whose
+    /// batches may name any installation.
+    /// - Throws: 403 `installation_required` when the batch names no installation, `installation_unknown` when
+    ///   it has not registered yet (the SDK keeps its events until it has), or the installation secret's
+    ///   refusals. A 403 makes the SDK keep the batch and try again later: nothing already recorded is lost.
+    private func eventSender(_ caller: APICaller, _ request: HTTPRequest) throws -> EventSender? {
+        guard caller.kind == .app else { return nil }
+        guard let installationID = caller.installationID else {
+            throw refuse(
+                403, "installation_required",
+                "app keys upload the events of one installation, named in \(TidingsAPI.installationHeader) and "
+                    + "proven by its secret in \(Self.installationSecretHeader)")
+        }
+        guard let installation = try store.installation(appID: caller.appID, installationID: installationID) else {
+            throw refuse(
+                403, "installation_unknown",
+                "installation \(installationID) has not registered: register it before uploading its events")
+        }
+        try requireOwnership(of: installation, request, caller: caller)
+        return EventSender(
+            installationID: installationID, userID: installation.userID,
+            verifiesIdentity: try app(of: caller).identityVerification == .required)
     }
 
     /// The receipt of an event refused for `error`.

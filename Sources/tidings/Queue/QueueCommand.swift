@@ -11,8 +11,10 @@ enum QueueCommand {
           stats --db PATH [--json]       counts per type, bytes, oldest age, drops by reason, leases
           dump --db PATH [--json]        the waiting events in order; --json prints one event JSON
                                          object per line (JSON Lines), exactly the bytes that are uploaded
-          flush --db PATH --endpoint URL --app-key KEY [--json]
-                                         upload the waiting events to tidingsd
+          flush --db PATH --endpoint URL --app-key KEY [--installation ID] [--installation-secret SECRET] [--json]
+                                         upload the waiting events to tidingsd as their installation; the id
+                                         and secret are read from the app container the store sits in
+                                         (tidings-installation-id, tidings-installation-secret.json) unless given
 
         The store must exist: inspecting never creates one.
         """
@@ -83,7 +85,9 @@ enum QueueCommand {
     }
 
     static func flush(_ rawArguments: [String]) async throws -> Int32 {
-        let arguments = try ArgumentList(rawArguments, options: ["db", "endpoint", "app-key"], flags: ["json"])
+        let arguments = try ArgumentList(
+            rawArguments, options: ["db", "endpoint", "app-key", "installation", "installation-secret"],
+            flags: ["json"])
         try noPositionals(arguments)
         guard let endpointText = arguments.option("endpoint") else {
             throw CommandLineError.usage("queue flush: --endpoint URL is required")
@@ -95,7 +99,11 @@ enum QueueCommand {
             throw CommandLineError.usage("queue flush: --app-key KEY is required")
         }
         let store = try openStore(arguments)
-        let summary = await QueueFlusher.flush(store: store, endpoint: endpoint, appKey: appKey)
+        let installation = try QueueFlusher.installation(
+            container: URL(fileURLWithPath: arguments.option("db") ?? "").deletingLastPathComponent(),
+            installationID: arguments.option("installation"), secret: arguments.option("installation-secret"))
+        let summary = await QueueFlusher.flush(
+            store: store, endpoint: endpoint, appKey: appKey, installation: installation)
         if arguments.flag("json") {
             Console.write(String(decoding: try summary.json.serialized(sortedKeys: true), as: UTF8.self) + "\n")
         } else {

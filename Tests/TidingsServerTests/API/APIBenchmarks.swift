@@ -70,8 +70,12 @@ struct APIBenchmarks {
         let (api, key, directory) = try makeAPI()
         defer { try? FileManager.default.removeItem(at: directory) }
         let handler = api.router.handler
+        // Each batch comes from one installation, proven by the secret its registration answered (as devices do).
+        var secrets: [String] = []
         for index in 0..<100 {
-            _ = try await handler(request("PUT", "/v1/installations/inst-\(index)", key: key, body: Data("{}".utf8)))
+            let answer = try await handler(
+                request("PUT", "/v1/installations/inst-\(index)", key: key, body: Data("{}".utf8)))
+            secrets.append(try #require(try JSONValue.parse(answer.body)["installation_secret"]?.stringValue))
         }
         let now = Date().millisecondsSince1970
         let batches = 200
@@ -80,7 +84,7 @@ struct APIBenchmarks {
                 let type = ["delivery", "open", "dismiss", "link_open"][index % 4]
                 return """
                     {"event_id":"\(UUID().uuidString.lowercased())","type":"\(type)","occurred_at":\(now),\
-                    "installation_id":"inst-\(index % 100)","platform":"ios","sdk_version":"0.1.0","app_version":"1.0.0",\
+                    "installation_id":"inst-\(batch % 100)","platform":"ios","sdk_version":"0.1.0","app_version":"1.0.0",\
                     "message_id":"m-\(batch % 10)","campaign_id":"c-\(batch % 3)","dialect":"native","source":"app",\
                     "app_state":"foreground","value":"https://example.com/x"}
                     """
@@ -88,7 +92,12 @@ struct APIBenchmarks {
             return Data("{\"events\":[\(events.joined(separator: ","))]}".utf8)
         }
         let bytes = bodies.reduce(0) { $0 + $1.count }
-        let requests = bodies.map { request("POST", "/v1/events", key: key, body: $0) }
+        let requests = bodies.enumerated().map { batch, body in
+            var posted = request("POST", "/v1/events", key: key, body: body)
+            posted.headers[TidingsAPI.installationHeader] = "inst-\(batch % 100)"
+            posted.headers["X-Tidings-Installation-Secret"] = secrets[batch % 100]
+            return posted
+        }
         let start = ContinuousClock.now
         let cpuStart = BenchmarkMeasurement.processCPUSeconds()
         let accepted = try await withThrowingTaskGroup(of: Int.self) { group in

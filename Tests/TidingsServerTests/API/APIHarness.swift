@@ -113,6 +113,46 @@ struct APIHarness {
         return reply
     }
 
+    /// The header a device sends with its events: its installation id; ``call`` presents the secret it keeps.
+    static func device(_ installationID: String = "inst-1") -> [(String, String)] {
+        [(TidingsAPI.installationHeader, installationID)]
+    }
+
+    /// Posts a batch as device `installation` does: the app key, its id in `X-Tidings-Installation` and the
+    /// secret it registered with.
+    func postEvents(
+        json: JSONValue? = nil, body: Data? = nil, as installation: String = "inst-1", key: String? = nil,
+        presentSecret: Bool = true
+    ) async throws -> Reply {
+        try await call(
+            "POST", "/v1/events", key: key ?? appKey, json: json, body: body, headers: Self.device(installation),
+            presentSecret: presentSecret)
+    }
+
+    /// Posts `events` as the devices that recorded them post them: each run of one installation's events in a
+    /// request of its own, with the app key, the installation's id and its secret, as the SDK's uploader does
+    /// (so the events are stored in the batch's order). Installations must have registered. The receipts come
+    /// back merged in the batch's order; a refused request is answered as it is.
+    func postAsDevices(_ events: [JSONValue], key: String? = nil) async throws -> Reply {
+        var receipts: [JSONValue] = []
+        var last: Reply?
+        var start = 0
+        while start < events.count {
+            let installation = events[start]["installation_id"]?.stringValue ?? ""
+            var end = start + 1
+            while end < events.count, events[end]["installation_id"]?.stringValue == installation { end += 1 }
+            let reply = try await postEvents(
+                json: ["events": .array(Array(events[start..<end]))], as: installation, key: key)
+            if reply.status != 200 { return reply }
+            receipts += reply.json["receipts"]?.arrayValue ?? []
+            last = reply
+            start = end
+        }
+        guard var reply = last else { return try await postEvents(json: ["events": []], key: key) }
+        reply.json = ["receipts": .array(receipts)]
+        return reply
+    }
+
     static func token(_ seed: Int) -> String {
         String(repeating: String(format: "%02x", seed % 256), count: 32)
     }

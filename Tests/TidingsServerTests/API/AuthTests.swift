@@ -86,8 +86,7 @@ import TidingsTesting
     @Test func aServerKeyOfAnotherAppSeesNothingOfThisApp() async throws {
         let harness = try APIHarness()
         try await harness.register("inst-1", ["apns_token": .string(APIHarness.token(1)), "user_id": "u1"])
-        let posted = try await harness.call(
-            "POST", "/v1/events", key: harness.appKey, json: ["events": [harness.event("delivery")]])
+        let posted = try await harness.postEvents(json: ["events": [harness.event("delivery")]])
         #expect(posted.json["receipts"]?[0]?["status"] == "accepted")
         _ = try await harness.call("PUT", "/v1/users/u1/tags", key: harness.serverKey, json: ["tags": ["vip"]])
 
@@ -105,8 +104,14 @@ import TidingsTesting
     @Test func anotherAppsKeyCannotPostEventsIntoThisApp() async throws {
         let harness = try APIHarness()
         try await harness.register("inst-1")
-        let reply = try await harness.call(
-            "POST", "/v1/events", key: harness.otherAppKey, json: ["events": [harness.event("open")]])
+        try await harness.register("other-1", key: harness.otherAppKey)
+        // This app's installation is unknown to the other app's key, its secret notwithstanding.
+        let borrowed = try await harness.postEvents(
+            json: ["events": [harness.event("open")]], as: "inst-1", key: harness.otherAppKey)
+        #expect(borrowed.status == 403)
+        #expect(borrowed.errorCode == "installation_unknown")
+        let reply = try await harness.postEvents(
+            json: ["events": [harness.event("open", installation: "other-1")]], as: "other-1", key: harness.otherAppKey)
         #expect(reply.json["receipts"]?[0]?["status"] == "accepted")
         let mine = try await harness.call("GET", "/v1/events", key: harness.serverKey)
         #expect(mine.json["events"]?.arrayValue?.isEmpty == true)

@@ -31,13 +31,13 @@ import TidingsStoreTesting
         #expect((route.replying != nil) == (backend == .sqlite))
         let ids = (0..<3).map { _ in UUID() }
         let batch: JSONValue = ["events": .array(ids.map { harness.event("delivery", id: $0) })]
-        let first = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        let first = try await harness.postEvents(json: batch)
         #expect(first.status == 200)
         #expect(Set(statuses(first).values) == ["accepted"])
         #expect(statuses(first).keys.sorted() == ids.map { $0.uuidString.lowercased() }.sorted())
 
         harness.clock.advance(by: .seconds(86_400 * 20))
-        let second = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        let second = try await harness.postEvents(json: batch)
         #expect(Set(statuses(second).values) == ["duplicate"])
 
         let stored = try await harness.call("GET", "/v1/events", key: harness.serverKey)
@@ -50,9 +50,9 @@ import TidingsStoreTesting
     @Test func theSameIDTwiceInOneBatchIsAcceptedOnceThenDuplicate() async throws {
         let harness = try await harnessWithInstallation()
         let id = UUID()
-        let reply = try await harness.call(
-            "POST", "/v1/events", key: harness.appKey,
-            json: ["events": [harness.event("open", id: id), harness.event("open", id: id)]])
+        let reply = try await harness.postEvents(json: [
+            "events": [harness.event("open", id: id), harness.event("open", id: id)]
+        ])
         let receipts = reply.json["receipts"]?.arrayValue ?? []
         #expect(receipts.map { $0["status"] } == ["accepted", "duplicate"])
     }
@@ -79,7 +79,7 @@ import TidingsStoreTesting
                 ["event_id": 12, "type": "open", "occurred_at": .integer(harness.now), "installation_id": "inst-1"],
             ]
         ]
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        let reply = try await harness.postEvents(json: batch)
         #expect(reply.status == 200)
         let receipts = reply.json["receipts"]?.arrayValue ?? []
         #expect(receipts.count == 9)
@@ -91,21 +91,22 @@ import TidingsStoreTesting
         #expect(code(unknownType) == "unknown_type")
         #expect(code(future) == "timestamp_out_of_range")
         #expect(code(huge) == "event_too_large")
-        #expect(statuses(reply)[stranger.uuidString.lowercased()] == "accepted")
+        // An app key's batch carries only the events of the installation it names.
+        #expect(code(stranger) == "installation_mismatch")
         #expect(receipts[6]["event_id"] == "not-a-uuid")
         #expect(receipts[6]["error"]?["code"] == "invalid_value")
         #expect(receipts[7]["event_id"] == .null)
         #expect(receipts[7]["error"]?["code"] == "not_an_object")
         #expect(receipts[8]["error"]?["code"] == "wrong_type")
-        #expect(harness.metrics.counts.withLock { $0.rejected } == 7)
+        #expect(harness.metrics.counts.withLock { $0.rejected } == 8)
         let stored = try await harness.call("GET", "/v1/events", key: harness.serverKey)
-        #expect(stored.json["events"]?.arrayValue?.count == 2)
+        #expect(stored.json["events"]?.arrayValue?.count == 1)
     }
 
     @Test func moreThan500EventsIs413NamingTheLimit() async throws {
         let harness = try await harnessWithInstallation()
         let batch: JSONValue = ["events": .array((0..<501).map { _ in harness.event("delivery") })]
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: batch)
+        let reply = try await harness.postEvents(json: batch)
         #expect(reply.status == 413)
         #expect(reply.errorCode == "too_many_events")
         #expect(reply.errorMessage.contains("limit is 500"))
@@ -115,8 +116,7 @@ import TidingsStoreTesting
     @Test func aBodyOverOneMebibyteIs413NamingTheLimit() async throws {
         let harness = try await harnessWithInstallation()
         let padding = String(repeating: " ", count: 1024 * 1024)
-        let reply = try await harness.call(
-            "POST", "/v1/events", key: harness.appKey, body: Data("{\"events\": []}\(padding)".utf8))
+        let reply = try await harness.postEvents(body: Data("{\"events\": []}\(padding)".utf8))
         #expect(reply.status == 413)
         #expect(reply.errorCode == "payload_too_large")
         #expect(reply.errorMessage.contains("limit is 1048576 bytes"))
@@ -125,7 +125,7 @@ import TidingsStoreTesting
     @Test(arguments: ["{\"events\": [", "", "[]"])
     func malformedBatchesAre400InvalidJSON(_ body: String) async throws {
         let harness = try await harnessWithInstallation()
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, body: Data(body.utf8))
+        let reply = try await harness.postEvents(body: Data(body.utf8))
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_json")
     }
@@ -133,7 +133,7 @@ import TidingsStoreTesting
     @Test(arguments: [["events": "x"], ["events": nil], ["batch": []]] as [JSONValue])
     func aBatchWithoutAnEventsArrayIs400NamingTheField(_ body: JSONValue) async throws {
         let harness = try await harnessWithInstallation()
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, json: body)
+        let reply = try await harness.postEvents(json: body)
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_field")
         #expect(reply.errorMessage.hasPrefix("events"))
@@ -149,7 +149,7 @@ import TidingsStoreTesting
                     index.isMultiple(of: 2) ? "delivery" : "open", message: "m\(index % 2)",
                     extra: ["occurred_at": .integer(start - 6000 + Int64(index) * 1000)]))
         }
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        _ = try await harness.postEvents(json: ["events": .array(events)])
 
         func count(_ query: [(String, String)]) async throws -> Int? {
             try await harness.call("GET", "/v1/events", key: harness.serverKey, query: query).json["events"]?
@@ -193,13 +193,13 @@ import TidingsStoreTesting
     }
 
     @Test func filtersMatchFreeTextAsStoredAndTheLongestAllowed() async throws {
-        let harness = try APIHarness()
+        let harness = try await harnessWithInstallation()
         let vendorID = "braze campaign/42 ✓"
         let longest = String(repeating: "m", count: 4096)
         let events: [JSONValue] = [
             harness.event("open", message: vendorID), harness.event("open", message: longest),
         ]
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        _ = try await harness.postEvents(json: ["events": .array(events)])
         for id in [vendorID, longest] {
             let page = try await harness.call("GET", "/v1/events", key: harness.serverKey, query: [("message_id", id)])
             #expect(page.status == 200)
@@ -227,7 +227,7 @@ import TidingsStoreTesting
                 "dialect": "moengage", "source": "extension", "app_state": "background", "value": "https://e.x/a,b",
                 "attributes": ["nested": ["n": 1]], "user_id": "alice",
             ])
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [event]])
+        _ = try await harness.postEvents(json: ["events": [event]])
         let page = try await harness.call("GET", "/v1/events", key: harness.serverKey)
         let stored = try #require(page.json["events"]?[0]?.objectValue)
         var expected = event.objectValue!
@@ -240,7 +240,7 @@ import TidingsStoreTesting
         let events: [JSONValue] = [
             harness.event("delivery", extra: ["value": "has,comma \"quoted\""]), harness.event("open"),
         ]
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        _ = try await harness.postEvents(json: ["events": .array(events)])
 
         let ndjson = try await harness.call(
             "GET", "/v1/events", key: harness.serverKey, headers: [("Accept", "application/x-ndjson")])
@@ -270,7 +270,7 @@ import TidingsStoreTesting
     func csvExportsNeutraliseCellsASpreadsheetWouldRunAsFormulas(_ sent: String, _ cell: String) async throws {
         let harness = try await harnessWithInstallation()
         let event = harness.event("action", extra: ["value": .string(sent)])
-        let posted = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [event]])
+        let posted = try await harness.postEvents(json: ["events": [event]])
         #expect(posted.status < 300, "\(posted.json)")
         let csv = try await harness.call("GET", "/v1/events", key: harness.serverKey, headers: [("Accept", "text/csv")])
         let text = String(decoding: csv.response.body, as: UTF8.self)
@@ -315,11 +315,11 @@ import TidingsStoreTesting
         let harness = try APIHarness()
         try await harness.register("inst-1")
         let old = harness.event("delivery", installation: "inst-1")
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [old]])
+        _ = try await harness.postEvents(json: ["events": [old]])
         harness.clock.advance(by: .seconds(60))
         let cut = harness.clock.now.millisecondsSince1970
         let late = harness.event("open", installation: "inst-1")
-        _ = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": [late]])
+        _ = try await harness.postEvents(json: ["events": [late]])
 
         let page = try await harness.call(
             "GET", "/v1/events", key: harness.serverKey, query: [("received_since", String(cut))])

@@ -7,8 +7,10 @@ import TidingsServer
 /// `POST /v1/events` reads plain events straight from the body's bytes; these check that the limits and
 /// errors are the same as through the general reading.
 @Suite struct EventBatchReadingTests {
+    /// Posts `body` as device `inst-1` does, registering it first.
     func post(_ harness: APIHarness, _ body: String) async throws -> APIHarness.Reply {
-        try await harness.call("POST", "/v1/events", key: harness.appKey, body: Data(body.utf8))
+        if harness.secrets.withLock({ $0["inst-1"] == nil }) { try await harness.register("inst-1") }
+        return try await harness.postEvents(body: Data(body.utf8))
     }
 
     func plainEvent(_ harness: APIHarness, id: UUID, _ fields: String) -> String {

@@ -19,10 +19,11 @@ import TidingsStore
     /// Sends one request from `remoteAddress` straight to the router.
     static func send(
         _ harness: APIHarness, _ method: String, _ path: String, key: String?, json: JSONValue? = nil,
-        from remoteAddress: String? = "192.0.2.1"
+        headers: [(String, String)] = [], from remoteAddress: String? = "192.0.2.1"
     ) async throws -> Outcome {
         var request = HTTPRequest(method: method, path: path, remoteAddress: remoteAddress)
         if let key { request.headers["Authorization"] = "Bearer \(key)" }
+        for (name, value) in headers { request.headers[name] = value }
         if let json { request.body = try JSONEncoder().encode(json) }
         do {
             let response = try await harness.api.router.handler(request)
@@ -49,6 +50,14 @@ import TidingsStore
     static let small = RateLimit(burst: 3, perSecond: 1)
     /// What every request of the per-kind test sends: an empty event batch (the other routes ignore it).
     static let body: JSONValue = ["events": []]
+
+    /// The headers of device `installationID`, registered before with a key of its own (so the registration
+    /// spends none of the tested key's burst): its id and its secret.
+    static func device(_ harness: APIHarness, _ installationID: String) async throws -> [(String, String)] {
+        try await harness.register(installationID, key: try harness.issue("app_main", .app))
+        let secret = try #require(harness.secrets.withLock { $0[installationID] })
+        return APIHarness.device(installationID) + [("X-Tidings-Installation-Secret", secret)]
+    }
 
     // MARK: Per key
 
@@ -80,25 +89,31 @@ import TidingsStore
             kind == .admin
             ? try AppAdministration(store: harness.store).createAdminKey().secret : try harness.issue("app_main", kind)
 
+        // App keys post events as a device: its id and secret.
+        let headers = kind == .app ? try await Self.device(harness, "inst-1") : []
         for index in 1...3 {
-            let allowed = try await Self.send(harness, method, path, key: key, json: Self.body)
+            let allowed = try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers)
             #expect(allowed.status < 300, "request \(index): \(allowed.code ?? "")")
         }
-        let refused = try await Self.send(harness, method, path, key: key, json: Self.body)
+        let refused = try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers)
         #expect(refused.status == 429)
         #expect(refused.code == "rate_limited")
         #expect(refused.headers["Retry-After"] == "1")
         #expect(refused.message.contains("1 per second (burst 3)"), "\(refused.message)")
 
-        #expect(try await Self.send(harness, method, path, key: sameKind, json: Self.body).status < 300)
+        #expect(
+            try await Self.send(harness, method, path, key: sameKind, json: Self.body, headers: headers).status < 300)
         #expect(try await Self.send(harness, "GET", "/v1/installations", key: harness.otherServerKey).status == 200)
 
         harness.clock.advance(by: .seconds(1))
-        #expect(try await Self.send(harness, method, path, key: key, json: Self.body).status < 300)
-        #expect(try await Self.send(harness, method, path, key: key, json: Self.body).status == 429)
+        #expect(try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers).status < 300)
+        #expect(try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers).status == 429)
         harness.clock.advance(by: .seconds(3))
-        for _ in 1...3 { #expect(try await Self.send(harness, method, path, key: key, json: Self.body).status < 300) }
-        #expect(try await Self.send(harness, method, path, key: key, json: Self.body).status == 429)
+        for _ in 1...3 {
+            #expect(
+                try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers).status < 300)
+        }
+        #expect(try await Self.send(harness, method, path, key: key, json: Self.body, headers: headers).status == 429)
     }
 
     @Test func retryAfterSaysHowLongUntilTheNextToken() async throws {
@@ -298,7 +313,7 @@ import TidingsStore
         #expect(try harness.store.installation(appID: "app_main", installationID: "second") == nil)
         let events = try await Self.send(
             harness, "POST", "/v1/events", key: harness.appKey,
-            json: ["events": [harness.event("delivery", installation: "first")]])
+            json: ["events": [harness.event("delivery", installation: "first")]], headers: APIHarness.device("first"))
         #expect(events.status == 429)
         #expect(try harness.store.events(appID: "app_main", query: EventQuery()).events.isEmpty)
 

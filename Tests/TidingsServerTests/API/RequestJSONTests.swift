@@ -12,7 +12,7 @@ import TidingsServer
     ])
     func malformedJSONIsRefused(_ body: String) async throws {
         let harness = try APIHarness()
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, body: Data(body.utf8))
+        let reply = try await harness.postEvents(body: Data(body.utf8))
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_json")
     }
@@ -20,7 +20,7 @@ import TidingsServer
     @Test func invalidUTF8IsRefused() async throws {
         let harness = try APIHarness()
         let body = Data("{\"events\": [\"".utf8) + Data([0xC3, 0x28]) + Data("\"]}".utf8)
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, body: body)
+        let reply = try await harness.postEvents(body: body)
         #expect(reply.errorCode == "invalid_json")
     }
 
@@ -34,7 +34,7 @@ import TidingsServer
               "attributes": {"big": 9007199254740993, "neg": -12, "frac": 1.5e3, "list": [true, false, null, {}],
               "text": "日本語"} } ] }
             """
-        let reply = try await harness.call("POST", "/v1/events", key: harness.appKey, body: Data(body.utf8))
+        let reply = try await harness.postEvents(body: Data(body.utf8))
         #expect(reply.json["receipts"]?[0]?["status"] == "accepted")
         let stored = try await harness.call("GET", "/v1/events", key: harness.serverKey).json["events"]?[0]
         #expect(stored?["message_id"] == "mé😀\n\"q\"/")

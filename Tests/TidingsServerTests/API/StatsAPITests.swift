@@ -18,7 +18,7 @@ import TidingsStoreTesting
             harness.event("action", installation: "inst-2"), harness.event("reply", installation: "inst-1"),
             harness.event("delivery", installation: "inst-1", message: "m2", campaign: "c2"),
         ]
-        let posted = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        let posted = try await harness.postAsDevices(events)
         #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
 
         let stats = try await harness.call("GET", "/v1/campaigns/c1/stats", key: harness.serverKey)

@@ -32,11 +32,11 @@ import TidingsStore
             harness.event("open", installation: "bob-phone", extra: ["user_id": "bob"]),
             harness.event("delivery", installation: "anonymous"),
         ]
-        let posted = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        let posted = try await harness.postAsDevices(events)
         #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
-        let other = try await harness.call(
-            "POST", "/v1/events", key: harness.otherAppKey,
-            json: ["events": [harness.event("delivery", installation: "other-alice", extra: ["user_id": "alice"])]])
+        let other = try await harness.postEvents(
+            json: ["events": [harness.event("delivery", installation: "other-alice", extra: ["user_id": "alice"])]],
+            as: "other-alice", key: harness.otherAppKey)
         #expect(other.status == 200)
         return harness
     }

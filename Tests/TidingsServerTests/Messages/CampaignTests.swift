@@ -332,12 +332,9 @@ import TidingsTesting
         for id in a + b.prefix(b.count / 2) {
             events.append(fixture.harness.event("open", installation: id, message: messageID, campaign: nil))
         }
-        for batch in stride(from: 0, to: events.count, by: 100) {
-            let posted = try await fixture.harness.call(
-                "POST", "/v1/events", key: fixture.harness.appKey,
-                json: ["events": .array(Array(events[batch..<min(events.count, batch + 100)]))])
-            #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
-        }
+        // Each device uploads its own events, as the SDK does.
+        let posted = try await fixture.harness.postAsDevices(events)
+        #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
         let stats = try await fixture.harness.call(
             "GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
         let variants = try #require(stats.json["variants"]?.arrayValue)

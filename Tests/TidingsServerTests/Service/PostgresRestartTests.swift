@@ -57,9 +57,12 @@ import TidingsTesting
         let service = try TidingsService(configuration: configuration, logger: .disabled())
         service.start()
 
-        func post(_ path: String, key: String, _ body: String) async throws -> HTTPResponse {
+        func post(_ path: String, key: String, as installation: String? = nil, _ body: String) async throws
+            -> HTTPResponse
+        {
             var request = HTTPRequest(method: "POST", path: path)
             request.headers["Authorization"] = "Bearer \(key)"
+            if let installation { request.headers[TidingsAPI.installationHeader] = installation }
             request.body = Data(body.utf8)
             return try await service.handler(request)
         }
@@ -81,7 +84,7 @@ import TidingsTesting
                     #"{"event_id":"\#($0.uuidString.lowercased())","type":"open","occurred_at":\#(now),"installation_id":"i1","platform":"ios","message_id":"\#(messageID)"}"#
                 }
                 let response = try await post(
-                    "/v1/events", key: provisioned.appKey, "{\"events\":[\(events.joined(separator: ","))]}")
+                    "/v1/events", key: provisioned.appKey, as: "i1", "{\"events\":[\(events.joined(separator: ","))]}")
                 switch response.status {
                 case 200, 202:
                     // Acknowledged: each receipt says the event is stored (or was already).

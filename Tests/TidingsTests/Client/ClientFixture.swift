@@ -48,6 +48,15 @@ final class ClientFixture {
         return configuration
     }
 
+    /// Registers the container's installation as the app does at launch, keeping its secret in the container:
+    /// until then the uploader holds the events (docs/events.md).
+    func register() async throws {
+        let client = try TidingsClient(configuration: configuration())
+        let result = await client.syncRegistration(force: true)
+        let secret = try FileSecretStore(directory: containerDirectory).secret(for: client.installationID)
+        precondition(secret != nil, "registration failed: \(result)")
+    }
+
     /// The events the server stored, of one type.
     func serverEvents(_ type: EventType) throws -> [TidingsEvent] {
         try store.events(appID: "app_main", query: EventQuery(type: type, limit: 100)).events.map(\.event)

@@ -79,6 +79,7 @@ import Tidings
 
     @Test @MainActor func aCouponTappedFromAColdStartRecordsCouponCopy() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let client = try TidingsClient(configuration: fixture.configuration())
         let push = ClientFixture.push(messageID: "m-coupon", action: .coupon(code: "SAVE10"))

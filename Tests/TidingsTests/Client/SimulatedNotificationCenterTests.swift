@@ -16,6 +16,7 @@ import TidingsTesting
 
     @Test func aBackgroundDeliveryThenASwipeAwayIsOneDeliveryAndOneDismiss() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let center = try center(fixture, appState: .background)
         let shown = try #require(try await center.deliver(userInfo: ClientFixture.push(badge: .increment(1))))
@@ -31,6 +32,7 @@ import TidingsTesting
 
     @Test func aForegroundDeliveryIsPresentedAndCountedOnceThoughBothPathsSawIt() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let center = try center(fixture, appState: .foreground)
         let shown = try #require(try await center.deliver(userInfo: ClientFixture.push(messageID: "m-2")))
@@ -55,6 +57,7 @@ import TidingsTesting
 
     @Test func aBackgroundPushWakesTheAppAndShowsNothing() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let center = try center(fixture, appState: .background)
         let silent = PushPayload(messageID: "m-4", contentAvailable: true).nativeJSON

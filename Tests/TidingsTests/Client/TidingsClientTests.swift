@@ -64,6 +64,7 @@ import TidingsTesting
 
     @Test func appSeesTheDeliveryFirstAndTheExtensionDoesNotRecordItAgain() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let client = try TidingsClient(configuration: fixture.configuration())
         let push = ClientFixture.push(messageID: "m-app-first")
@@ -192,6 +193,7 @@ import TidingsTesting
 @Suite struct TidingsClientThresholdTests {
     @Test func reachingTheThresholdUploadsOnItsOwn() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let client = try TidingsClient(configuration: fixture.configuration { $0.upload.flushThreshold = 2 })
         _ = client.ready()
@@ -208,6 +210,7 @@ import TidingsTesting
 
     @Test func belowTheThresholdNothingIsSentUntilAFlush() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let client = try TidingsClient(configuration: fixture.configuration { $0.upload.flushThreshold = 10 })
         #expect(client.couponCopied(code: "SAVE", userInfo: ClientFixture.push(messageID: "m-few")))

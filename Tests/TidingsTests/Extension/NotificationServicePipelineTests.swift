@@ -10,6 +10,7 @@ import TidingsTesting
 
     @Test func mediaReadyIsAttachedAndTheDeliveryUploaded() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let media = try MediaTestServer()
         let pipeline = try NotificationServicePipeline(configuration: fixture.configuration())
@@ -35,6 +36,7 @@ import TidingsTesting
 
     @Test func mediaTooLargeIsDroppedWithMediaFailed() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let media = try MediaTestServer()
         let pipeline = try NotificationServicePipeline(configuration: fixture.configuration())
@@ -91,6 +93,7 @@ import TidingsTesting
 
     @Test func slowMediaStopsAtTheOverallDeadlineAndTheTextGoesOut() async throws {
         let fixture = try ClientFixture()
+        try await fixture.register()
         defer { fixture.removeFiles() }
         let media = try MediaTestServer()
         let pipeline = try NotificationServicePipeline(

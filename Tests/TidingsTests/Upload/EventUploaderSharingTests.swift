@@ -102,7 +102,9 @@ extension EventUploaderSharingTests {
         let transport = ScriptedTransport(whenExhausted: .handle { server.handle($0) })
         let uploader = EventUploader(
             configuration: .init(endpoint: UploadFixtures.endpoint, appKey: UploadFixtures.appKey),
-            queue: ForgetfulQueue(base: memory), transport: transport, clock: clock,
+            queue: ForgetfulQueue(base: memory), installation: .fixed(UploadFixtures.installation),
+            transport: transport,
+            clock: clock,
             random: SeededRandomNumberGenerator(seed: 1))
         memory.enqueue(UploadFixtures.event(at: clock.now))
         let summary = await uploader.flush()

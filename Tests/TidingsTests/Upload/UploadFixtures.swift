@@ -6,6 +6,9 @@ import TidingsTesting
 enum UploadFixtures {
     static let endpoint = URL(string: "https://events.example.test/base")!
     static let appKey = "tk_app_test_secret"
+    /// The installation the events are recorded by, registered, with the secret the server issued it.
+    static let installation = EventUploader.Installation(
+        installationID: "inst-1", secret: InstallationSecret("tdg_ins_" + String(repeating: "s", count: 43))!)
 
     /// A small valid event `secondsAgo` before `now`.
     static func event(at now: Date, secondsAgo: Int64 = 0, value: String? = nil) -> TidingsEvent {
@@ -33,6 +36,8 @@ struct UploadHarness {
     let server = EventIngestStub()
     let uploader: EventUploader
     let configuration: EventUploader.Configuration
+    /// What the uploader reads as its installation: nil until it has registered.
+    let installation = LockedBox<EventUploader.Installation?>(UploadFixtures.installation)
 
     /// With no script, every request goes to the fake server.
     init(
@@ -46,8 +51,10 @@ struct UploadHarness {
             endpoint: UploadFixtures.endpoint, appKey: UploadFixtures.appKey)
         configure(&configuration)
         self.configuration = configuration
+        let installation = self.installation
         uploader = EventUploader(
-            configuration: configuration, queue: queue, transport: transport, clock: clock,
+            configuration: configuration, queue: queue, installation: .init { installation.withLock { $0 } },
+            transport: transport, clock: clock,
             random: SeededRandomNumberGenerator(seed: seed))
     }
 
