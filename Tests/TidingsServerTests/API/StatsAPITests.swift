@@ -85,7 +85,7 @@ import TidingsStoreTesting
             event("action", 1, action: "buy"), event("delivery", 2), event("action", 2, action: "buy"),
             event("delivery", 3), event("action", 3, action: "later"), event("delivery", 4), event("open", 4),
         ]
-        let posted = try await harness.call("POST", "/v1/events", key: harness.appKey, json: ["events": .array(events)])
+        let posted = try await harness.postAsDevices(events)
         #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
 
         let stats = try await harness.call("GET", "/v1/messages/\(messageID)/stats", key: harness.serverKey)
