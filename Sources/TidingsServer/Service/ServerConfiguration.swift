@@ -229,6 +229,34 @@ public struct ServerConfiguration: Sendable, Equatable {
             help: "bytes per second a request body must keep up after the grace period, or 408 (default 1024; 0: off)",
             integerIn: 0...Int.max, into: \.http.minimumBodyBytesPerSecond),
         Setting(
+            flag: "response-grace", environment: "TIDINGS_RESPONSE_GRACE", fileKey: "response_grace",
+            help:
+                "seconds a response may wait on a client that does not read before --min-response-rate applies (default 10)",
+            apply: { configuration, text in
+                guard let value = positiveSeconds(text) else { return false }
+                configuration.http.responseGracePeriod = value
+                return true
+            }),
+        Setting(
+            flag: "min-response-rate", environment: "TIDINGS_MIN_RESPONSE_RATE", fileKey: "min_response_rate",
+            help:
+                "bytes per second a client must take a response at after the grace period, or the connection is cut (default 1024; 0: off)",
+            integerIn: 0...Int.max, into: \.http.minimumResponseBytesPerSecond),
+        Setting(
+            flag: "max-requests-per-connection", environment: "TIDINGS_MAX_REQUESTS_PER_CONNECTION",
+            fileKey: "max_requests_per_connection",
+            help:
+                "requests one keep-alive connection may carry; the last is answered with Connection: close (default 1000; 0: no cap)",
+            integerIn: 0...Int.max, into: \.http.maximumRequestsPerConnection),
+        Setting(
+            flag: "max-connection-age", environment: "TIDINGS_MAX_CONNECTION_AGE", fileKey: "max_connection_age",
+            help: "seconds after which a connection's next response closes it (default 3600; 0: no cap)",
+            apply: { configuration, text in
+                guard let value = Double(text), value >= 0, value.isFinite else { return false }
+                configuration.http.maximumConnectionAge = .milliseconds(Int64((value * 1000).rounded()))
+                return true
+            }),
+        Setting(
             flag: "threads", environment: "TIDINGS_THREADS", fileKey: "threads",
             help: "network threads (default: three per core)",
             integerIn: 1...256, into: \.http.threadCount),

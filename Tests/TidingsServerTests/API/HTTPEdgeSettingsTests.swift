@@ -27,6 +27,10 @@ import TidingsServer
         #expect(http.minimumBodyBytesPerSecond == 1024)
         #expect(http.maximumConnectionsPerAddress == 64)
         #expect(http.workerThreadCount == 32)
+        #expect(http.responseGracePeriod == .seconds(10))
+        #expect(http.minimumResponseBytesPerSecond == 1024)
+        #expect(http.maximumRequestsPerConnection == 1000)
+        #expect(http.maximumConnectionAge == .seconds(3600))
         // The idle timeout is separate, and longer than the header deadline.
         #expect(http.connectionTimeout > http.requestHeaderTimeout)
     }
@@ -34,8 +38,13 @@ import TidingsServer
     @Test func flagsSetEveryEdgeSetting() throws {
         let http = try Self.resolve([
             "--request-header-timeout", "2.5", "--request-body-grace", "4", "--min-body-rate", "0",
-            "--max-connections-per-address", "0", "--worker-threads", "8",
+            "--max-connections-per-address", "0", "--worker-threads", "8", "--response-grace", "2",
+            "--min-response-rate", "0", "--max-requests-per-connection", "5", "--max-connection-age", "0",
         ])
+        #expect(http.responseGracePeriod == .seconds(2))
+        #expect(http.minimumResponseBytesPerSecond == 0)
+        #expect(http.maximumRequestsPerConnection == 5)
+        #expect(http.maximumConnectionAge == .zero)
         #expect(http.requestHeaderTimeout == .milliseconds(2500))
         #expect(http.requestBodyGracePeriod == .seconds(4))
         #expect(http.minimumBodyBytesPerSecond == 0)
@@ -59,6 +68,8 @@ import TidingsServer
         ["--request-header-timeout", "0"], ["--request-header-timeout", "soon"], ["--request-body-grace", "-1"],
         ["--min-body-rate", "-5"], ["--min-body-rate", "1.5"], ["--max-connections-per-address", "-1"],
         ["--max-connections-per-address", "many"], ["--worker-threads", "0"], ["--worker-threads", "2000"],
+        ["--response-grace", "0"], ["--min-response-rate", "-1"], ["--max-requests-per-connection", "-2"],
+        ["--max-connection-age", "-1"], ["--max-connection-age", "forever"],
     ])
     func invalidValuesAreRefusedNamingTheFlag(arguments: [String]) {
         do {
