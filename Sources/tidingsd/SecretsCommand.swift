@@ -66,15 +66,8 @@ enum SecretsCommand {
                 throw AdminUsageError("expected 'secrets generate-key', 'secrets status' or 'secrets rotate'")
             }
             return 0
-        } catch let error as AdminUsageError {
-            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n\(usage)\n".utf8))
-            return 2
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
-            return 1
         } catch {
-            FileHandle.standardError.write(Data("tidingsd: \(error)\n".utf8))
-            return 1
+            return CommandFailure.exitStatus(error, usage: usage)
         }
     }
 }

@@ -80,18 +80,8 @@ enum UsersCommand {
                 throw AdminUsageError("unknown users subcommand \(subcommand)")
             }
             return 0
-        } catch let error as AdminUsageError {
-            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n\(usage)\n".utf8))
-            return 2
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
-            return 1
-        } catch let error as AdministrationError {
-            FileHandle.standardError.write(Data("tidingsd: \(error.message)\n".utf8))
-            return 1
         } catch {
-            FileHandle.standardError.write(Data("tidingsd: \(error)\n".utf8))
-            return 1
+            return CommandFailure.exitStatus(error, usage: usage)
         }
     }
 
