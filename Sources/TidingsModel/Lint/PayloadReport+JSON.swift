@@ -6,8 +6,18 @@ extension PayloadReport {
     /// Every key is present; absent values are `null`. Dates are Unix seconds. The keys are listed in
     /// `docs/lint-rules.md`; write it with sorted keys for stable output.
     public var json: JSONValue {
-        let payload = payload
-        return .object([
+        var object = Self.fields(of: payload)
+        object["warnings"] = .array(warnings.map(Self.warning))
+        object["size_bytes"] = .integer(Int64(sizeInBytes))
+        object["compact_size_bytes"] = compactSizeInBytes.map { .integer(Int64($0)) } ?? .null
+        object["size_limit"] = .integer(Int64(sizeLimit))
+        return .object(object)
+    }
+
+    /// The canonical payload's fields, every key present and absent values `null`: the first part of
+    /// ``json``, and what `tidings payload convert` compares across a round trip.
+    public static func fields(of payload: PushPayload) -> [String: JSONValue] {
+        [
             "dialect": .string(payload.dialect.rawValue),
             "kind": .string(payload.kind.rawValue),
             "delivery": .string(payload.delivery.rawValue),
@@ -33,11 +43,7 @@ extension PayloadReport {
             "inbox": payload.inbox.map { .object(["expires_at": Self.seconds($0.expiresAt)]) } ?? .null,
             "data": .object(payload.data),
             "unrecognized": .object(payload.unrecognized),
-            "warnings": .array(warnings.map(Self.warning)),
-            "size_bytes": .integer(Int64(sizeInBytes)),
-            "compact_size_bytes": compactSizeInBytes.map { .integer(Int64($0)) } ?? .null,
-            "size_limit": .integer(Int64(sizeLimit)),
-        ])
+        ]
     }
 
     /// A lint finding as `{code, severity, message, path}`.

@@ -21,10 +21,18 @@ extension PushPayload {
     ///
     /// - Throws: ``PayloadDecodingError/Code/notAnObject`` when `json` is not an object.
     public init(json: JSONValue) throws(PayloadDecodingError) {
+        try self.init(json: json, as: PushPayload.detectDialect(json))
+    }
+
+    /// Decodes a payload object with the decoder of `dialect`, whatever its keys say: for a payload carrying
+    /// keys of two dialects that belongs to the later one (``detectDialect(_:)`` picks the earlier).
+    ///
+    /// - Throws: ``PayloadDecodingError/Code/notAnObject`` when `json` is not an object.
+    public init(json: JSONValue, as dialect: PushDialect) throws(PayloadDecodingError) {
         guard let root = json.objectValue else {
             throw PayloadDecodingError(code: .notAnObject, message: "a push payload must be a JSON object")
         }
-        switch PushPayload.detectDialect(json) {
+        switch dialect {
         case .native: self = NativeDialect.decode(root)
         case .braze: self = BrazeDialect.decode(root)
         case .moengage: self = MoEngageDialect.decode(root)
@@ -61,14 +69,17 @@ extension PushPayload {
 
     /// Decodes a payload from its JSON bytes.
     public static func decode(_ bytes: [UInt8]) throws(PayloadDecodingError) -> PushPayload {
-        let value: JSONValue
+        try PushPayload(json: parseJSON(bytes))
+    }
+
+    /// The JSON value of a payload's bytes, with the errors decoding throws.
+    static func parseJSON(_ bytes: [UInt8]) throws(PayloadDecodingError) -> JSONValue {
         do {
-            value = try JSONValue.parse(bytes)
+            return try JSONValue.parse(bytes)
         } catch {
             throw PayloadDecodingError(
                 code: error.code == .emptyInput ? .empty : .malformedJSON, message: error.message,
                 byteOffset: error.offset)
         }
-        return try PushPayload(json: value)
     }
 }

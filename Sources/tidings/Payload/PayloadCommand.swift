@@ -1,12 +1,13 @@
 import Foundation
 import TidingsModel
 
-/// `tidings payload inspect|lint`: decode a push payload of any dialect, show it, and lint it.
+/// `tidings payload inspect|lint|rules|convert`: decode a push payload of any dialect, show it, and lint it.
 enum PayloadCommand {
     static let usage = """
         usage: tidings payload inspect [FILE|-] [--json] [--voip] [--now TIME]
                tidings payload lint [FILE|-] [--json] [--voip] [--now TIME] [--strict]
                tidings payload rules [--json]
+               tidings payload convert [FILE|-] [--from DIALECT] [--output FILE] [--json] [--strict]
 
         Reads a push payload (the JSON an app receives, in any dialect: Tidings, MoEngage, Treasure Data,
         NHN Cloud, Braze, FCM or plain APNs) from FILE, or from standard input for '-' or no FILE.
@@ -14,6 +15,10 @@ enum PayloadCommand {
           inspect   show the decoded payload, its lint findings and its size; exits 0 when it decodes
           lint      show only the findings; exits 1 when one is an error, 0 otherwise
           rules     list every lint rule: code, severity and what it looks for
+          convert   write the payload in the native dialect (standard output, or --output FILE) and list on
+                    standard error what was not carried over and why, and what the native format stores
+                    differently (the round trip is checked); --from reads it as that dialect whatever its
+                    keys say; --strict exits 1 unless the conversion is lossless (docs/migrating.md)
 
         options:
           --json        one JSON object on standard output, keys sorted
@@ -27,7 +32,8 @@ enum PayloadCommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let subcommand = arguments.first else {
-            throw CommandLineError.usage("payload needs a subcommand: inspect or lint; run 'tidings payload --help'")
+            throw CommandLineError.usage(
+                "payload needs a subcommand: inspect, lint, rules or convert; run 'tidings payload --help'")
         }
         if ["--help", "-h", "help"].contains(subcommand) || arguments.dropFirst().contains("--help") {
             Console.write(usage + "\n")
@@ -39,6 +45,7 @@ enum PayloadCommand {
             Console.write(options.flag("json") ? try render(rulesJSON()) : rulesText())
             return ExitCode.success
         }
+        if subcommand == "convert" { return try PayloadConvertCommand.run(Array(arguments.dropFirst())) }
         guard subcommand == "inspect" || subcommand == "lint" else {
             throw CommandLineError.usage("unknown payload subcommand '\(subcommand)'; run 'tidings payload --help'")
         }
