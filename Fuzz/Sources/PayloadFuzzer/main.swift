@@ -42,7 +42,8 @@ func checkPayloadBytes(_ bytes: UnsafeRawBufferPointer) {
     checkPayload(value, bytes: Array(bytes))
 }
 
-/// Every JSON object decodes; the native encoding is a fixed point; the linter and report never crash.
+/// Every JSON object decodes; the native encoding and the conversion are fixed points; the linter and report
+/// never crash.
 func checkPayload(_ value: JSONValue, bytes: [UInt8]) {
     guard value.objectValue != nil else {
         do {
@@ -72,6 +73,19 @@ func checkPayload(_ value: JSONValue, bytes: [UInt8]) {
         }
     } catch {
         fatalError("the native encoding failed to decode: \(error)")
+    }
+    // `tidings payload convert`: the converted payload keeps the internal flag, and converting it again is
+    // lossless and gives the same JSON.
+    do {
+        let conversion = try PayloadConversion(value)
+        let again = try PayloadConversion(conversion.native)
+        guard again.isLossless, again.native == conversion.native,
+            conversion.converted.isInternal == payload.isInternal
+        else {
+            fatalError("a converted payload is not a fixed point for \(String(decoding: bytes, as: UTF8.self))")
+        }
+    } catch {
+        fatalError("a decodable object failed to convert: \(error)")
     }
     do {
         let report = try PayloadReport.analyze(bytes, now: Date(timeIntervalSince1970: 1_800_000_000))
