@@ -85,7 +85,8 @@ export async function messagePage(view, messageID) {
       h("h2", {}, "Failures by reason"),
       failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
       h("h2", {}, "Skipped by reason"),
-      skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."));
+      skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."),
+      localSchedule(message.local_schedule));
     const schedule = message.state === "scheduled" && message.resolve_at ?
       ` · sends from ${time(message.resolve_at)}` : "";
     status.textContent = `State: ${message.state} · created ${time(message.created_at)}${schedule}` +
@@ -111,4 +112,17 @@ export async function messagePage(view, messageID) {
   await refresh();
   // Counts move while the fan-out sends and devices report back: poll until the page is left.
   setPageTimer(setInterval(() => refresh().catch(() => {}), 2000));
+}
+
+// A local-time message's due times: each installation's delivery is due at the local time in its own zone, so
+// the send goes out zone by zone over about a day; each row is one due instant and its UTC offset.
+function localSchedule(schedule) {
+  if (!schedule) return null;
+  const next = schedule.next_due_at ? `Next due ${time(schedule.next_due_at)}` : "Nothing waiting";
+  return h("section", { id: "local-schedule" },
+    h("h2", {}, `Local time ${schedule.local_time}`),
+    h("p", { class: "muted" }, `${next} · ${schedule.waiting} waiting`),
+    schedule.zones.length ? table(["Due", "UTC offset", "Waiting", "Sent", "Failed", "Skipped"],
+      schedule.zones.map((zone) => [time(zone.due_at), zone.utc_offset ?? "–", zone.waiting + zone.in_flight,
+        zone.sent, zone.failed, zone.skipped])) : h("p", { class: "muted" }, "Not resolved yet."));
 }

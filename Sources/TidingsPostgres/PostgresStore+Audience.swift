@@ -10,6 +10,15 @@ extension PostgresStore {
         return try read { db in try db.query(sql, values.map(Self.postgresValue), row: Self.installationRow) }
     }
 
+    public func installationIDs(
+        appID: String, audience: AudienceExpression, among installationIDs: [String], now: Int64
+    ) throws -> Set<String> {
+        guard !installationIDs.isEmpty else { return [] }
+        let (sql, values) = audience.membership(
+            appID: appID, installationIDs: installationIDs, dialect: .postgres, now: now)
+        return Set(try read { db in try db.query(sql, values.map(Self.postgresValue)) { $0.text(0) } })
+    }
+
     public func countInstallations(appID: String, audience: AudienceExpression, now: Int64) throws -> Int {
         let (sql, values) = audience.counting(appID: appID, dialect: .postgres, now: now)
         return Int(try read { db in try db.scalar(sql, values.map(Self.postgresValue)) } ?? 0)

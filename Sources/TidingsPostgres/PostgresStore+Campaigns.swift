@@ -111,6 +111,23 @@ extension PostgresStore {
         return counts
     }
 
+    public func messageCountsByDueTime(messageID: String) throws -> [Int64: MessageCounts] {
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT due_at, state, reason, COUNT(*) FROM message_deliveries
+                WHERE message_id = $1 AND due_at IS NOT NULL
+                GROUP BY due_at, state, reason
+                """, [.text(messageID)]
+            ) { row in (row.int64(0), row.text(1), row.optionalText(2), row.int(3)) }
+        }
+        var counts: [Int64: MessageCounts] = [:]
+        for (due, state, reason, count) in rows {
+            counts[due, default: MessageCounts()].add(state: state, reason: reason, count: count)
+        }
+        return counts
+    }
+
     public func funnel(
         appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
     ) throws -> [String: EventFunnel] {

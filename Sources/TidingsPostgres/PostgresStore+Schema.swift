@@ -434,6 +434,12 @@ extension PostgresStore {
         """
         ALTER TABLE message_deliveries ADD COLUMN claim_epoch bigint NOT NULL DEFAULT 0;
         """,
+        // A local-time delivery's own due time (kept when a retry or a night moves not_before: the schedule shows
+        // it) and its own expiry (due time plus the message's time to live).
+        """
+        ALTER TABLE message_deliveries ADD COLUMN due_at bigint;
+        ALTER TABLE message_deliveries ADD COLUMN expires_at bigint;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -10,6 +10,10 @@ public protocol AudienceStore: Sendable {
     func installations(
         appID: String, audience: AudienceExpression, afterInstallationID: String?, limit: Int, now: Int64
     ) throws -> [Installation]
+    /// Which of `installationIDs` (of `appID`) are in `audience` at `now`: a claimed chunk's, checked again when
+    /// they become due.
+    func installationIDs(appID: String, audience: AudienceExpression, among installationIDs: [String], now: Int64)
+        throws -> Set<String>
     /// How many of `appID`'s installations are in `audience`.
     func countInstallations(appID: String, audience: AudienceExpression, now: Int64) throws -> Int
 }

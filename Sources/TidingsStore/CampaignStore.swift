@@ -31,6 +31,9 @@ public protocol CampaignStore: Sendable {
     func messages(appID: String, query: MessageListQuery) throws -> [MessageRecord]
     /// The message's deliveries counted per variant or per language (nil values are left out).
     func messageCounts(messageID: String, by grouping: DeliveryGrouping) throws -> [String: MessageCounts]
+    /// The message's deliveries counted per own due time (``MessageDelivery/dueAt``, a `local_time` message's
+    /// zones); deliveries without one are left out.
+    func messageCountsByDueTime(messageID: String) throws -> [Int64: MessageCounts]
     /// The message's funnel per variant or per language: its events joined to the delivery of the same
     /// installation.
     ///

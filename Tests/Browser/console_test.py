@@ -291,6 +291,17 @@ def run(demo, console, bin_dir):
     console.text_in("#view", "State: cancelled")
     check(demo.api_get(f"/v1/messages/{scheduled_id}")["state"] == "cancelled", "cancelling a scheduled message stops it")
 
+    # A local-time message shows its due times: twelve hours ahead read as UTC is resolved at once, and waits
+    # in every zone behind UTC+12; a fallback zone gives the devices without one a due time too.
+    local_time = time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() + 12 * 3600))
+    local = demo.api_post("/v1/messages", {"target": {"all": True}, "content": {"title": "Local sale"},
+                                          "local_time": local_time, "fallback_time_zone": "Asia/Tokyo"})
+    console.go(f"#/messages/{local['message_id']}", "#local-schedule")
+    console.text_in("#local-schedule h2", f"Local time {local_time}")
+    console.text_in("#local-schedule", "Next due")
+    console.text_in("#local-schedule table", "UTC offset")
+    console.shot("message-local-schedule")
+
     # Find a device by its id and read its timeline.
     installation = demo.api_get("/v1/installations?limit=1")["installations"][0]["installation_id"]
     console.go("#/devices", "input[name=q]").send_keys(installation + "\n")

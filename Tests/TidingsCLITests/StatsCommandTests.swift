@@ -57,6 +57,38 @@ import TidingsModel
         await backend.stop()
     }
 
+    /// A local-time message shows its due times: the next one, and per due time its UTC offset and what waits.
+    @Test func aLocalTimeMessageShowsItsSchedule() async throws {
+        let backend = try APIBackend()
+        _ = try await backend.register("phone-kathmandu", context: ["timezone": "Asia/Kathmandu"])
+        // Twelve hours ahead read as UTC: resolved at once, due in Kathmandu (UTC+5:45) in about six hours.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let wall = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute], from: Date().addingTimeInterval(12 * 3600))
+        let localTime = String(
+            format: "%04d-%02d-%02dT%02d:%02d", wall.year!, wall.month!, wall.day!, wall.hour!, wall.minute!)
+        let sent = try await backend.tidingsConnected([
+            "send", "--all", "--title", "Sale", "--local-time", localTime, "--json",
+        ])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        let id = try #require(try JSONValue.parse(sent.standardOutput)["message_id"]?.stringValue)
+
+        let table = try await backend.tidingsConnected(["stats", id])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Local time  \(localTime)"))
+        #expect(lines.contains { $0.hasPrefix("Next due    \(localTime.prefix(4))") })
+        #expect(lines.contains { $0.split(separator: " ").first == "DUE" && $0.contains("OFFSET") })
+        let row = lines.first { $0.contains("+05:45") }?.split(separator: " ").map(String.init)
+        #expect(row?.dropFirst() == ["+05:45", "1", "0", "0", "0"])
+
+        let json = try await backend.tidingsConnected(["stats", id, "--json"])
+        let answer = try JSONValue.parse(json.standardOutput)
+        #expect(answer["local_schedule"]?["zones"]?.arrayValue?.first?["utc_offset"] == "+05:45")
+        await backend.stop()
+    }
+
     /// People who open through a button only: `tidings stats` once showed actions at 400%.
     @Test func anOpenThroughAButtonIsAnOpenAndNoRatePassesAHundredPercent() async throws {
         let backend = try APIBackend()

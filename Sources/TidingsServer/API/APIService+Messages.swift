@@ -106,7 +106,8 @@ extension APIService {
         return json(["messages": .array(messages.map(Self.messageSummary)), "next_cursor": next])
     }
 
-    /// `GET /v1/messages/{message_id}`: state, schedule, delivery counts and the event funnel.
+    /// `GET /v1/messages/{message_id}`: state, schedule, delivery counts and the event funnel; for a local-time
+    /// message, its due times and what waits at each.
     func getMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try identifier(request, "message_id")
@@ -164,6 +165,11 @@ extension APIService {
         guard case .object(var object) = Self.messageSummary(message) else { return .null }
         object["counts"] = Self.countsJSON(counts)
         object["funnel"] = try funnelJSON(message: message, counts: counts)
+        if let plan = CampaignPlan.decode(message.plan), case .localTime(let time, _, _) = plan.schedule {
+            object["local_schedule"] =
+                LocalScheduleReport(time: time, countsByDue: try store.messageCountsByDueTime(messageID: message.id))
+                .json
+        }
         return .object(object)
     }
 

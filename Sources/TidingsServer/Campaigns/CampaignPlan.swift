@@ -31,13 +31,17 @@ struct CampaignPlan: Sendable, Hashable {
     var arms: [Arm]
     /// The control group's share, 0 to 1; only with variants.
     var control: Double
+    /// Seconds each delivery lives after its own due time (``MessageRequest/timeToLive``); nil when the message's
+    /// expiry is every delivery's.
+    var timeToLive: Int64?
 
     var hasVariants: Bool { arms.first?.id != nil }
 
     init(
         target: JSONValue, kind: MessageKind, environment: OutgoingPush.Environment?, schedule: CampaignSchedule,
-        arms: [Arm], control: Double
+        arms: [Arm], control: Double, timeToLive: Int64? = nil
     ) {
+        self.timeToLive = timeToLive
         self.target = target
         self.kind = kind
         self.environment = environment
@@ -56,7 +60,7 @@ struct CampaignPlan: Sendable, Hashable {
             schedule: request.schedule,
             arms: request.variants.isEmpty
                 ? [arm(nil, 1, request.localizedContent)] : request.variants.map { arm($0.id, $0.weight, $0.content) },
-            control: request.control)
+            control: request.control, timeToLive: request.timeToLive)
     }
 
     /// The schedule as the API shows it.
@@ -91,7 +95,7 @@ struct CampaignPlan: Sendable, Hashable {
         return [
             "target": target, "kind": .string(kind.rawValue),
             "environment": environment.map { .string($0.rawValue) } ?? .null, "schedule": .object(scheduleJSON),
-            "control": .double(control),
+            "control": .double(control), "ttl": timeToLive.map(JSONValue.integer) ?? .null,
             "arms": .array(
                 arms.map { arm in
                     [
@@ -142,6 +146,6 @@ struct CampaignPlan: Sendable, Hashable {
         return CampaignPlan(
             target: target, kind: kind,
             environment: object["environment"]?.stringValue.flatMap(OutgoingPush.Environment.init(rawValue:)),
-            schedule: schedule, arms: arms, control: control)
+            schedule: schedule, arms: arms, control: control, timeToLive: object["ttl"]?.integerValue)
     }
 }

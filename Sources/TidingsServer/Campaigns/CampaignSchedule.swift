@@ -18,6 +18,12 @@ public enum CampaignSchedule: Sendable, Hashable {
     static let earliestOffset: TimeInterval = 14 * 3600
     static let latestOffset: TimeInterval = 12 * 3600
 
+    /// Whether each installation has its own due time.
+    var isLocalTime: Bool {
+        if case .localTime = self { return true }
+        return false
+    }
+
     /// When the audience is resolved: at the send time, or for a local time just before it comes anywhere.
     func resolveAt(now: Date) -> Date {
         switch self {
@@ -28,7 +34,8 @@ public enum CampaignSchedule: Sendable, Hashable {
         }
     }
 
-    /// The last instant any delivery can become due: what a default time to live counts from.
+    /// The last instant any delivery can become due: what the message's expiry counts from. A local-time
+    /// delivery's own expiry counts from its own due time (``MessageDelivery/expiresAt``), so this is their bound.
     func latestDue(now: Date) -> Date {
         switch self {
         case .now: now

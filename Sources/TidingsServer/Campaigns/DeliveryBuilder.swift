@@ -33,7 +33,13 @@ struct DeliveryBuilder {
             return skipped(delivery, .control)
         }
         switch plan.schedule.due(timeZone: installation.timezone, now: now) {
-        case .at(let milliseconds): delivery.notBefore = milliseconds
+        case .at(let milliseconds):
+            delivery.notBefore = milliseconds
+            // Each zone's due time is its own: kept for the schedule, and what its time to live counts from.
+            if plan.schedule.isLocalTime {
+                delivery.dueAt = milliseconds
+                delivery.expiresAt = plan.timeToLive.map { milliseconds + $0 * 1000 }
+            }
         case .skip(let reason): return skipped(delivery, reason)
         }
         return delivery

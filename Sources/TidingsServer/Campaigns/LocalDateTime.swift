@@ -32,10 +32,8 @@ public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
         self.minute = minute
         self.second = second
         // February 30th and the like: the calendar would roll it over; refuse it instead.
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        guard let instant = utc.date(from: components),
-            utc.dateComponents([.year, .month, .day], from: instant).day == day
+        guard let instant = Self.utc.date(from: components),
+            Self.utc.dateComponents([.year, .month, .day], from: instant).day == day
         else { return nil }
     }
 
@@ -49,14 +47,31 @@ public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// This wall-clock time read as UTC.
-    var asUTC: Date { instant(in: "UTC") ?? Date(timeIntervalSince1970: 0) }
+    var asUTC: Date {
+        Self.utc.date(from: components) ?? Date(timeIntervalSince1970: 0)
+    }
 
-    /// The instant this wall-clock time is in `identifier` (an IANA zone); nil when the zone is unknown. A
-    /// time skipped by a daylight-saving jump is the first instant after it.
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// The instant this wall-clock time is in `identifier` (an IANA zone); nil when the zone is unknown.
+    ///
+    /// Daylight-saving changes are decided here, not left to the platform's calendar: a time that does not exist
+    /// (skipped by a jump forward: 02:30 on a spring-forward night) is read with the offset before the jump, so
+    /// it moves forward by the gap (03:30), as calendars do; a time that happens twice (01:30 on a fall-back
+    /// night) is its first occurrence.
     func instant(in identifier: String?) -> Date? {
         guard let identifier, let timeZone = TimeZone(identifier: identifier) else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar.date(from: components)
+        let wall = asUTC
+        // Offsets change at most once in a day anywhere, so the ones a day either side are the two candidates.
+        let before = TimeInterval(timeZone.secondsFromGMT(for: wall.addingTimeInterval(-86_400)))
+        let after = TimeInterval(timeZone.secondsFromGMT(for: wall.addingTimeInterval(86_400)))
+        let valid = [before, after].map { wall.addingTimeInterval(-$0) }.filter { candidate in
+            TimeInterval(timeZone.secondsFromGMT(for: candidate)) == wall.timeIntervalSince(candidate)
+        }
+        return valid.min() ?? wall.addingTimeInterval(-before)
     }
 }

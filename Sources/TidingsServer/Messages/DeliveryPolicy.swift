@@ -10,11 +10,13 @@ import TidingsStore
 /// night starting, the message expiring, a token rotated, the device logged in as someone else. Each retry is
 /// decided afresh.
 ///
-/// In order: the message's expiry (`expired`), the installation gone (`unregistered`), a user-targeted
+/// In order: the delivery's expiry (`expired`), the installation gone (`unregistered`), a user-targeted
 /// installation now belonging to someone else (`user_changed`), notification consent (`consent`), for ads the ad
 /// consent (`ad_consent`) and, between 21:00 and 08:00 in the installation's own time zone, the night-time ad
 /// consent (`night`: skipped, or held until 08:00 when the message asks for `night: "defer"`), and last a token
-/// of the needed kind (`no_token`). Uninstall checks skip only by expiry and token.
+/// of the needed kind (`no_token`). Uninstall checks skip only by expiry and token. The fan-out worker adds one
+/// check the policy cannot make alone: a local-time message's audience, read again (``AudienceRecheck``,
+/// `left_audience`).
 ///
 /// - By default only an explicit notification consent of `false` skips: an app that does not manage
 ///   consent relies on the OS permission. With ``requireNotificationConsent`` (NHN Cloud's rule, for apps
@@ -30,8 +32,12 @@ public struct DeliveryPolicy: Sendable, Equatable {
         case environment
         /// The message named an installation id the app does not have (decided at acceptance).
         case unknownInstallation = "unknown_installation"
-        /// The message expired before this delivery's turn came.
+        /// The message expired before this delivery's turn came (a local-time delivery: its own due time plus the
+        /// time to live passed).
         case expired
+        /// A local-time message to an audience (tags or an audience expression): the installation no longer
+        /// matched it when its own due time came.
+        case leftAudience = "left_audience"
         /// The installation no longer exists.
         case unregistered
         /// The message was sent to a user, and the installation now belongs to another user or none.
@@ -56,6 +62,11 @@ public struct DeliveryPolicy: Sendable, Equatable {
         case skip(SkipReason)
         /// Hold until this instant (an ad waiting for 08:00 local time), without using an attempt.
         case deferUntil(Date)
+
+        var isSkip: Bool {
+            if case .skip = self { return true }
+            return false
+        }
     }
 
     /// Night starts at this local hour (inclusive)...
@@ -73,7 +84,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public func decide(
         _ delivery: MessageDelivery, of message: MessageRecord, installation: Installation?, now: Date
     ) -> Decision {
-        if let expiresAt = message.expiresAt, expiresAt <= now.millisecondsSince1970 { return .skip(.expired) }
+        if let expiresAt = Self.expiry(of: delivery, message), expiresAt <= now.millisecondsSince1970 {
+            return .skip(.expired)
+        }
         guard let installation else { return .skip(.unregistered) }
         let token = Self.token(for: message.kind, of: installation)
         // An uninstall check shows nothing and records nothing on the device, so consent does not apply.
@@ -92,6 +105,12 @@ public struct DeliveryPolicy: Sendable, Equatable {
             }
         }
         return token.map { .send(token: $0.token, tokenType: $0.type) } ?? .skip(.noToken)
+    }
+
+    /// When `delivery` expires, unix milliseconds: its own expiry (a local-time delivery's due time plus the time
+    /// to live), else the message's; nil when it does not.
+    static func expiry(of delivery: MessageDelivery, _ message: MessageRecord) -> Int64? {
+        delivery.expiresAt ?? message.expiresAt
     }
 
     /// The token a message of `kind` goes to: the VoIP token for PushKit, else the APNs token, else the FCM one.

@@ -397,13 +397,25 @@ public final class FanoutWorker: Sendable {
         var capped: [String: [MessageDelivery]] = [:]
         var ready: [MessageDelivery] = []
         let now = clock.now
+        // A local-time message's audience is checked again as each zone's deliveries come due.
+        var leavers: [String: Set<String>] = [:]
+        let recheck = AudienceRecheck(store: store)
+        for (messageID, claimed) in Dictionary(grouping: deliveries, by: \.messageID) {
+            guard let first = claimed.first, let message = queue.message(first) else { continue }
+            leavers[messageID] = try recheck.leavers(
+                of: message, deliveries: claimed, installations: installations[first.appID] ?? [:], now: now)
+        }
         for delivery in deliveries {
             guard let message = queue.message(delivery) else {
                 completions.append(delivery, .failed(reason: "message_missing"))
                 continue
             }
             let installation = installations[delivery.appID]?[delivery.installationID]
-            switch configuration.policy.decide(delivery, of: message, installation: installation, now: now) {
+            var decision = configuration.policy.decide(delivery, of: message, installation: installation, now: now)
+            if leavers[delivery.messageID]?.contains(delivery.installationID) == true, !decision.isSkip {
+                decision = .skip(.leftAudience)
+            }
+            switch decision {
             case .skip(let reason):
                 completions.append(delivery, .skipped(reason: reason.rawValue))
             case .deferUntil(let date):
@@ -511,7 +523,8 @@ public final class FanoutWorker: Sendable {
             token: delivery.token, tokenType: delivery.tokenType,
             environment: OutgoingPush.Environment(rawValue: delivery.environment) ?? .production,
             topic: message.topic, pushType: message.kind.pushType, priority: message.priority,
-            expiration: message.expiresAt.map { Date(millisecondsSince1970: $0) }, collapseID: message.collapseID,
+            expiration: DeliveryPolicy.expiry(of: delivery, message).map { Date(millisecondsSince1970: $0) },
+            collapseID: message.collapseID,
             payload: payload ?? message.payload(variant: delivery.variant, language: delivery.language),
             installationID: delivery.installationID)
     }

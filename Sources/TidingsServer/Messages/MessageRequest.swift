@@ -24,6 +24,9 @@ public struct MessageRequest: Sendable, Hashable {
     public var priority: Int
     /// When APNs (and tidingsd's retries) stop trying; nil delivers now or never (`ttl: 0`).
     public var expiration: Date?
+    /// Seconds each delivery lives after its own due time, when that differs per installation (a `local_time`
+    /// message given a `ttl` or the default one); nil when ``expiration`` is one instant for all.
+    public var timeToLive: Int64?
     public var collapseID: String?
     public var campaignID: String?
     /// Only installations in this environment, when set.
@@ -88,7 +91,8 @@ public struct MessageRequest: Sendable, Hashable {
         request.targetJSON = targetValue ?? .null
         try request.parseContent(body)
         request.schedule = try schedule(body, now: now)
-        // A scheduled message's time to live counts from when its last delivery can become due.
+        // The message's expiry counts from when its last delivery can become due: for a local time, the bound of
+        // its deliveries' own expiries (each due time plus the ttl, ``timeToLive``).
         let reference = request.schedule.latestDue(now: now)
         if let value = body["priority"], !value.isNull {
             guard let priority = MessagePayloadBuilder.integer(value), [1, 5, 10].contains(priority) else {
@@ -119,9 +123,13 @@ public struct MessageRequest: Sendable, Hashable {
             }
             // A ttl of 0 is APNs' "now or never".
             request.expiration = seconds == 0 ? nil : reference.addingTimeInterval(Double(seconds))
+            request.timeToLive = seconds == 0 ? nil : seconds
         } else if expiration == nil, defaultTimeToLive > .zero {
             request.expiration = reference.addingTimeInterval(defaultTimeToLive.seconds)
+            request.timeToLive = Int64(defaultTimeToLive.seconds)
         }
+        // One send time: the message's expiry is every delivery's. A local time: each counts from its own.
+        if !request.schedule.isLocalTime { request.timeToLive = nil }
         if let collapseID = try string(body, "collapse_id") {
             guard !collapseID.isEmpty, collapseID.utf8.count <= maximumCollapseIDBytes else {
                 throw .invalid(

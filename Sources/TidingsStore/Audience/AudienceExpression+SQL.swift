@@ -23,6 +23,20 @@ extension AudienceExpression {
         return (sql, builder.values)
     }
 
+    /// The statement that selects which of `installationIDs` (of `appID`) are in this audience.
+    package func membership(
+        appID: String, installationIDs: [String], dialect: AudienceSQLDialect, now: Int64
+    ) -> (sql: String, values: [AudienceSQLValue]) {
+        var builder = AudienceSQLBuilder(dialect: dialect, now: now, values: [.text(appID)])
+        let condition = builder.translate(self, negated: false)
+        let ids = installationIDs.map { builder.bind(.text($0)) }.joined(separator: ", ")
+        return (
+            "SELECT i.installation_id FROM installations i WHERE i.app_id = \(dialect.placeholder(1))"
+                + " AND i.installation_id IN (\(ids)) AND (\(condition))",
+            builder.values
+        )
+    }
+
     /// The statement that counts `appID`'s installations in this audience.
     package func counting(appID: String, dialect: AudienceSQLDialect, now: Int64) -> (
         sql: String, values: [AudienceSQLValue]

@@ -37,6 +37,12 @@ public struct MessageDelivery: Sendable, Hashable {
     public var variant: String?
     /// The content language it was given (`default`, `ja`, `en-GB`); nil when the content is not localized.
     public var language: String?
+    /// Unix milliseconds when it became due as resolved (a `local_time` message: the installation's own wall-clock
+    /// time), kept when ``notBefore`` moves for a retry or a night deferral; nil when the message has one send time.
+    public var dueAt: Int64?
+    /// Unix milliseconds after which it is not sent: its own due time plus the message's time to live (a
+    /// `local_time` message); nil when the message's expiry applies to every delivery alike.
+    public var expiresAt: Int64?
     /// The fence of the claim this delivery was handed out under (``SendControlStore/claimDeliveries(worker:claim:now:leaseUntil:)``):
     /// every claim and every release raises it, so only the current claim's holder sees its epoch match.
     /// 0 for a delivery that was never claimed.
@@ -46,8 +52,10 @@ public struct MessageDelivery: Sendable, Hashable {
         messageID: String, appID: String, installationID: String, token: String, tokenType: TokenType = .apns,
         environment: String = "production", state: State = .pending, reason: String? = nil, attempts: Int = 0,
         notBefore: Int64 = 0, targetUserID: String? = nil, variant: String? = nil, language: String? = nil,
-        claimEpoch: Int64 = 0
+        dueAt: Int64? = nil, expiresAt: Int64? = nil, claimEpoch: Int64 = 0
     ) {
+        self.dueAt = dueAt
+        self.expiresAt = expiresAt
         self.claimEpoch = claimEpoch
         self.variant = variant
         self.language = language

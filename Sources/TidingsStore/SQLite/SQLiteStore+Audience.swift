@@ -15,6 +15,15 @@ extension SQLiteStore {
         return try reader.read { db in try db.query(sql, values.map(Self.sqliteValue), row: Self.installationRow) }
     }
 
+    public func installationIDs(
+        appID: String, audience: AudienceExpression, among installationIDs: [String], now: Int64
+    ) throws -> Set<String> {
+        guard !installationIDs.isEmpty else { return [] }
+        let (sql, values) = audience.membership(
+            appID: appID, installationIDs: installationIDs, dialect: .sqlite, now: now)
+        return Set(try reader.read { db in try db.query(sql, values.map(Self.sqliteValue)) { $0.text(at: 0) } })
+    }
+
     public func countInstallations(appID: String, audience: AudienceExpression, now: Int64) throws -> Int {
         let (sql, values) = audience.counting(appID: appID, dialect: .sqlite, now: now)
         return try reader.read { db in Int(try db.scalar(sql, values.map(Self.sqliteValue))?.integerValue ?? 0) }

@@ -112,6 +112,23 @@ extension SQLiteStore {
         }
     }
 
+    public func messageCountsByDueTime(messageID: String) throws -> [Int64: MessageCounts] {
+        try reader.read { db in
+            let rows = try db.query(
+                """
+                SELECT due_at, state, reason, COUNT(*) FROM message_deliveries
+                WHERE message_id = ?1 AND due_at IS NOT NULL
+                GROUP BY due_at, state, reason
+                """, [.text(messageID)]
+            ) { row in (row.int64(at: 0), row.text(at: 1), row.optionalText(at: 2), Int(row.int64(at: 3))) }
+            var counts: [Int64: MessageCounts] = [:]
+            for (due, state, reason, count) in rows {
+                counts[due, default: MessageCounts()].add(state: state, reason: reason, count: count)
+            }
+            return counts
+        }
+    }
+
     public func funnel(
         appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
     ) throws -> [String: EventFunnel] {

@@ -401,6 +401,12 @@ extension SQLiteStore {
         """
         ALTER TABLE message_deliveries ADD COLUMN claim_epoch INTEGER NOT NULL DEFAULT 0;
         """,
+        // A local-time delivery's own due time (kept when a retry or a night moves not_before: the schedule shows
+        // it) and its own expiry (due time plus the message's time to live).
+        """
+        ALTER TABLE message_deliveries ADD COLUMN due_at INTEGER;
+        ALTER TABLE message_deliveries ADD COLUMN expires_at INTEGER;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

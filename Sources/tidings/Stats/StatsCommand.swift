@@ -8,7 +8,8 @@ enum StatsCommand {
                tidings stats --campaign ID [--json]
 
         A message shows its state and delivery counts (targets, sent, failed, skipped by reason) above the
-        funnel; a campaign shows the funnel of all its messages. The funnel counts events per stage and the
+        funnel, and a local-time message its due times (the next one, and per due time and UTC offset how many
+        wait, were sent or skipped); a campaign shows the funnel of all its messages. The funnel counts events per stage and the
         distinct installations behind them; rates divide installations by those delivered to.
 
         \(ServerConnection.usage)
@@ -46,7 +47,7 @@ enum StatsCommand {
         } else {
             Console.write(
                 FunnelText.header(answer) + "\n" + FunnelText.render(funnel: funnel, counts: counts)
-                    + BreakdownText.render(funnel: funnel))
+                    + BreakdownText.render(funnel: funnel) + LocalScheduleText.render(answer["local_schedule"]))
         }
         return ExitCode.success
     }
