@@ -128,7 +128,7 @@ import TidingsStoreTesting
             Double(busiest) <= Double(rate) * (1 + allowedExcess),
             "at most \(rate) a second over three instances; the busiest second had \(busiest)")
         let achieved = Double(count - 1) / (times.span / .seconds(1))
-        #expect(achieved >= Double(rate) * 0.75, "the rate is shared, not divided: \(achieved) a second")
+        #expect(achieved >= Double(rate) * 0.6, "the rate is shared, not divided: \(achieved) a second")
     }
 
     /// A message at 300 a second to 1,500 installations from three instances: each used to pace itself to the

@@ -53,7 +53,12 @@ final class SharedKeyRates: Sendable {
                 keys[keyID] = Held(expires: now, blockedUntil: lease.first)
                 return .denied(retryAfterSeconds: Self.wholeSeconds(lease.first - now))
             }
-            keys[keyID] = Held(tokens: lease.granted - 1, expires: now + Self.tokenLifetime)
+            // Requests that leased at once each add their batch: none is lost.
+            var held = keys[keyID].flatMap { $0.expires > now ? $0 : nil } ?? Held(expires: now)
+            held.tokens += lease.granted - 1
+            held.expires = now + Self.tokenLifetime
+            held.blockedUntil = nil
+            keys[keyID] = held
             return .allowed
         }
     }

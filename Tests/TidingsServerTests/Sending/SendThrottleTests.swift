@@ -118,4 +118,29 @@ import TidingsServer
                 now: start + .milliseconds(100)) == .milliseconds(50))
         #expect(source.wants.withLock { $0.count } == 1, "one lease refused, and none asked for while waiting")
     }
+
+    /// Two instances' throttles on one schedule (as on one store), stepping through a simulated second 1 ms at a
+    /// time: both pushing as fast as they may stay within the rate together; one alone gets all of it.
+    @Test(arguments: [true, false])
+    func throttlesSharingASchedulePushTheRateTogetherAndOneAloneGetsAllOfIt(_ bothBusy: Bool) {
+        let schedule = LocalRateSchedule()
+        let throttles = [
+            SendThrottle(tolerance: .zero, source: schedule), SendThrottle(tolerance: .zero, source: schedule),
+        ]
+        var pushed = [0, 0]
+        for step in 0..<1_000 {
+            for (index, throttle) in throttles.enumerated() where bothBusy || index == 0 {
+                while throttle.admit(
+                    messageID: "m", messageRate: 200, appID: "a", appRate: nil, transactional: false,
+                    now: start + .milliseconds(step)) == nil
+                {
+                    pushed[index] += 1
+                }
+            }
+        }
+        #expect(pushed.reduce(0, +) == 200, "one slot every 5 ms over the second, between them: \(pushed)")
+        if bothBusy {
+            #expect(pushed.allSatisfy { $0 >= 80 }, "each gets a fair part: \(pushed)")
+        }
+    }
 }
