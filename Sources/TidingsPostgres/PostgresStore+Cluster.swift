@@ -4,6 +4,8 @@ extension PostgresStore {
     /// PostgreSQL's clock in unix milliseconds: the one clock instances' liveness is measured on, so that no
     /// host's clock, skewed or paused, decides whether another instance is alive.
     static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+    /// The same clock in microseconds, for the slots of shared rates (``leaseRate(_:interval:want:charge:horizon:now:)``).
+    static let databaseNowMicroseconds = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint"
 
     /// Claims (of `message_deliveries d`) whose worker id names an instance in `instances` matching the
     /// condition on `i`: the instance id itself or `instanceID/n`.
@@ -100,6 +102,36 @@ extension PostgresStore {
             try db.query("SELECT holder, expires_at FROM leases WHERE name = $1", [.text(name)]) {
                 (holder: $0.text(0), expiresAt: $0.int64(1))
             }.first
+        }
+    }
+
+    /// The upsert locks the rate's row (creating it at 0, which schedules from now) and reads the database's clock
+    /// once it holds the lock, so leases of every instance are decided one after the other, on one clock.
+    /// `now` is not used.
+    public func leaseRate(_ name: String, interval: Int64, want: Int, charge: Int, horizon: Int64, now: Int64) throws
+        -> RateLease
+    {
+        try write { db in
+            let rows = try db.query(
+                """
+                INSERT INTO rate_schedules (name, next_at) VALUES ($1, 0)
+                ON CONFLICT (name) DO UPDATE SET next_at = rate_schedules.next_at
+                RETURNING next_at, \(Self.databaseNowMicroseconds)
+                """, [.text(name)]
+            ) { (next: $0.int64(0), now: $0.int64(1)) }
+            guard let row = rows.first else {
+                throw PostgresError(code: .server, message: "no row for the rate '\(name)'")
+            }
+            if row.next == 0 {
+                // A new rate: forget the ones idle for an hour (finished messages) while adding it.
+                try db.run(
+                    "DELETE FROM rate_schedules WHERE next_at < $1 AND name <> $2",
+                    [.integer(row.now - RateLease.idleLifetime), .text(name)])
+            }
+            let (lease, next) = RateLease.schedule(
+                next: row.next, now: row.now, interval: interval, want: want, charge: charge, horizon: horizon)
+            try db.run("UPDATE rate_schedules SET next_at = $2 WHERE name = $1", [.text(name), .integer(next)])
+            return lease
         }
     }
 }

@@ -11,14 +11,16 @@ extension PostgresStore {
     }
 
     /// Tables in the order their foreign keys need; tables both schemas have beyond these (added by later
-    /// migrations) follow in name order. Instances and leases describe running processes and are not copied;
-    /// `event_ids` is made from the copied events.
+    /// migrations) follow in name order. Instances, leases and rate schedules describe running processes and are
+    /// not copied; `event_ids` is made from the copied events.
     static let copyOrder = [
         "apps", "api_keys", "admin_keys", "identity_keys", "push_credentials", "installations", "user_tags", "app_tags",
         "messages",
         "message_deliveries", "events",
     ]
-    static let notCopied: Set<String> = ["instances", "leases", "event_ids", "schema_version"]
+    static let notCopied: Set<String> = [
+        "instances", "leases", "rate_schedules", "event_ids", "schema_version",
+    ]
     /// Rows read from SQLite and pipelined to PostgreSQL at a time.
     static let copyBatch = 1000
 

@@ -440,6 +440,14 @@ extension PostgresStore {
         ALTER TABLE message_deliveries ADD COLUMN due_at bigint;
         ALTER TABLE message_deliveries ADD COLUMN expires_at bigint;
         """,
+        // Shared rates (message rates, app ceilings, key rates): each one's next free slot, in microseconds on
+        // the database's clock, so every instance takes its slots from one schedule.
+        """
+        CREATE TABLE rate_schedules (
+            name text COLLATE "C" PRIMARY KEY,
+            next_at bigint NOT NULL
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -32,4 +32,12 @@ public protocol ClusterStore: Sendable {
     func releaseLease(name: String, holder: String) throws
     /// The lease's holder and expiry, whether or not it has expired; nil when no one has taken it.
     func lease(name: String) throws -> (holder: String, expiresAt: Int64)?
+    /// Takes up to `want` slots of the shared rate `name` (a message's `rate_per_second`, an app's ceiling, a
+    /// key's request rate) in one atomic step, as ``RateLease/schedule(next:now:interval:want:charge:horizon:)``
+    /// says, so the instances sharing the store together stay within the rate. Durations are in microseconds.
+    /// A rate's schedule is kept until it has been idle for an hour.
+    /// - Parameter now: microseconds since 1970 on the caller's clock; PostgreSQL, shared by several hosts,
+    ///   uses its own (`clock_timestamp()`).
+    func leaseRate(_ name: String, interval: Int64, want: Int, charge: Int, horizon: Int64, now: Int64) throws
+        -> RateLease
 }

@@ -45,9 +45,14 @@ extension APIService {
             throw error
         }
         let limit = try rateLimit(of: key)
-        if limited, case .denied(let wait) = keyLimiter.acquire(key.id, limit: limit) {
-            metrics.rateLimited()
-            throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
+        if limited {
+            // This instance's bucket first; then, in a cluster, the key's share of the rate over every instance.
+            var decision = keyLimiter.acquire(key.id, limit: limit)
+            if decision.isAllowed, let shared = sharedKeyRates { decision = shared.take(key.id, limit: limit) }
+            if case .denied(let wait) = decision {
+                metrics.rateLimited()
+                throw HTTPError.rateLimited(limit: limit, retryAfterSeconds: wait)
+            }
         }
         var installationID: String?
         if let header = request.headers[TidingsAPI.installationHeader], !header.isEmpty {

@@ -26,6 +26,8 @@ final class APIService: Sendable {
     private let storeChanges: StoreChangeObservation
     /// One bucket per key id.
     let keyLimiter: RateLimiter
+    /// Each key's rate shared with the other instances on the store; nil on one instance.
+    let sharedKeyRates: SharedKeyRates?
     /// One bucket per client address, taken from only by failed authentications.
     let authenticationFailures: RateLimiter
     /// Console sign-in, sessions and their rate limits.
@@ -39,6 +41,7 @@ final class APIService: Sendable {
         keyLimiter = RateLimiter(
             limit: configuration.keyRateLimits.server, clock: clock)
         authenticationFailures = RateLimiter(limit: configuration.failedAuthenticationLimit, clock: clock)
+        sharedKeyRates = configuration.sharedRates.map(SharedKeyRates.init(source:))
         fanoutCounters = FanoutCounters(registry: registry)
         sessions = ConsoleSessions(store: store, settings: configuration.consoleSessions, clock: clock)
         self.store = store

@@ -46,6 +46,11 @@ extension TidingsAPI {
         /// Failed authentications a client address may make: past it every request from the address is
         /// refused with 429 until tokens come back, so keys cannot be guessed at speed.
         public var failedAuthenticationLimit = RateLimit(burst: 20, perSecond: 1)
+        /// Where each key's rate is shared with the other instances on the store: past its own bucket, a request
+        /// also takes a token leased in batches from the key's schedule in the store (``SharedRateSchedule``), so
+        /// a key keeps to its rate however requests are spread. tidingsd sets it on PostgreSQL; nil (one
+        /// instance) leaves each key its bucket here alone. The failed-authentication limit stays per instance.
+        public var sharedRates: (any RateSlotSource)?
         /// The proxies whose `X-Forwarded-For` (or `Forwarded`) names the client address that limits, logs and
         /// the audit log use; none by default, so the TCP peer is the client.
         public var trustedProxies = TrustedProxies()

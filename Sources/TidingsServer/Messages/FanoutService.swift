@@ -28,16 +28,19 @@ public final class FanoutService: Sendable {
     ///   - instanceID: The tidingsd instance the workers claim for (``ClusterMembership``): the one worker's id
     ///     is the instance id, several are `instanceID/1`, `instanceID/2`..., and the resolver is
     ///     `instanceID/resolver`. Nil: random ids.
+    ///   - rates: where message rates and app ceilings take their slots: a ``SharedRateSchedule`` keeps them over
+    ///     every instance on the store (tidingsd); nil keeps them in this process.
     public init(
         store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
         logger: Logger = .disabled(), configuration: FanoutWorker.Configuration = FanoutWorker.Configuration(),
-        workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil
+        workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil,
+        rates: (any RateSlotSource)? = nil
     ) {
         // Named under the instance, so that the instance's silence or retirement hands its resolution over too.
         resolver = CampaignResolver(
             store: store, clock: clock, logger: logger, id: instanceID.map { "\($0)/resolver" })
         // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
-        let throttle = SendThrottle()
+        let throttle = SendThrottle(source: rates)
         let count = max(1, workerCount)
         workers = (0..<count).map { index in
             FanoutWorker(

@@ -114,6 +114,9 @@ public final class TidingsService: Sendable {
         apiConfiguration.consoleSessions = configuration.consoleSessions
         apiConfiguration.auditsAppKeyWrites = configuration.auditsAppKeyWrites
         apiConfiguration.instanceID = instanceID
+        // Message rates, app ceilings and key rates are leased from the store, so instances share them.
+        let rates = SharedRateSchedule(store: store, logger: logger)
+        if configuration.postgresStore != nil { apiConfiguration.sharedRates = rates }
         let api = TidingsAPI(
             store: store, configuration: apiConfiguration, logger: logger, metrics: apiMetrics, provider: provider,
             registry: metrics)
@@ -124,7 +127,7 @@ public final class TidingsService: Sendable {
         }
         let fanout = FanoutService(
             store: store, provider: provider, logger: logger, configuration: fanoutConfiguration, metrics: metrics,
-            instanceID: instanceID)
+            instanceID: instanceID, rates: rates)
         var forwardingClient: CurlMultiClient?
         var forwarding: ForwardingWorker?
         if configuration.forwardingEnabled {

@@ -96,4 +96,27 @@ extension SQLiteStore {
             }.first
         }
     }
+
+    /// One host, one writer at a time: the write transaction makes the read and the update one step.
+    public func leaseRate(_ name: String, interval: Int64, want: Int, charge: Int, horizon: Int64, now: Int64) throws
+        -> RateLease
+    {
+        try database.write { db in
+            let stored = try db.scalar("SELECT next_at FROM rate_schedules WHERE name = ?1", [.text(name)])
+            if stored == nil {
+                // A new rate: forget the ones idle for an hour (finished messages) while adding it.
+                try db.run(
+                    "DELETE FROM rate_schedules WHERE next_at < ?1", [.integer(now - RateLease.idleLifetime)])
+            }
+            let (lease, next) = RateLease.schedule(
+                next: stored?.integerValue ?? now, now: now, interval: interval, want: want, charge: charge,
+                horizon: horizon)
+            try db.run(
+                """
+                INSERT INTO rate_schedules (name, next_at) VALUES (?1, ?2)
+                ON CONFLICT (name) DO UPDATE SET next_at = excluded.next_at
+                """, [.text(name), .integer(next)])
+            return lease
+        }
+    }
 }

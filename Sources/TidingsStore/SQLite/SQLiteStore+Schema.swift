@@ -407,6 +407,13 @@ extension SQLiteStore {
         ALTER TABLE message_deliveries ADD COLUMN due_at INTEGER;
         ALTER TABLE message_deliveries ADD COLUMN expires_at INTEGER;
         """,
+        // Shared rates (message rates, app ceilings, key rates): each one's next free slot, in microseconds.
+        """
+        CREATE TABLE rate_schedules (
+            name TEXT PRIMARY KEY,
+            next_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.
