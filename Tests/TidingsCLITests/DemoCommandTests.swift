@@ -23,7 +23,7 @@ import TidingsModel
         #expect(report["funnel"]?["opened"] == report["devices_did"]?["opened"])
         #expect(report["failures"] == [])
         // Progress goes to standard error, so standard output stays one JSON document.
-        #expect(result.standardError.contains("[5/5]"))
+        #expect(result.standardError.contains("[6/6]"))
         // The Live Activity went start → update → end on every device, and the SDKs removed its tokens.
         let steps = report["live_activity"]?["steps"]?.arrayValue ?? []
         #expect(steps.compactMap { $0["event"]?.stringValue } == ["start", "update", "end"])
@@ -44,6 +44,20 @@ import TidingsModel
         let audience = report["audience"]?.stringValue ?? ""
         #expect(audience.contains("ja-JP") && audience.contains("en-US"), "\(audience)")
         #expect(audience.contains("UTC−11 (Pacific/Pago_Pago) to UTC+14 (Pacific/Kiritimati)"), "\(audience)")
+
+        // The local-time message is due once per distinct offset, earliest (UTC+14) first, each zone's expiry an
+        // hour after its own due time; every device waits in one zone until the cancel leaves none waiting.
+        let localTime = try #require(report["local_time"])
+        #expect(localTime["succeeded"] == true)
+        let zones = localTime["zones"]?.arrayValue ?? []
+        #expect(zones.first?["utc_offset"] == "+14:00", "\(zones)")
+        #expect(zones.contains { $0["utc_offset"] == "+05:45" } && zones.contains { $0["utc_offset"] == "-11:00" })
+        let dues = zones.compactMap { $0["due_at"]?.integerValue }
+        #expect(dues == dues.sorted() && Set(dues).count == dues.count)
+        #expect(zones.reduce(0) { $0 + ($1["waiting"]?.integerValue ?? 0) } == 40)
+        #expect(localTime["waiting_before_cancel"] == 40)
+        #expect(localTime["counts_after_cancel"]?["sent"] == 0)
+        #expect(localTime["counts_after_cancel"]?["skipped"] == 40)
     }
 
     @Test func theDemoExplainsItsFunnelToPeople() async throws {

@@ -35,6 +35,11 @@ public struct CampaignDriver: Sendable {
         try await call("GET", "/v1/messages/\(id)", body: nil)
     }
 
+    /// `DELETE /v1/messages/{id}`: cancels what is not sent yet; answers the message as it stands then.
+    public func cancel(_ id: String) async throws(DeviceFleetError) -> JSONValue {
+        try await call("DELETE", "/v1/messages/\(id)", body: nil)
+    }
+
     /// Waits until fan-out has finished and the fleet has handled every push that was sent since
     /// `baseline`.
     /// - Parameter progress: called about every 200 ms with the message and the fleet's tally.

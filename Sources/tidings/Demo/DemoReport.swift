@@ -12,6 +12,7 @@ struct DemoReport {
     var funnel: JSONValue
     var tally: FleetTally
     var liveActivity: DemoLiveActivity
+    var localTime: DemoLocalTime
     var failures: [DeviceFleet.Failure]
     var matches: Bool
     var mismatch: String?
@@ -92,6 +93,8 @@ struct DemoReport {
         lines.append("")
         lines += liveActivity.text()
         lines.append("")
+        lines += localTime.text()
+        lines.append("")
         if matches {
             lines.append(
                 "The server's funnel equals what the \(options.devices) devices did. "
@@ -119,7 +122,8 @@ struct DemoReport {
             "message_id": .string(messageID), "campaign_id": .string(SampleCampaign.campaignID),
             "devices": .integer(Int64(options.devices)), "seed": .integer(Int64(bitPattern: options.seed)),
             "targets": .integer(Int64(targets)), "counts": message["counts"] ?? .null, "funnel": funnel,
-            "devices_did": tally.json, "live_activity": liveActivity.json, "matches": .bool(matches),
+            "devices_did": tally.json, "live_activity": liveActivity.json, "local_time": localTime.json,
+            "matches": .bool(matches),
             "seconds": .double((seconds * 1000).rounded() / 1000), "audience": .string(audience),
             "failures": .array(
                 failures.map { ["device": .integer(Int64($0.deviceIndex)), "message": .string($0.message)] }),

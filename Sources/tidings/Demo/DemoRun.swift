@@ -32,7 +32,7 @@ struct DemoRun {
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
         var mark = ContinuousClock.now
         Console.progress(
-            "[1/5] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
+            "[1/6] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
         try await fleet.registerAll { done in
             if done % max(1, options.devices / 10) == 0 { Console.progress(".") }
         }
@@ -42,13 +42,13 @@ struct DemoRun {
         let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         mark = ContinuousClock.now
         Console.progress(
-            "[2/5] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link; "
+            "[2/6] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link; "
                 + "two variants in three languages, 10% control) ")
         let (messageID, targets) = try await driver.send(
             SampleCampaign.splitBody(mediaURL: deployment.mediaURL(named: "picks.png")))
         Console.progress(line: "message \(messageID) to \(targets) installations")
 
-        Console.progress("[3/5] fan-out through the APNs emulator to the devices ")
+        Console.progress("[3/6] fan-out through the APNs emulator to the devices ")
         let message = try await driver.waitUntilHandled(
             messageID: messageID, fleet: fleet, timeout: options.timeout)
         let tally = await fleet.stop()
@@ -56,7 +56,7 @@ struct DemoRun {
         Console.progress(line: "\(sent) sent, \(tally.received) handled by devices in \(Self.elapsed(since: mark))")
 
         mark = ContinuousClock.now
-        Console.progress("[4/5] waiting for the devices' events ")
+        Console.progress("[4/6] waiting for the devices' events ")
         var funnel: JSONValue
         var matches = true
         var mismatch: String?
@@ -72,14 +72,19 @@ struct DemoRun {
         }
 
         mark = ContinuousClock.now
-        Console.progress("[5/5] a Live Activity: start, update and end on every device ")
+        Console.progress("[5/6] a Live Activity: start, update and end on every device ")
         fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
         let liveActivity = await DemoLiveActivity.run(driver: driver, fleet: fleet, timeout: .seconds(30))
         await fleet.stop()
         Console.progress(
             line: (liveActivity.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
+        mark = ContinuousClock.now
+        Console.progress("[6/6] a local-time message: due at 09:00 in each zone, then cancelled ")
+        let localTime = await DemoLocalTime.run(driver: driver, targets: options.devices)
+        Console.progress(
+            line: (localTime.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         let failures = fleet.failures
-        if !failures.isEmpty || !liveActivity.succeeded { matches = false }
+        if !failures.isEmpty || !liveActivity.succeeded || !localTime.succeeded { matches = false }
 
         // A console sign-in made for this run only, shown once below.
         var consolePassword: String?
@@ -91,7 +96,7 @@ struct DemoRun {
         }
         let report = DemoReport(
             messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
-            liveActivity: liveActivity,
+            liveActivity: liveActivity, localTime: localTime,
             failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
             audience: DemoReport.audience(of: fleet.devices), deployment: deployment, options: options,
             consolePassword: consolePassword)

@@ -1,0 +1,133 @@
+import Foundation
+import TidingsModel
+import TidingsTesting
+
+/// The demo's local-time message: a one-hour flash sale at the same wall-clock time in each device's own zone,
+/// half an hour ahead where that time comes first. The run shows its schedule as tidingsd planned it (one due instant per zone, each with its own
+/// expiry an hour later), then cancels it, and checks that nothing is left waiting (docs/campaigns.md, "Local
+/// time").
+struct DemoLocalTime {
+    static let campaignID = "demo-flash-sale"
+    static let ttlSeconds: Int64 = 3600
+
+    /// One due instant of the schedule.
+    struct Zone {
+        var dueAt: Int64
+        var utcOffset: String
+        var waiting: Int
+    }
+
+    var messageID = ""
+    var localTime = ""
+    var zones: [Zone] = []
+    /// Deliveries waiting in all, before the cancel.
+    var waiting = 0
+    /// `GET /v1/messages/{id}` counts after the cancel.
+    var afterCancel: JSONValue = .null
+    var failure: String?
+
+    var succeeded: Bool { failure == nil }
+
+    /// Sends, reads back the schedule, cancels; `targets` is how many installations the fleet has.
+    static func run(driver: CampaignDriver, targets: Int, now: Date = Date()) async -> DemoLocalTime {
+        var outcome = DemoLocalTime()
+        // Half an hour from now on the first clock to reach it (UTC+14): tidingsd resolves a local-time audience
+        // an hour before that, so the schedule is planned at once, and every zone's due time is still ahead.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Pacific/Kiritimati")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
+        outcome.localTime = formatter.string(from: now.addingTimeInterval(30 * 60))
+        let body: JSONValue = [
+            "target": ["all": true], "campaign_id": .string(campaignID), "local_time": .string(outcome.localTime),
+            "ttl": .integer(ttlSeconds),
+            "content": ["title": "Flash sale, one hour only", "body": "For one hour from now: 30% off everything."],
+        ]
+        do throws(DeviceFleetError) {
+            let (messageID, _) = try await driver.send(body)
+            outcome.messageID = messageID
+            let schedule = try await waitForSchedule(driver: driver, messageID: messageID, targets: targets)
+            outcome.zones = (schedule["zones"]?.arrayValue ?? []).map { zone in
+                Zone(
+                    dueAt: zone["due_at"]?.integerValue ?? 0, utcOffset: zone["utc_offset"]?.stringValue ?? "?",
+                    waiting: Int(zone["waiting"]?.integerValue ?? 0))
+            }
+            outcome.waiting = Int(schedule["waiting"]?.integerValue ?? 0)
+            let cancelled = try await driver.cancel(messageID)
+            outcome.afterCancel = cancelled["counts"] ?? .null
+            let left = try await driver.message(messageID)["local_schedule"]?["waiting"]?.integerValue ?? -1
+            if left != 0 { outcome.failure = "after the cancel \(left) deliveries still wait" }
+        } catch {
+            outcome.failure = error.description
+        }
+        return outcome
+    }
+
+    /// The schedule once every installation has its due time (the audience is resolved in the background
+    /// when it is larger than the first chunk).
+    private static func waitForSchedule(driver: CampaignDriver, messageID: String, targets: Int)
+        async throws(DeviceFleetError) -> JSONValue
+    {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let message = try await driver.message(messageID)
+            let schedule = message["local_schedule"] ?? .null
+            if schedule["waiting"]?.integerValue == Int64(targets) { return schedule }
+            guard ContinuousClock.now < deadline else {
+                throw .timedOut(
+                    "after 30 seconds \(schedule["waiting"]?.integerValue ?? 0) of \(targets) deliveries of the "
+                        + "local-time message have a due time")
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    func text() -> [String] {
+        var lines = [
+            "A local-time message (\(messageID)): \"flash sale\" at \(localTime) in each device's zone, "
+                + "time to live 1 hour from its own due time:"
+        ]
+        lines.append("  DUE (UTC)          OFFSET  WAITING  EXPIRES (UTC)")
+        for zone in zones {
+            let due = Self.utc(zone.dueAt)
+            let expires = Self.utc(zone.dueAt + Self.ttlSeconds * 1000)
+            let waiting = String(zone.waiting)
+            lines.append(
+                "  \(due)  \(zone.utcOffset.padding(toLength: 6, withPad: " ", startingAt: 0))"
+                    + String(repeating: " ", count: max(0, 9 - waiting.count)) + waiting + "  \(expires)")
+        }
+        if let failure {
+            lines.append("  FAILED: \(failure)")
+        } else {
+            let skipped = afterCancel["skipped"]?.integerValue ?? 0
+            lines.append(
+                "  cancelled before the first zone's due time: \(waiting) waiting → 0 (\(skipped) skipped, none sent)")
+        }
+        return lines
+    }
+
+    var json: JSONValue {
+        [
+            "message_id": .string(messageID), "local_time": .string(localTime),
+            "ttl_seconds": .integer(Self.ttlSeconds), "waiting_before_cancel": .integer(Int64(waiting)),
+            "zones": .array(
+                zones.map {
+                    [
+                        "due_at": .integer($0.dueAt), "utc_offset": .string($0.utcOffset),
+                        "waiting": .integer(Int64($0.waiting)),
+                    ]
+                }),
+            "counts_after_cancel": afterCancel, "succeeded": .bool(succeeded),
+            "failure": failure.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// `2026-12-07 19:00` from Unix milliseconds.
+    private static func utc(_ milliseconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}
