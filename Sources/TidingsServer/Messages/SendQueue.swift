@@ -214,6 +214,27 @@ struct SendQueue {
         return removed
     }
 
+    /// Removes every waiting delivery of the messages `cancelled`, unsent: their rows are already recorded
+    /// cancelled in the store.
+    /// - Returns: how many were removed.
+    mutating func dropMessages(_ cancelled: Set<String>) -> Int {
+        var removed = 0
+        for id in cancelled {
+            guard let line = lines.removeValue(forKey: id) else { continue }
+            for entry in line.deliveries[line.head...] {
+                if !entry.checked { unchecked -= 1 }
+                rendered[Self.renderedKey(entry.delivery)] = nil
+            }
+            removed += line.count
+        }
+        guard removed > 0 else { return 0 }
+        count -= removed
+        priority.removeAll { lines[$0] == nil }
+        rotation.removeAll { lines[$0] == nil }
+        cursor = rotation.isEmpty ? 0 : cursor % rotation.count
+        return removed
+    }
+
     /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.
     mutating func removeAll() -> [MessageDelivery] {
         let waiting = lines.values.flatMap { $0.deliveries[$0.head...].map(\.delivery) }
