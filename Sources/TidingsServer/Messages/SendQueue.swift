@@ -207,10 +207,7 @@ struct SendQueue {
             for index in kept.indices { kept[index].checked = true }
             lines[id] = kept.isEmpty ? nil : Line(deliveries: Array(kept))
         }
-        count -= removed
-        priority.removeAll { lines[$0] == nil }
-        rotation.removeAll { lines[$0] == nil }
-        cursor = rotation.isEmpty ? 0 : cursor % rotation.count
+        forget(removed)
         return removed
     }
 
@@ -227,12 +224,17 @@ struct SendQueue {
             }
             removed += line.count
         }
-        guard removed > 0 else { return 0 }
+        if removed > 0 { forget(removed) }
+        return removed
+    }
+
+    /// Accounts for `removed` deliveries taken out of their lines, and takes the messages left with none out
+    /// of their turns.
+    private mutating func forget(_ removed: Int) {
         count -= removed
         priority.removeAll { lines[$0] == nil }
         rotation.removeAll { lines[$0] == nil }
         cursor = rotation.isEmpty ? 0 : cursor % rotation.count
-        return removed
     }
 
     /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.
