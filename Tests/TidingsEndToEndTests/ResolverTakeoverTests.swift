@@ -15,7 +15,8 @@ import TidingsTesting
 /// once the killed one's heartbeat is silent (`--instance-timeout`), and every installation gets the push once.
 ///
 /// 20,000 installations in `make test` (about 20 s on two busy cores); `TIDINGS_LARGE_TESTS=1` runs the
-/// issue's 200,000, and `TIDINGS_RESOLVER_AUDIENCE` any other size.
+/// issue's 200,000 (about 2.5 minutes there: killed with 40,000 resolved, every push sent 145 s later), and
+/// `TIDINGS_RESOLVER_AUDIENCE` any other size.
 ///
 /// No push is answered before the kill: the stand-in APNs holds them. The killed instance's are never answered
 /// (its process is gone), so the only copy of each push is the one the survivor sends: a repeat could only

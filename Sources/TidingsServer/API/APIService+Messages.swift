@@ -117,8 +117,8 @@ extension APIService {
     }
 
     /// `DELETE /v1/messages/{message_id}`: cancels what is not sent yet (scheduled, resolving or sending) and
-    /// answers the counts. Every instance stops the message's pushes within a second (docs/campaigns.md); the
-    /// answer may still show pushes in flight, which end `sent` or `failed`.
+    /// answers the counts. Every instance stops the message's pushes within a second (docs/campaigns.md); a push
+    /// in flight counts as cancelled until the provider answers it, then as sent or failed.
     func cancelMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try identifier(request, "message_id")
