@@ -11,11 +11,12 @@ export async function messagesPage(view) {
 
   function render() {
     const rows = shown.filter((message) => !stateFilter.value || message.state === stateFilter.value);
-    show(list, table(["Created", "Message", "State", "Sends at", "Targets", "Sent", "Failed", "Skipped"], rows.map((message) => [
+    show(list, table(["Created", "Message", "State", "Sends at", "Targets", "Sent", "Failed", "Skipped", "Cancelled"], rows.map((message) => [
       time(message.created_at),
       h("a", { href: `#/messages/${encodeURIComponent(message.message_id)}` },
         typeof message.title === "string" ? message.title : message.message_id),
       message.state, message.state === "scheduled" ? time(message.resolve_at) : "", message.counts.targets, message.counts.sent, message.counts.failed, message.counts.skipped,
+      message.counts.cancelled ?? 0,
     ])), cursor ? h("button", { type: "button", onclick: more }, "Older messages") : null);
   }
 
@@ -49,6 +50,7 @@ export async function messagePage(view, messageID) {
     const stages = [
       ["Targets", counts.targets, "", ""],
       ["Sent", counts.sent, percent(counts.sent, counts.targets), "of targets"],
+      ...(counts.cancelled ? [["Cancelled", counts.cancelled, percent(counts.cancelled, counts.targets), "of targets"]] : []),
       ["Delivered", delivered, percent(delivered, counts.sent), "of sent"],
       ["Opened", stage("opened"), rate(funnel?.rates?.open_rate), "of delivered"],
       ["Actions", stage("actions"), rate(funnel?.rates?.action_rate), "of delivered"],

@@ -79,15 +79,16 @@ extension PostgresStore {
     }
 
     /// One statement: PostgreSQL's `INSERT ... ON CONFLICT DO UPDATE ... WHERE` takes the row lock, so two
-    /// instances asking at once are decided one after the other.
-    public func acquireLease(name: String, holder: String, now: Int64, until: Int64) throws -> Bool {
+    /// instances asking at once are decided one after the other. Expiry is set and compared on the database's
+    /// clock; `now` is not used.
+    public func acquireLease(name: String, holder: String, duration: Int64, now: Int64) throws -> Bool {
         try write { db in
             try db.run(
                 """
-                INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, $4)
+                INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, \(Self.databaseNow) + $3::bigint)
                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-                WHERE leases.holder = excluded.holder OR leases.expires_at <= $3
-                """, [.text(name), .text(holder), .integer(now), .integer(until)]) > 0
+                WHERE leases.holder = excluded.holder OR leases.expires_at <= \(Self.databaseNow)
+                """, [.text(name), .text(holder), .integer(duration)]) > 0
         }
     }
 

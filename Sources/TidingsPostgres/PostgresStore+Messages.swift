@@ -116,8 +116,15 @@ extension PostgresStore {
         return counts
     }
 
+    /// Every delivery not yet handed to the provider becomes `cancelled`: the waiting ones, and the claimed
+    /// ones, whose claim's worker and epoch stay on the row so that a push already in flight still records its
+    /// answer. The message's row is locked first, so a chunk of its audience being written meanwhile
+    /// (``appendDeliveries(messageID:resolver:deliveries:cursor:finished:leaseUntil:now:)`` locks it too) is
+    /// either refused or committed before the deliveries are updated. Every instance is told (`NOTIFY`, on
+    /// commit), and its workers drop the message's queued pushes at once.
     public func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord? {
-        try write { db in
+        let change = StoreChange.messageCancelled(id: messageID)
+        let (message, cancelled) = try write { db in
             let changed = try db.run(
                 """
                 UPDATE messages SET state = 'cancelled', finished_at = $3
@@ -126,12 +133,17 @@ extension PostgresStore {
             if changed > 0 {
                 try db.run(
                     """
-                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled', updated_at = $2
-                    WHERE message_id = $1 AND state = 'pending'
+                    UPDATE message_deliveries SET state = 'cancelled', reason = NULL, updated_at = $2
+                    WHERE message_id = $1 AND state IN ('pending', 'claimed')
                     """, [.text(messageID), .integer(now)])
+                try db.run(
+                    "SELECT pg_notify($1, $2)",
+                    [.text(StoreChange.notificationChannel), .text(change.notificationPayload)])
             }
-            return try Self.message(db, appID: appID, messageID: messageID)
+            return (try Self.message(db, appID: appID, messageID: messageID), changed > 0)
         }
+        if cancelled { changes.publish(change) }
+        return message
     }
 
     public func releaseAllClaims(now: Int64) throws -> Int {
@@ -210,10 +222,12 @@ extension PostgresStore {
         return try write { db in
             let changed = try db.run(
                 """
-                UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
-                    not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
-                    updated_at = $8
-                WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed'
+                UPDATE message_deliveries SET
+                    state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
+                    reason = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $5::text ELSE reason END,
+                    attempts = attempts + $6::bigint, not_before = COALESCE($7::bigint, not_before),
+                    claimed_by = NULL, claim_expires_at = NULL, updated_at = $8
+                WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
                     AND claimed_by IS NOT DISTINCT FROM $3  -- through the primary key, as in completeDeliveries
                 """,
                 [
@@ -224,7 +238,7 @@ extension PostgresStore {
                 // A retry of a message cancelled while the push was in flight will never be claimed.
                 try db.run(
                     """
-                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                    UPDATE message_deliveries SET state = 'cancelled', reason = NULL
                     WHERE message_id = $1 AND installation_id = $2 AND state = 'pending'
                         AND EXISTS (SELECT 1 FROM messages WHERE id = $1 AND state = 'cancelled')
                     """, [.text(messageID), .text(installationID)])

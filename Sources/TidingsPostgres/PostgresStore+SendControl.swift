@@ -6,18 +6,24 @@ extension PostgresStore {
     /// index of claims (`message_deliveries_claimed_by`) instead, and walk every claim the worker holds (up to a
     /// thousand) for each outcome: most of PostgreSQL's CPU during a campaign. `IS NOT DISTINCT FROM` means the
     /// same for a worker id, which is never null, and no index can serve it.
+    ///
+    /// A row cancelled under its claim (``cancelMessage(appID:messageID:now:)`` keeps the claim's worker and
+    /// epoch) takes the answer of a push already handed to the provider, `sent` or `failed`, and stays
+    /// `cancelled` otherwise (a retry, a hand-back).
     private static let completeDeliverySQL = """
-        UPDATE message_deliveries SET state = $4, reason = $5, attempts = attempts + $6::bigint,
-            not_before = COALESCE($7::bigint, not_before), claimed_by = NULL, claim_expires_at = NULL,
-            updated_at = $8
-        WHERE message_id = $1 AND installation_id = $2 AND state = 'claimed' AND claimed_by IS NOT DISTINCT FROM $3
-            AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
+        UPDATE message_deliveries SET
+            state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
+            reason = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $5::text ELSE reason END,
+            attempts = attempts + $6::bigint, not_before = COALESCE($7::bigint, not_before), claimed_by = NULL,
+            claim_expires_at = NULL, updated_at = $8
+        WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
+            AND claimed_by IS NOT DISTINCT FROM $3 AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
         """
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
         """
     private static let skipCancelledRetrySQL = """
-        UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+        UPDATE message_deliveries SET state = 'cancelled', reason = NULL
         WHERE message_id = $1 AND installation_id = $2 AND state = 'pending'
             AND EXISTS (SELECT 1 FROM messages WHERE id = $1 AND state = 'cancelled')
         """

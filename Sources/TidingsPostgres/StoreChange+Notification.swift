@@ -13,6 +13,7 @@ extension StoreChange {
         case .app(let id): "app \(id)"
         case .identityKeys(let appID): "identity_keys \(appID)"
         case .pushCredentials(let appID): "push_credentials \(appID)"
+        case .messageCancelled(let id): "message_cancelled \(id)"
         case .everything: "everything"
         }
     }
@@ -27,6 +28,7 @@ extension StoreChange {
         case ("app", false): self = .app(id: id)
         case ("identity_keys", false): self = .identityKeys(appID: id)
         case ("push_credentials", false): self = .pushCredentials(appID: id)
+        case ("message_cancelled", false): self = .messageCancelled(id: id)
         default: self = .everything
         }
     }

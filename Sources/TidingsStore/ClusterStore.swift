@@ -24,13 +24,16 @@ public protocol ClusterStore: Sendable {
     func retireInstance(instanceID: String, now: Int64) throws -> Int
     /// The instances that have a heartbeat row, with their last heartbeat (the store's clock on PostgreSQL), by id.
     func instanceHeartbeats() throws -> [String: Int64]
-    /// Takes the lease `name` for `holder` until `until`, or extends it, when it is free, expired at `now`
-    /// or already `holder`'s. At most one holder has an unexpired lease at any time.
+    /// Takes the lease `name` for `holder` for `duration` milliseconds, or extends it, when it is free, expired
+    /// or already `holder`'s. Expiry is measured on the store's clock, as liveness is: PostgreSQL's, so a host
+    /// whose clock runs ahead cannot find a live leader's lease expired; on SQLite, `now`. At most one holder
+    /// has an unexpired lease at any time.
     /// - Returns: whether `holder` holds the lease now.
-    func acquireLease(name: String, holder: String, now: Int64, until: Int64) throws -> Bool
+    func acquireLease(name: String, holder: String, duration: Int64, now: Int64) throws -> Bool
     /// Gives the lease up when `holder` has it, so another can take it at once.
     func releaseLease(name: String, holder: String) throws
-    /// The lease's holder and expiry, whether or not it has expired; nil when no one has taken it.
+    /// The lease's holder and expiry (on the store's clock), whether or not it has expired; nil when no one has
+    /// taken it.
     func lease(name: String) throws -> (holder: String, expiresAt: Int64)?
     /// Takes up to `want` slots of the shared rate `name` (a message's `rate_per_second`, an app's ceiling, a
     /// key's request rate) in one atomic step, as ``RateLease/schedule(next:now:interval:want:charge:horizon:)``

@@ -12,12 +12,15 @@ public protocol SendControlStore: Sendable {
     /// Whether `deliveries` are still claimed by `worker` under the epoch each was claimed with
     /// (``MessageDelivery/claimEpoch``), and the age of the worker's instance's heartbeat, in one read. A worker
     /// calls it before sending what it holds in memory: a claim that was released (its instance taken for dead)
-    /// or taken by another worker since must not be sent.
+    /// or taken by another worker since, or whose message was cancelled (the row is `cancelled` then), must not
+    /// be sent.
     /// - Parameter now: the caller's clock; a backend shared by several hosts (PostgreSQL) uses its own instead.
     func checkClaims(_ deliveries: [MessageDelivery], worker: String, now: Int64) throws -> ClaimCheck
     /// Records the results of deliveries `worker` holds in one transaction. For each, in order, whether it was
     /// recorded: false (and that row unchanged) when the worker no longer holds it, or no longer under the
-    /// completion's ``DeliveryCompletion/claimEpoch``. A result other than `sent` gives back the frequency-cap
+    /// completion's ``DeliveryCompletion/claimEpoch``. A row cancelled under the claim (its message cancelled
+    /// while the push was in flight) takes a `sent` or `failed` result, the provider's answer to a push handed
+    /// over, and stays `cancelled` for any other. A result other than `sent` gives back the frequency-cap
     /// slot the delivery reserved.
     @discardableResult
     func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool]

@@ -151,8 +151,12 @@ public protocol Store:
     func messageCounts(messageID: String) throws -> MessageCounts
     /// The delivery counts of every message of `campaignID`, added up.
     func campaignCounts(appID: String, campaignID: String) throws -> MessageCounts
-    /// Cancels a queued or sending message: its pending deliveries become skipped (`cancelled`); claimed ones
-    /// finish. Returns the message, or nil when there is none; a finished message is returned unchanged.
+    /// Cancels a scheduled, resolving, queued or sending message: every delivery not yet handed to the provider,
+    /// pending or claimed, becomes `cancelled`, in the same transaction, and ``changes`` announces
+    /// ``StoreChange/messageCancelled(id:)`` (to every instance on PostgreSQL). A claimed row keeps its claim's
+    /// worker and epoch, so a push already in flight records the provider's answer
+    /// (``SendControlStore/completeDeliveries(_:worker:now:)``), while the worker's claim check refuses the
+    /// rest. Returns the message, or nil when there is none; a finished message is returned unchanged.
     func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord?
 
     /// Returns every claimed delivery to pending, whoever holds it. Only for a process that knows no

@@ -198,6 +198,12 @@ import TidingsTestSupport
             return String(decoding: data, as: UTF8.self)
         }
         #expect(process.terminationStatus == 1)
+        // The last progress line counts the cancelled targets as handled.
+        let targets = try #require(cancelled.json["counts"]?["targets"]?.integerValue)
+        #expect(
+            standardError.contains(
+                "\(targets)/\(targets) cancelled: sent 0, failed 0, skipped 0, cancelled \(targets)"),
+            "\(standardError)")
         #expect(standardError.hasSuffix("tidings: send: message \(id) was cancelled before the fan-out finished\n"))
         await backend.stop()
     }

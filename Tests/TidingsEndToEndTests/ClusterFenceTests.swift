@@ -16,12 +16,20 @@ import TidingsStoreTesting
     static let instanceTimeout: Duration = .milliseconds(600)
     static let pushesInFlight = 4
 
-    /// Every push the stand-in APNs accepted, by installation; shared by the instances' providers.
+    /// Every push the stand-in APNs accepted, by installation, and when; shared by the instances' providers.
     final class PushLog: Sendable {
         private let counts = LockedBox<[String: Int]>([:])
+        private let times = LockedBox<[ContinuousClock.Instant]>([])
 
-        func record(_ installationID: String) { counts.withLock { $0[installationID, default: 0] += 1 } }
+        func record(_ installationID: String) {
+            counts.withLock { $0[installationID, default: 0] += 1 }
+            times.withLock { $0.append(.now) }
+        }
         var total: Int { counts.withLock { $0.values.reduce(0, +) } }
+        /// Pushes accepted after `instant`.
+        func accepted(after instant: ContinuousClock.Instant) -> Int { times.withLock { $0.count { $0 > instant } } }
+        /// When the last push was accepted.
+        var lastAccepted: ContinuousClock.Instant? { times.withLock { $0.max() } }
         var installations: Int { counts.withLock { $0.count } }
         /// Pushes beyond the first, over every installation.
         var repeats: Int { counts.withLock { $0.values.reduce(0) { $0 + max(0, $1 - 1) } } }
@@ -32,6 +40,8 @@ import TidingsStoreTesting
     final class StandInAPNs: PushProvider {
         let log: PushLog
         let delay: Duration
+        /// Pushes this instance's connection had accepted.
+        let accepted = LockedBox(0)
         private let gate = LockedBox<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
         init(log: PushLog, delay: Duration) {
@@ -60,6 +70,7 @@ import TidingsStoreTesting
             }
             try? await Task.sleep(for: delay)
             log.record(push.installationID ?? push.token)
+            accepted.withLock { $0 += 1 }
             return PushOutcome(disposition: .sent, status: 200)
         }
     }
@@ -73,25 +84,35 @@ import TidingsStoreTesting
 
     /// An instance: its store, heartbeat and worker, with a heartbeat loop that ``pause()`` silences.
     final class Instance: Sendable {
-        let store: PostgresStore
+        let store: any Store
         let provider: StandInAPNs
         let membership: ClusterMembership
         let worker: FanoutWorker
         private let paused = LockedBox(false)
         private let tasks = LockedBox<[Task<Void, Never>]>([])
 
-        init(
+        /// With its own PostgreSQL store: its own pool, as another host would have.
+        convenience init(
             id: String, configuration: PostgresStore.Configuration, log: PushLog, clock: any TidingsClock,
-            apnsDelay: Duration
+            apnsDelay: Duration, chunkSize: Int = 60
         ) throws {
-            store = try PostgresStore(configuration: configuration)
+            self.init(
+                id: id, store: try PostgresStore(configuration: configuration), log: log, clock: clock,
+                apnsDelay: apnsDelay, chunkSize: chunkSize)
+        }
+
+        init(
+            id: String, store: any Store, log: PushLog, clock: any TidingsClock, apnsDelay: Duration,
+            chunkSize: Int = 60
+        ) {
+            self.store = store
             provider = StandInAPNs(log: log, delay: apnsDelay)
             membership = ClusterMembership(
                 instanceID: id, store: store,
                 configuration: ClusterMembership.Configuration(instanceTimeout: ClusterFenceTests.instanceTimeout),
                 clock: clock)
             var fanout = FanoutWorker.Configuration()
-            fanout.chunkSize = 60
+            fanout.chunkSize = chunkSize
             fanout.maximumInFlight = ClusterFenceTests.pushesInFlight
             fanout.pollInterval = .milliseconds(50)
             fanout.instanceTimeout = ClusterFenceTests.instanceTimeout
@@ -222,5 +243,28 @@ import TidingsStoreTesting
         #expect(
             log.repeats <= Self.pushesInFlight,
             "only the pushes in flight at the pause may go twice: \(log.repeats) repeats")
+    }
+
+    /// Scheduler leadership is a lease on the database's clock: an instance whose clock is a minute ahead does not
+    /// take it from a live leader, not even from one whose own clock is a minute behind. It used to: the lease's
+    /// expiry was the leader's clock plus the duration, compared with the contender's clock.
+    @Test func anInstanceWithASkewedClockDoesNotTakeLeadershipFromALiveLeader() throws {
+        let configuration = try StoreBackend.postgresConfiguration()
+        func leadership(_ holder: String, offset: TimeInterval) throws -> SchedulerLeadership {
+            SchedulerLeadership.lease(
+                store: try PostgresStore(configuration: configuration), holder: holder, duration: .seconds(10),
+                renewalInterval: .seconds(2), clock: SkewedClock(offset: offset))
+        }
+        let leader = try leadership("tidingsd-behind", offset: -60)
+        let ahead = try leadership("tidingsd-ahead", offset: 60)
+        #expect(try leader.renew())
+        #expect(try !ahead.renew(), "the leader's lease has ten seconds left on the database's clock")
+        #expect(leader.isLeader && !ahead.isLeader)
+        #expect(try leader.renew(), "the leader renews it")
+        #expect(try !ahead.renew())
+        try leader.resign()
+        #expect(try ahead.renew(), "given up, it is taken at once")
+        #expect(ahead.isLeader && !leader.isLeader)
+        try ahead.resign()
     }
 }

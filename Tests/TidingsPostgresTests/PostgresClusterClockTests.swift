@@ -62,4 +62,19 @@ import TidingsStoreTesting
         #expect(try other.releaseClaimsOfSilentInstances(silentFor: 1_000, now: 0) == 4)
         #expect(try store.checkClaims(ofA, worker: "a/1", now: 0).held == [false, false, false, false])
     }
+
+    /// The scheduler lease's expiry is the database's time too: a host a minute ahead does not find a live
+    /// leader's lease run out, and a leader a minute behind does not take it already expired.
+    @Test func aHostsClockTakesNoLeaseFromALiveHolder() throws {
+        let (store, skewed) = try makeStores()
+        let now = Date().millisecondsSince1970
+        #expect(try store.acquireLease(name: "scheduler", holder: "a", duration: 10_000, now: now))
+        #expect(try !skewed.acquireLease(name: "scheduler", holder: "b", duration: 10_000, now: now + Self.minute))
+        #expect(try store.lease(name: "scheduler")?.holder == "a")
+        let expiry = try #require(try store.lease(name: "scheduler")?.expiresAt)
+        #expect(abs(expiry - 10_000 - Date().millisecondsSince1970) < 5_000, "the expiry is the database's time")
+
+        #expect(try skewed.acquireLease(name: "other", holder: "b", duration: 10_000, now: now - Self.minute))
+        #expect(try !store.acquireLease(name: "other", holder: "a", duration: 10_000, now: now))
+    }
 }

@@ -131,24 +131,57 @@ import TidingsStoreTesting
         #expect(retried.map(\.notBefore) == [Self.now + 50, Self.now + 80])
     }
 
+    /// Issue #36: a cancel used to skip only pending rows; claimed ones went out, and claims released after it
+    /// stayed pending under the cancelled message for ever.
     @Test(arguments: StoreBackend.allCases)
-    func cancellingSkipsWhatIsPendingAndARetryOfACancelledMessageIsSkipped(_ backend: StoreBackend) throws {
+    func cancellingEndsEveryRowNotHandedToTheProviderAndTheCountsAddUp(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
-        try store.createMessage(message("m1"), deliveries: ["a", "b", "c"].map { delivery("m1", $0) })
-        _ = try store.claimDeliveries(worker: "w", limit: 1, now: Self.now, leaseUntil: Self.now + 100)
+        try store.createMessage(message("m1"), deliveries: ["a", "b", "c", "d", "e"].map { delivery("m1", $0) })
+        let claimed = try store.claimDeliveries(
+            worker: "w", claim: DeliveryClaim(limit: 3), now: Self.now, leaseUntil: Self.now + 100)
+        #expect(claimed.map(\.installationID) == ["a", "b", "c"])
+        let heard = LockedBox<[StoreChange]>([])
+        let observation = store.changes.observe { change in heard.withLock { $0.append(change) } }
+        defer { observation.cancel() }
+
         let cancelled = try store.cancelMessage(appID: "app_a", messageID: "m1", now: Self.now + 5)
         #expect(cancelled?.state == .cancelled)
         #expect(cancelled?.finishedAt == Self.now + 5)
+        #expect(heard.withLock { $0 }.contains(.messageCancelled(id: "m1")), "workers are told")
         #expect(try store.cancelMessage(appID: "app_a", messageID: "m1", now: Self.now + 9)?.finishedAt == Self.now + 5)
         #expect(try store.cancelMessage(appID: "app_b", messageID: "m1", now: Self.now) == nil)
-        #expect(try store.messageCounts(messageID: "m1").skippedByReason == ["cancelled": 2])
+        var counts = try store.messageCounts(messageID: "m1")
+        #expect(counts.cancelled == 5 && counts.queued == 0 && counts.inFlight == 0, "\(counts)")
+        #expect(counts.skipped == 0)
         #expect(
-            try store.claimDeliveries(worker: "w", limit: 10, now: Self.now + 10, leaseUntil: Self.now + 100).isEmpty)
+            try store.checkClaims(claimed, worker: "w", now: Self.now + 6).held == [false, false, false],
+            "the worker's check before sending refuses them")
+
+        // Answers for the claims: a push handed to the provider before the cancel counts as what it became; a
+        // retry or a hand-back leaves the row cancelled.
+        let completions = zip(
+            claimed,
+            [
+                DeliveryResult.sent, .retry(reason: "InternalServerError", notBefore: Self.now),
+                .deferred(reason: "interrupted", notBefore: Self.now),
+            ]
+        ).map { delivery, result in
+            DeliveryCompletion(
+                messageID: "m1", appID: "app_a", installationID: delivery.installationID, result: result,
+                claimEpoch: delivery.claimEpoch)
+        }
+        #expect(try store.completeDeliveries(completions, worker: "w", now: Self.now + 10) == [true, true, true])
         #expect(
-            try store.completeDelivery(
-                messageID: "m1", installationID: "a", worker: "w",
-                result: .retry(reason: "InternalServerError", notBefore: Self.now), now: Self.now + 10))
-        #expect(try store.messageCounts(messageID: "m1").skippedByReason == ["cancelled": 3])
+            try store.completeDeliveries(completions, worker: "w", now: Self.now + 11) == [false, false, false],
+            "recorded once")
+        _ = try store.releaseAllClaims(now: Self.now + 12)
+        #expect(
+            try store.claimDeliveries(
+                worker: "w", claim: DeliveryClaim(limit: 10), now: Self.now + 20, leaseUntil: Self.now + 100
+            ).isEmpty)
+        counts = try store.messageCounts(messageID: "m1")
+        #expect(counts.sent == 1 && counts.cancelled == 4, "\(counts)")
+        #expect(counts.targets == counts.finished, "every row is final: \(counts)")
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -160,7 +160,7 @@ extension APIService {
                 "counts": .object([
                     "targets": .integer(Int64(counts.targets)), "queued": .integer(Int64(counts.queued)),
                     "sent": .integer(Int64(counts.sent)), "failed": .integer(Int64(counts.failed)),
-                    "skipped": .integer(Int64(counts.skipped)),
+                    "skipped": .integer(Int64(counts.skipped)), "cancelled": .integer(Int64(counts.cancelled)),
                 ]),
             ]
             if let finishedAt = message.finishedAt { object["finished_at"] = .integer(finishedAt) }

@@ -118,7 +118,8 @@ extension APIService {
     }
 
     /// `DELETE /v1/messages/{message_id}`: cancels what is not sent yet (scheduled, resolving or sending) and
-    /// answers the counts.
+    /// answers the counts. Every instance stops the message's pushes within a second (docs/campaigns.md); a push
+    /// in flight counts as cancelled until the provider answers it, then as sent or failed.
     func cancelMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let messageID = try identifier(request, "message_id")
@@ -156,6 +157,7 @@ extension APIService {
             "targets": .integer(Int64(counts.targets)), "queued": .integer(Int64(counts.queued)),
             "in_flight": .integer(Int64(counts.inFlight)), "sent": .integer(Int64(counts.sent)),
             "failed": .integer(Int64(counts.failed)), "skipped": .integer(Int64(counts.skipped)),
+            "cancelled": .integer(Int64(counts.cancelled)),
             "failed_by_reason": reasons(counts.failedByReason), "skipped_by_reason": reasons(counts.skippedByReason),
         ]
     }

@@ -14,7 +14,7 @@ extension APIService {
             case .key(let id): keys.removeAll { $0.id == id }
             case .app(let id): apps.remove(id)
             case .identityKeys(let appID): identities.remove(appID)
-            case .pushCredentials: break
+            case .pushCredentials, .messageCancelled: break
             case .everything:
                 keys.removeAll()
                 apps.removeAll()

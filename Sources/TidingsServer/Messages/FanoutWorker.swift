@@ -93,6 +93,16 @@ public final class FanoutWorker: Sendable {
     let counters: FanoutCounters
     let throttle: SendThrottle
     private let stopState = LockedBox(StopState())
+    /// What the store's change feed told the sending loop since it last looked.
+    private let heard = LockedBox(HeardChanges())
+
+    /// Messages cancelled (by any instance: PostgreSQL's `NOTIFY` carries it), and whether changes may have
+    /// been missed (the feed's connection came back), so every claim held must be checked again before the next
+    /// push.
+    private struct HeardChanges {
+        var cancelledMessages: Set<String> = []
+        var missedSome = false
+    }
 
     /// Whether a stop was asked for, and the idle wait it must cut short.
     private struct StopState {
@@ -190,6 +200,15 @@ public final class FanoutWorker: Sendable {
     /// Claims, sends and records: one chunk, or (`continuous`) chunk after chunk until nothing is due.
     /// - Returns: How many deliveries were claimed.
     private func pump(continuous: Bool) async throws -> Int {
+        let heard = heard
+        let observation = store.changes.observe { change in
+            switch change {
+            case .messageCancelled(let id): heard.withLock { _ = $0.cancelledMessages.insert(id) }
+            case .everything: heard.withLock { $0.missedSome = true }
+            case .key, .app, .identityKeys, .pushCredentials: break
+            }
+        }
+        defer { observation.cancel() }
         var queue = SendQueue()
         var completions = CompletionBuffer()
         var claimedTotal = 0
@@ -222,6 +241,22 @@ public final class FanoutWorker: Sendable {
             var wakeScheduled = false
             var flushScheduled = false
             while true {
+                // A cancel is acted on before any further push starts: the message's queued pushes go unsent
+                // (its rows are recorded cancelled already); the claims check catches one the feed missed.
+                let news = heard.withLock { heard in
+                    defer { heard = HeardChanges() }
+                    return heard
+                }
+                let dropped = queue.dropMessages(news.cancelledMessages)
+                if dropped > 0 {
+                    logger.info(
+                        "message cancelled; its queued pushes dropped unsent",
+                        metadata: ["worker": id, "count": "\(dropped)"])
+                }
+                if news.missedSome {
+                    checkedUntil = .now
+                    nextCheck = .now
+                }
                 let stopping = isStopping
                 if stopping && inFlight == 0 {
                     // Every answer is in: record them, and hand back what was claimed but not sent, so another
@@ -361,7 +396,7 @@ public final class FanoutWorker: Sendable {
         if dropped > 0 {
             counters.claimsLost?.increment(by: dropped)
             logger.warning(
-                "claims were taken from this worker (its instance taken for dead); dropped unsent",
+                "claims were taken from this worker (its instance taken for dead, or the message cancelled); dropped unsent",
                 metadata: ["worker": id, "count": "\(dropped)"])
         }
         var valid = configuration.claimCheckInterval

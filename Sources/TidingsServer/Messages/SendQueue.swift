@@ -207,11 +207,34 @@ struct SendQueue {
             for index in kept.indices { kept[index].checked = true }
             lines[id] = kept.isEmpty ? nil : Line(deliveries: Array(kept))
         }
+        forget(removed)
+        return removed
+    }
+
+    /// Removes every waiting delivery of the messages `cancelled`, unsent: their rows are already recorded
+    /// cancelled in the store.
+    /// - Returns: how many were removed.
+    mutating func dropMessages(_ cancelled: Set<String>) -> Int {
+        var removed = 0
+        for id in cancelled {
+            guard let line = lines.removeValue(forKey: id) else { continue }
+            for entry in line.deliveries[line.head...] {
+                if !entry.checked { unchecked -= 1 }
+                rendered[Self.renderedKey(entry.delivery)] = nil
+            }
+            removed += line.count
+        }
+        if removed > 0 { forget(removed) }
+        return removed
+    }
+
+    /// Accounts for `removed` deliveries taken out of their lines, and takes the messages left with none out
+    /// of their turns.
+    private mutating func forget(_ removed: Int) {
         count -= removed
         priority.removeAll { lines[$0] == nil }
         rotation.removeAll { lines[$0] == nil }
         cursor = rotation.isEmpty ? 0 : cursor % rotation.count
-        return removed
     }
 
     /// Empties the queue: the deliveries still waiting, for a worker that stops to hand back.

@@ -9,7 +9,8 @@ import TidingsStore
 /// - ``always``: a SQLite store's sender (the process holding `sender.lock`) is the only one there can be.
 /// - ``never``: a second process on a SQLite store, which another process sends from.
 /// - ``lease(store:holder:duration:clock:)``: instances on PostgreSQL contend for the store's `scheduler`
-///   lease (``ClusterStore/acquireLease(name:holder:now:until:)``). The holder renews it with every heartbeat;
+///   lease (``ClusterStore/acquireLease(name:holder:duration:now:)``), whose expiry the store measures on its
+///   own clock (PostgreSQL's), never an instance's. The holder renews it with every heartbeat;
 ///   when it stops cleanly it gives the lease up and another instance takes it at the next heartbeat, and
 ///   when it dies the lease runs out (or its heartbeat goes silent) and another takes it then.
 ///
@@ -67,9 +68,9 @@ public final class SchedulerLeadership: Sendable {
     public func renew() throws -> Bool {
         guard case .lease(let store, let holder, let duration, let clock) = kind else { return isLeader }
         let started = ContinuousClock.now
-        let now = clock.now.millisecondsSince1970
         let held = try store.acquireLease(
-            name: Self.leaseName, holder: holder, now: now, until: now + Int64(duration.seconds * 1000))
+            name: Self.leaseName, holder: holder, duration: Int64(duration.seconds * 1000),
+            now: clock.now.millisecondsSince1970)
         leaderUntil.withLock { $0 = held ? started + duration - margin : nil }
         return held
     }

@@ -7,6 +7,8 @@ public struct MessageCounts: Sendable, Hashable {
     /// Claimed by a worker right now.
     public var inFlight = 0
     public var sent = 0
+    /// Not sent because the message was cancelled first.
+    public var cancelled = 0
     public var failedByReason: [String: Int] = [:]
     public var skippedByReason: [String: Int] = [:]
 
@@ -22,10 +24,14 @@ public struct MessageCounts: Sendable, Hashable {
         case .sent: sent += count
         case .failed: failedByReason[reason ?? "unknown", default: 0] += count
         case .skipped: skippedByReason[reason ?? "unknown", default: 0] += count
+        case .cancelled: cancelled += count
         case nil: break
         }
     }
 
     public var failed: Int { failedByReason.values.reduce(0, +) }
     public var skipped: Int { skippedByReason.values.reduce(0, +) }
+    /// Deliveries in a final state: once the message is done or cancelled, every target
+    /// (`targets == queued + inFlight + finished`).
+    public var finished: Int { sent + failed + skipped + cancelled }
 }

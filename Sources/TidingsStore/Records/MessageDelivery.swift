@@ -10,9 +10,12 @@ public struct MessageDelivery: Sendable, Hashable {
         case claimed
         case sent
         case failed
-        /// Never sent: decided at send time (consent, night, expiry, token, user) or cancelled; the reason
-        /// says which.
+        /// Never sent: decided at send time (consent, night, expiry, token, user); the reason says which.
         case skipped
+        /// Never sent: its message was cancelled before the push was handed to the provider. Final, like
+        /// `sent`, `failed` and `skipped`; a push already handed over when the cancel came is recorded as
+        /// its answer says (`sent` or `failed`) instead.
+        case cancelled
     }
 
     public var messageID: String

@@ -72,14 +72,14 @@ extension SQLiteStore {
         return Dictionary(rows, uniquingKeysWith: max)
     }
 
-    public func acquireLease(name: String, holder: String, now: Int64, until: Int64) throws -> Bool {
+    public func acquireLease(name: String, holder: String, duration: Int64, now: Int64) throws -> Bool {
         try database.write { db in
             try db.run(
                 """
-                INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?4)
+                INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3 + ?4)
                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
                 WHERE leases.holder = excluded.holder OR leases.expires_at <= ?3
-                """, [.text(name), .text(holder), .integer(now), .integer(until)]) > 0
+                """, [.text(name), .text(holder), .integer(now), .integer(duration)]) > 0
         }
     }
 

@@ -106,8 +106,11 @@ extension SQLiteStore {
         }
     }
 
+    /// Every delivery not yet handed to the provider becomes `cancelled`: the waiting ones, and the claimed
+    /// ones, whose claim's worker and epoch stay on the row so that a push already in flight still records its
+    /// answer; the worker's next check of its claims finds them no longer claimed and drops them unsent.
     public func cancelMessage(appID: String, messageID: String, now: Int64) throws -> MessageRecord? {
-        try database.write { db in
+        let (message, cancelled) = try database.write { db in
             let changed = try db.run(
                 """
                 UPDATE messages SET state = 'cancelled', finished_at = ?3
@@ -116,15 +119,18 @@ extension SQLiteStore {
             if changed > 0 {
                 try db.run(
                     """
-                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled', updated_at = ?2
-                    WHERE message_id = ?1 AND state = 'pending'
+                    UPDATE message_deliveries SET state = 'cancelled', reason = NULL, updated_at = ?2
+                    WHERE message_id = ?1 AND state IN ('pending', 'claimed')
                     """, [.text(messageID), .integer(now)])
             }
-            return try db.query(
+            let message = try db.query(
                 "SELECT \(Self.messageColumns) FROM messages WHERE id = ?1 AND app_id = ?2",
                 [.text(messageID), .text(appID)], row: Self.messageRow
             ).first
+            return (message, changed > 0)
         }
+        if cancelled { changes.publish(.messageCancelled(id: messageID)) }
+        return message
     }
 
     public func releaseAllClaims(now: Int64) throws -> Int {
@@ -207,10 +213,13 @@ extension SQLiteStore {
         return try database.write { db in
             let changed = try db.run(
                 """
-                UPDATE message_deliveries SET state = ?4, reason = ?5, attempts = attempts + ?6,
-                    not_before = COALESCE(?7, not_before), claimed_by = NULL, claim_expires_at = NULL,
-                    updated_at = ?8
-                WHERE message_id = ?1 AND installation_id = ?2 AND state = 'claimed' AND claimed_by = ?3
+                UPDATE message_deliveries SET
+                    state = CASE WHEN state = 'claimed' OR ?4 IN ('sent', 'failed') THEN ?4 ELSE state END,
+                    reason = CASE WHEN state = 'claimed' OR ?4 IN ('sent', 'failed') THEN ?5 ELSE reason END,
+                    attempts = attempts + ?6, not_before = COALESCE(?7, not_before), claimed_by = NULL,
+                    claim_expires_at = NULL, updated_at = ?8
+                WHERE message_id = ?1 AND installation_id = ?2 AND state IN ('claimed', 'cancelled')
+                    AND claimed_by = ?3
                 """,
                 [
                     .text(messageID), .text(installationID), .text(worker), .text(state), SQLiteValue(reason),
@@ -220,7 +229,7 @@ extension SQLiteStore {
                 // A retry of a message cancelled while the push was in flight will never be claimed.
                 try db.run(
                     """
-                    UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                    UPDATE message_deliveries SET state = 'cancelled', reason = NULL
                     WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
                         AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND state = 'cancelled')
                     """, [.text(messageID), .text(installationID)])

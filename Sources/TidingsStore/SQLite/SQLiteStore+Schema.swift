@@ -414,6 +414,14 @@ extension SQLiteStore {
             next_at INTEGER NOT NULL
         );
         """,
+        // Cancelled deliveries get a state of their own: they were `skipped` with the reason `cancelled`, and
+        // rows a cancel missed (claimed at the time, or released after it) stayed queued under their
+        // cancelled message for ever.
+        """
+        UPDATE message_deliveries SET state = 'cancelled', reason = NULL
+        WHERE (state = 'skipped' AND reason = 'cancelled')
+            OR (state IN ('pending', 'claimed') AND message_id IN (SELECT id FROM messages WHERE state = 'cancelled'));
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

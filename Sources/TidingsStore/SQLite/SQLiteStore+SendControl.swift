@@ -71,13 +71,17 @@ extension SQLiteStore {
             try completions.map { completion in
                 let (state, reason, notBefore, extraAttempt) = completion.columns
                 let keys: [SQLiteValue] = [.text(completion.messageID), .text(completion.installationID)]
+                // A row cancelled under its claim takes the answer of a push already handed to the provider
+                // (`sent` or `failed`) and stays `cancelled` otherwise.
                 let changed = try db.run(
                     """
-                    UPDATE message_deliveries SET state = ?4, reason = ?5, attempts = attempts + ?6,
-                        not_before = COALESCE(?7, not_before), claimed_by = NULL, claim_expires_at = NULL,
-                        updated_at = ?8
-                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'claimed' AND claimed_by = ?3
-                        AND (?9 IS NULL OR claim_epoch = ?9)
+                    UPDATE message_deliveries SET
+                        state = CASE WHEN state = 'claimed' OR ?4 IN ('sent', 'failed') THEN ?4 ELSE state END,
+                        reason = CASE WHEN state = 'claimed' OR ?4 IN ('sent', 'failed') THEN ?5 ELSE reason END,
+                        attempts = attempts + ?6, not_before = COALESCE(?7, not_before), claimed_by = NULL,
+                        claim_expires_at = NULL, updated_at = ?8
+                    WHERE message_id = ?1 AND installation_id = ?2 AND state IN ('claimed', 'cancelled')
+                        AND claimed_by = ?3 AND (?9 IS NULL OR claim_epoch = ?9)
                     """,
                     keys + [
                         .text(worker), .text(state), SQLiteValue(reason), .integer(extraAttempt),
@@ -94,7 +98,7 @@ extension SQLiteStore {
                     // A retry of a message cancelled while the push was in flight will never be claimed.
                     try db.run(
                         """
-                        UPDATE message_deliveries SET state = 'skipped', reason = 'cancelled'
+                        UPDATE message_deliveries SET state = 'cancelled', reason = NULL
                         WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
                             AND EXISTS (SELECT 1 FROM messages WHERE id = ?1 AND state = 'cancelled')
                         """, keys)

@@ -139,11 +139,11 @@ enum SendCommand {
                 if case .integer(let value)? = counts?[name] { return Int(value) }
                 return 0
             }
-            let handled = count("sent") + count("failed") + count("skipped")
+            let handled = count("sent") + count("failed") + count("skipped") + count("cancelled")
             let state = status["state"]?.stringValue ?? "unknown"
-            progress.update(
-                done: handled, total: count("targets"),
-                detail: "\(state): sent \(count("sent")), failed \(count("failed")), skipped \(count("skipped"))")
+            var detail = "\(state): sent \(count("sent")), failed \(count("failed")), skipped \(count("skipped"))"
+            if count("cancelled") > 0 { detail += ", cancelled \(count("cancelled"))" }
+            progress.update(done: handled, total: count("targets"), detail: detail)
             if state == "done" || state == "cancelled" { return status }
             guard clock.now < deadline else {
                 throw CommandLineError.failure(

@@ -15,13 +15,13 @@ import TidingsModel
 /// Rates divide distinct installations by the distinct installations delivered to (the server computes them, and
 /// defines the stages: opened counts an opening through a button that opens the app, actions are of delivered).
 enum FunnelText {
-    /// The table for `funnel`; `counts` is a message's `counts` object (targets, sent, failed, skipped).
+    /// The table for `funnel`; `counts` is a message's `counts` object (targets, sent, failed, skipped, cancelled).
     static func render(funnel: JSONValue, counts: JSONValue? = nil) -> String {
         var table = ColumnText([
             ("STAGE", .left), ("EVENTS", .right), ("INSTALLATIONS", .right), ("RATE", .right),
         ])
         if let counts {
-            for name in ["targets", "queued", "in_flight", "sent", "failed", "skipped"] {
+            for name in ["targets", "queued", "in_flight", "sent", "failed", "skipped", "cancelled"] {
                 table.row([name.replacingOccurrences(of: "_", with: " "), number(counts[name])])
             }
             for (name, reasons) in [("failed", counts["failed_by_reason"]), ("skipped", counts["skipped_by_reason"])] {
