@@ -57,7 +57,7 @@ import TidingsModel
         #expect(zones.reduce(0) { $0 + ($1["waiting"]?.integerValue ?? 0) } == 40)
         #expect(localTime["waiting_before_cancel"] == 40)
         #expect(localTime["counts_after_cancel"]?["sent"] == 0)
-        #expect(localTime["counts_after_cancel"]?["skipped"] == 40)
+        #expect(localTime["counts_after_cancel"]?["cancelled"] == 40)
     }
 
     @Test func theDemoExplainsItsFunnelToPeople() async throws {

@@ -81,7 +81,13 @@ import TidingsModel
         #expect(lines.contains { $0.hasPrefix("Next due    \(localTime.prefix(4))") })
         #expect(lines.contains { $0.split(separator: " ").first == "DUE" && $0.contains("OFFSET") })
         let row = lines.first { $0.contains("+05:45") }?.split(separator: " ").map(String.init)
-        #expect(row?.dropFirst() == ["+05:45", "1", "0", "0", "0"])
+        #expect(row?.dropFirst() == ["+05:45", "1", "0", "0", "0", "0"])
+
+        // Cancelled, the zone's delivery stops waiting and is counted in its own column.
+        #expect(try await backend.tidingsConnected(["send", "cancel", id]).status == 0)
+        let after = try await backend.tidingsConnected(["stats", id])
+        let cancelledRow = after.standardOutput.split(separator: "\n").first { $0.contains("+05:45") }
+        #expect(cancelledRow?.split(separator: " ").dropFirst().map(String.init) == ["+05:45", "0", "0", "0", "0", "1"])
 
         let json = try await backend.tidingsConnected(["stats", id, "--json"])
         let answer = try JSONValue.parse(json.standardOutput)

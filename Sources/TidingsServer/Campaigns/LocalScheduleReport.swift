@@ -4,7 +4,7 @@ import TidingsStore
 
 /// What `GET /v1/messages/{message_id}` shows of a local-time message's schedule: one entry per due instant
 /// (the zones whose wall clocks read the local time then), with how many deliveries wait, are sent or were
-/// skipped there, and the next due time that still has deliveries waiting.
+/// skipped or cancelled there, and the next due time that still has deliveries waiting.
 struct LocalScheduleReport {
     var time: LocalDateTime
     var countsByDue: [Int64: MessageCounts]
@@ -31,7 +31,7 @@ struct LocalScheduleReport {
                 "due_at": .integer(due), "utc_offset": utcOffset(at: due).map(JSONValue.string) ?? .null,
                 "waiting": .integer(Int64(counts.queued)), "in_flight": .integer(Int64(counts.inFlight)),
                 "sent": .integer(Int64(counts.sent)), "failed": .integer(Int64(counts.failed)),
-                "skipped": .integer(Int64(counts.skipped)),
+                "skipped": .integer(Int64(counts.skipped)), "cancelled": .integer(Int64(counts.cancelled)),
                 "skipped_by_reason": .object(counts.skippedByReason.mapValues { .integer(Int64($0)) }),
             ]
         }

@@ -55,8 +55,16 @@ struct DemoLocalTime {
             outcome.waiting = Int(schedule["waiting"]?.integerValue ?? 0)
             let cancelled = try await driver.cancel(messageID)
             outcome.afterCancel = cancelled["counts"] ?? .null
-            let left = try await driver.message(messageID)["local_schedule"]?["waiting"]?.integerValue ?? -1
-            if left != 0 { outcome.failure = "after the cancel \(left) deliveries still wait" }
+            let after = try await driver.message(messageID)["local_schedule"] ?? .null
+            let left = after["waiting"]?.integerValue ?? -1
+            let cancelledInZones = (after["zones"]?.arrayValue ?? []).reduce(0) {
+                $0 + ($1["cancelled"]?.integerValue ?? 0)
+            }
+            if left != 0 {
+                outcome.failure = "after the cancel \(left) deliveries still wait"
+            } else if cancelledInZones != Int64(outcome.waiting) {
+                outcome.failure = "the zones count \(cancelledInZones) cancelled of \(outcome.waiting) that waited"
+            }
         } catch {
             outcome.failure = error.description
         }
@@ -99,9 +107,11 @@ struct DemoLocalTime {
         if let failure {
             lines.append("  FAILED: \(failure)")
         } else {
-            let skipped = afterCancel["skipped"]?.integerValue ?? 0
+            let cancelled = afterCancel["cancelled"]?.integerValue ?? 0
+            let sent = afterCancel["sent"]?.integerValue ?? 0
             lines.append(
-                "  cancelled before the first zone's due time: \(waiting) waiting → 0 (\(skipped) skipped, none sent)")
+                "  cancelled before the first zone's due time: \(waiting) waiting → 0 (\(cancelled) cancelled, "
+                    + "\(sent) sent)")
         }
         return lines
     }

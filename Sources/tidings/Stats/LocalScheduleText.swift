@@ -8,8 +8,8 @@ import TidingsModel
 /// Local time  2027-01-15T09:00
 /// Next due    2027-01-14T19:00:00.000Z
 ///
-/// DUE                       OFFSET  WAITING  SENT  FAILED  SKIPPED
-/// 2027-01-14T19:00:00.000Z  +14:00        1     0       0        0
+/// DUE                       OFFSET  WAITING  SENT  FAILED  SKIPPED  CANCELLED
+/// 2027-01-14T19:00:00.000Z  +14:00        1     0       0        0          0
 /// ```
 enum LocalScheduleText {
     /// Nothing when the message has no local schedule.
@@ -24,7 +24,7 @@ enum LocalScheduleText {
         }
         var table = ColumnText([
             ("DUE", .left), ("OFFSET", .right), ("WAITING", .right), ("SENT", .right), ("FAILED", .right),
-            ("SKIPPED", .right),
+            ("SKIPPED", .right), ("CANCELLED", .right),
         ])
         for zone in schedule["zones"]?.arrayValue ?? [] {
             let due: String = if case .integer(let at)? = zone["due_at"] { DisplayText.timestamp(at) } else { "" }
@@ -37,6 +37,7 @@ enum LocalScheduleText {
             table.row([
                 due, zone["utc_offset"]?.stringValue ?? "-", String(waiting), FunnelText.number(zone["sent"]),
                 FunnelText.number(zone["failed"]), FunnelText.number(zone["skipped"]),
+                FunnelText.number(zone["cancelled"]),
             ])
         }
         return "\n" + header.render() + "\n" + table.render()
