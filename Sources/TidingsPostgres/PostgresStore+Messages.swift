@@ -8,7 +8,7 @@ extension PostgresStore {
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
-        target_user_id, variant, language
+        target_user_id, variant, language, split_user_id
         """
     /// How many columns ``messageColumns`` names: the index of a column selected after them.
     static let messageColumnCount = Int32(messageColumns.split(separator: ",").count)
@@ -16,7 +16,7 @@ extension PostgresStore {
     static let deliveryColumnCount = Int32(deliveryColumns.split(separator: ",").count)
     private static let insertDeliverySQL = """
         INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
         ON CONFLICT (message_id, installation_id) DO NOTHING
         """
 
@@ -55,7 +55,7 @@ extension PostgresStore {
                     .text(delivery.state.rawValue), PostgresValue(delivery.reason),
                     .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
                     PostgresValue(delivery.targetUserID), PostgresValue(delivery.variant),
-                    PostgresValue(delivery.language), .integer(now),
+                    PostgresValue(delivery.language), PostgresValue(delivery.splitUserID), .integer(now),
                 ]
             })
     }
@@ -301,11 +301,13 @@ extension PostgresStore {
     }
 
     static func deliveryRow(_ row: PostgresRow) -> MessageDelivery {
-        MessageDelivery(
+        var delivery = MessageDelivery(
             messageID: row.text(0), appID: row.text(2), installationID: row.text(1), token: row.text(3),
             tokenType: TokenType(rawValue: row.text(4)) ?? .apns, environment: row.text(5),
             state: MessageDelivery.State(rawValue: row.text(6)) ?? .pending, reason: row.optionalText(7),
             attempts: row.int(8), notBefore: row.int64(9), targetUserID: row.optionalText(10),
             variant: row.optionalText(11), language: row.optionalText(12))
+        delivery.splitUserID = row.optionalText(13)
+        return delivery
     }
 }

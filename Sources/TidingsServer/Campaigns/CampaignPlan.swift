@@ -31,12 +31,16 @@ struct CampaignPlan: Sendable, Hashable {
     var arms: [Arm]
     /// The control group's share, 0 to 1; only with variants.
     var control: Double
+    /// Whether variants are assigned per person and campaign (``VariantAssignment/variant(splitKey:subject:)``);
+    /// false in the plans of messages accepted before, which keep assigning per message and installation.
+    var splitsByPerson: Bool
+    var conversion: ConversionGoal?
 
     var hasVariants: Bool { arms.first?.id != nil }
 
     init(
         target: JSONValue, kind: MessageKind, environment: OutgoingPush.Environment?, schedule: CampaignSchedule,
-        arms: [Arm], control: Double
+        arms: [Arm], control: Double, splitsByPerson: Bool = true, conversion: ConversionGoal? = nil
     ) {
         self.target = target
         self.kind = kind
@@ -44,6 +48,8 @@ struct CampaignPlan: Sendable, Hashable {
         self.schedule = schedule
         self.arms = arms
         self.control = control
+        self.splitsByPerson = splitsByPerson
+        self.conversion = conversion
     }
 
     /// The plan of an accepted request.
@@ -56,7 +62,7 @@ struct CampaignPlan: Sendable, Hashable {
             schedule: request.schedule,
             arms: request.variants.isEmpty
                 ? [arm(nil, 1, request.localizedContent)] : request.variants.map { arm($0.id, $0.weight, $0.content) },
-            control: request.control)
+            control: request.control, conversion: request.conversion)
     }
 
     /// The schedule as the API shows it.
@@ -91,7 +97,8 @@ struct CampaignPlan: Sendable, Hashable {
         return [
             "target": target, "kind": .string(kind.rawValue),
             "environment": environment.map { .string($0.rawValue) } ?? .null, "schedule": .object(scheduleJSON),
-            "control": .double(control),
+            "control": .double(control), "split": .string(splitsByPerson ? Self.personSplit : "installation"),
+            "conversion": conversion?.json ?? .null,
             "arms": .array(
                 arms.map { arm in
                     [
@@ -142,6 +149,11 @@ struct CampaignPlan: Sendable, Hashable {
         return CampaignPlan(
             target: target, kind: kind,
             environment: object["environment"]?.stringValue.flatMap(OutgoingPush.Environment.init(rawValue:)),
-            schedule: schedule, arms: arms, control: control)
+            schedule: schedule, arms: arms, control: control,
+            splitsByPerson: object["split"]?.stringValue == Self.personSplit,
+            conversion: ConversionGoal.decode(object["conversion"]))
     }
+
+    /// The `split` of plans that assign by person and campaign.
+    static let personSplit = "person"
 }
