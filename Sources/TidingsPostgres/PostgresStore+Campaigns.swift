@@ -149,7 +149,9 @@ extension PostgresStore {
         appID: String, messageID: String, event: String, withinMilliseconds: Int64, from: ConversionStart,
         openingActions: [String: Set<String>]
     ) throws -> [String: ConversionCount] {
-        let query = ConversionQuery.sql(from: from, openingActions: openingActions, parameter: { "$\($0)" })
+        let query = ConversionQuery.sql(
+            from: from, openingActions: openingActions,
+            messageEvents: "FROM events e WHERE e.app_id = $1 AND e.message_id = $2", parameter: { "$\($0)" })
         return try read { db in
             let rows = try db.query(
                 query.sql,

@@ -9,8 +9,16 @@ package enum ConversionQuery {
     /// The statement and its text values after the first four parameters (app id, message id, event type and
     /// window in milliseconds, bound by the caller): rows of arm (`''` without variants), recipients,
     /// converted.
+    ///
+    /// Each part reads its table once (the message's events, its deliveries, the events of the goal's type)
+    /// and they meet in joins, never in a subquery per delivery, so a message of a million recipients costs
+    /// a few scans rather than a million.
+    ///
+    /// - Parameter messageEvents: the `FROM` and the start of the `WHERE` of the message's events, aliased
+    ///   `e` (the SQLite store reads them through its event ranges, PostgreSQL through its index).
     package static func sql(
-        from: ConversionStart, openingActions: [String: Set<String>], parameter: (Int) -> String
+        from: ConversionStart, openingActions: [String: Set<String>], messageEvents: String,
+        parameter: (Int) -> String
     ) -> (sql: String, values: [String]) {
         var values: [String] = []
         func bind(_ value: String) -> String {
@@ -18,37 +26,41 @@ package enum ConversionQuery {
             return parameter(4 + values.count)
         }
         let (app, message, event, window) = (parameter(1), parameter(2), parameter(3), parameter(4))
+        let starts: String
         let start: String
         switch from {
         case .delivery:
-            start = """
-                COALESCE((SELECT MIN(e.occurred_at) FROM events e WHERE e.app_id = \(app) AND e.message_id = d.message_id
-                    AND e.installation_id = d.installation_id AND e.type = 'delivery'), d.updated_at)
-                """
+            starts = "e.type = 'delivery'"
+            start = "COALESCE(f.at, d.updated_at)"
         case .open:
             let opening = FunnelStage.openingAction(openingActions: openingActions, bind: bind)
-            start = """
-                (SELECT MIN(e.occurred_at) FROM events e WHERE e.app_id = \(app) AND e.message_id = d.message_id
-                    AND e.installation_id = d.installation_id
-                    AND (e.type IN ('open', 'link_open', 'deeplink_open', 'screen_open') OR \(opening)))
-                """
+            starts = "(e.type IN ('open', 'link_open', 'deeplink_open', 'screen_open') OR \(opening))"
+            start = "f.at"
         }
         let sql = """
-            SELECT s.arm, COUNT(DISTINCT s.unit), COUNT(DISTINCT CASE WHEN EXISTS (
-                SELECT 1 FROM events c WHERE c.app_id = \(app) AND c.type = \(event)
-                    AND c.occurred_at >= s.start AND c.occurred_at <= s.start + \(window)
-                    AND (c.installation_id = s.installation_id
-                        OR (s.split_user_id IS NOT NULL AND c.user_id = s.split_user_id))
-            ) THEN s.unit END)
-            FROM (
+            WITH firsts AS (
+                SELECT e.installation_id, MIN(e.occurred_at) AS at \(messageEvents) AND \(starts)
+                GROUP BY e.installation_id
+            ),
+            recipients AS (
                 SELECT COALESCE(d.variant, '') AS arm, d.installation_id, d.split_user_id,
                     CASE WHEN d.split_user_id IS NULL THEN 'installation:' || d.installation_id
                         ELSE 'user:' || d.split_user_id END AS unit,
                     CASE WHEN d.state = 'skipped' THEN d.not_before ELSE \(start) END AS start
-                FROM message_deliveries d
+                FROM message_deliveries d LEFT JOIN firsts f ON f.installation_id = d.installation_id
                 WHERE d.message_id = \(message) AND d.app_id = \(app)
                     AND (d.state = 'sent' OR (d.state = 'skipped' AND d.reason = 'control'))
-            ) s
+            ),
+            goals AS (SELECT c.installation_id, c.user_id, c.occurred_at FROM events c WHERE c.app_id = \(app) AND c.type = \(event)),
+            converted AS (
+                SELECT s.unit FROM recipients s JOIN goals g ON g.installation_id = s.installation_id
+                    AND g.occurred_at >= s.start AND g.occurred_at <= s.start + \(window)
+                UNION
+                SELECT s.unit FROM recipients s JOIN goals g ON g.user_id = s.split_user_id
+                    AND g.occurred_at >= s.start AND g.occurred_at <= s.start + \(window)
+            )
+            SELECT s.arm, COUNT(DISTINCT s.unit), COUNT(DISTINCT v.unit)
+            FROM recipients s LEFT JOIN converted v ON v.unit = s.unit
             GROUP BY s.arm
             """
         return (sql, values)

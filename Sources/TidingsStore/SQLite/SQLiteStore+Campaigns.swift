@@ -159,7 +159,9 @@ extension SQLiteStore {
         appID: String, messageID: String, event: String, withinMilliseconds: Int64, from: ConversionStart,
         openingActions: [String: Set<String>]
     ) throws -> [String: ConversionCount] {
-        let query = ConversionQuery.sql(from: from, openingActions: openingActions, parameter: { "?\($0)" })
+        let query = ConversionQuery.sql(
+            from: from, openingActions: openingActions, messageEvents: EventScope.message.rows(app: "?1", value: "?2"),
+            parameter: { "?\($0)" })
         return try reader.read { db in
             let rows = try db.query(
                 query.sql,

@@ -49,21 +49,19 @@ extension SQLiteStore {
                     if state == "failed" { days[date, default: DailyActivity(day: date)].failed += count }
                 }
                 // Each delivery counts on the day it was first recorded, and is opened when the same message
-                // was opened on the same installation, whenever: opens of messages delivered before the window
-                // are left out, so the rate cannot pass 100%.
+                // was opened on the same installation: opens of messages delivered before the window, and repeated
+                // opens, are left out, so the rate cannot pass 100%. One scan of the window's events, grouped by
+                // message and installation.
                 let deliveries = try db.query(
                     """
-                    SELECT (f.first_at / ?3) * ?3, COUNT(*), COUNT(CASE WHEN EXISTS (
-                        SELECT 1 FROM events o WHERE o.app_id = ?1 AND o.message_id = f.message_id
-                            AND o.installation_id = f.installation_id
-                            AND (o.type IN ('open', 'link_open', 'deeplink_open', 'screen_open')
-                                OR (o.type = 'action' AND o.opens_app = 1))
-                    ) THEN 1 END)
-                    FROM (
-                        SELECT message_id, installation_id, MIN(occurred_at) AS first_at FROM events
-                        WHERE app_id = ?1 AND occurred_at >= ?2 AND type = 'delivery' AND message_id IS NOT NULL
+                    SELECT (first_at / ?3) * ?3, COUNT(*), SUM(opened) FROM (
+                        SELECT MIN(CASE WHEN type = 'delivery' THEN occurred_at END) AS first_at,
+                            MAX(CASE WHEN type IN ('open', 'link_open', 'deeplink_open', 'screen_open')
+                                OR (type = 'action' AND opens_app = 1) THEN 1 ELSE 0 END) AS opened
+                        FROM events WHERE app_id = ?1 AND occurred_at >= ?2 AND message_id IS NOT NULL
                         GROUP BY message_id, installation_id
-                    ) f
+                    ) pairs
+                    WHERE first_at IS NOT NULL
                     GROUP BY 1
                     """, [.text(appID), .integer(start), .integer(day)]
                 ) { row in (row.int64(at: 0), row.int(at: 1), row.int(at: 2)) }

@@ -208,19 +208,19 @@ import TidingsTesting
         let control = users["control"] ?? []
         // a: the two-device user buys on the tablet (no delivery there), two more on their phones; one buys
         // 25 hours after delivery (outside), one bought before the delivery.
-        record(.init("purchase"), "\(a[0])-tablet", user: a[0], at: sentAt + 5 * hour)
-        record(.init("purchase"), "\(a[1])-phone", user: a[1], at: sentAt + 2 * hour)
-        record(.init("purchase"), "\(a[2])-phone", user: a[2], at: sentAt + 24 * hour)
-        record(.init("purchase"), "\(a[3])-phone", user: a[3], at: sentAt + 26 * hour)
-        record(.init("purchase"), "\(a[4])-phone", user: a[4], at: sentAt + hour / 2)
+        record(.purchase, "\(a[0])-tablet", user: a[0], at: sentAt + 5 * hour)
+        record(.purchase, "\(a[1])-phone", user: a[1], at: sentAt + 2 * hour)
+        record(.purchase, "\(a[2])-phone", user: a[2], at: sentAt + 24 * hour)
+        record(.purchase, "\(a[3])-phone", user: a[3], at: sentAt + 26 * hour)
+        record(.purchase, "\(a[4])-phone", user: a[4], at: sentAt + hour / 2)
         // b: six buy within the window, one of them twice.
-        for user in b.prefix(6) { record(.init("purchase"), "\(user)-phone", user: user, at: sentAt + 3 * hour) }
-        record(.init("purchase"), "\(b[0])-phone", user: b[0], at: sentAt + 4 * hour)
+        for user in b.prefix(6) { record(.purchase, "\(user)-phone", user: user, at: sentAt + 3 * hour) }
+        record(.purchase, "\(b[0])-phone", user: b[0], at: sentAt + 4 * hour)
         // Another event type is not a conversion.
         record(.open, "\(b[7])-phone", user: b[7], at: sentAt + 2 * hour, message: messageID)
         // control: its window opens when it would have been sent; one buys within it, one before.
-        record(.init("purchase"), "\(control[0])-phone", user: control[0], at: sentAt + 23 * hour)
-        record(.init("purchase"), "\(control[1])-phone", user: control[1], at: sentAt - hour)
+        record(.purchase, "\(control[0])-phone", user: control[0], at: sentAt + 23 * hour)
+        record(.purchase, "\(control[1])-phone", user: control[1], at: sentAt - hour)
         _ = try fixture.store.insertEvents(appID: "app_main", events: events, receivedAt: sentAt + 30 * hour)
 
         let stats = try await fixture.harness.call(
@@ -257,6 +257,51 @@ import TidingsTesting
         #expect(message.json["funnel"]?["variants"] == stats.json["variants"], "the message page shows the same")
     }
 
+    /// A window that opens at the open: only recipients who opened can convert, from their first open (a
+    /// button that opened the app counts).
+    @Test(arguments: StoreBackend.allCases)
+    func aWindowFromTheOpenCountsOnlyThoseWhoOpened(_ backend: StoreBackend) async throws {
+        let fixture = try MessageFixture(backend: backend)
+        for index in 0..<4 { try await fixture.register("inst-\(index)", seed: index + 1) }
+        let sentAt = fixture.harness.now
+        let reply = try await fixture.send([
+            "target": ["all": true], "content": ["title": "Sale"],
+            "conversion": ["event": "purchase", "within": "1h", "from": "open"],
+        ])
+        let messageID = try #require(reply.json["message_id"]?.stringValue)
+        try await fixture.worker().drain()
+        let minute: Int64 = 60_000
+        func event(_ type: EventType, _ index: Int, at minutes: Int64, opensApp: Bool? = nil) -> TidingsEvent {
+            var event = TidingsEvent(
+                type: type, occurredAt: sentAt + minutes * minute, installationID: "inst-\(index)",
+                messageID: type == .purchase ? nil : messageID)
+            if type == .action { event.actionID = "buy" }
+            event.opensApp = opensApp
+            return event
+        }
+        _ = try fixture.store.insertEvents(
+            appID: "app_main",
+            events: [
+                // Opens at 60, buys at 90: converted.
+                event(.open, 0, at: 60), event(.purchase, 0, at: 90),
+                // Never opens: its purchase does not count.
+                event(.delivery, 1, at: 5), event(.purchase, 1, at: 30),
+                // Opens the app through a button at 120, buys at 150: converted.
+                event(.action, 2, at: 120, opensApp: true), event(.purchase, 2, at: 150),
+                // Opens at 60, buys at 180: outside the hour.
+                event(.open, 3, at: 60), event(.purchase, 3, at: 180),
+            ], receivedAt: sentAt + 200 * minute)
+        let stats = try await fixture.harness.call(
+            "GET", "/v1/messages/\(messageID)/stats", key: fixture.harness.serverKey)
+        let conversion = try #require(stats.json["conversion"])
+        #expect(conversion["from"] == "open")
+        #expect(conversion["within_seconds"] == 3600)
+        #expect(conversion["recipients"] == 4)
+        #expect(conversion["converted"] == 2)
+        #expect(conversion["rate"] == 0.5)
+        #expect(stats.json["variants"] == nil)
+    }
+
     @Test func theWilsonIntervalMatchesHandWorkedValues() throws {
         let threeOfTen = try #require(WilsonInterval(successes: 3, trials: 10))
         #expect(abs(threeOfTen.lower - 0.107_789) < 0.000_01)
@@ -269,4 +314,9 @@ import TidingsTesting
         #expect(all.upper == 1)
         #expect(WilsonInterval(successes: 0, trials: 0) == nil)
     }
+}
+
+extension EventType {
+    /// A conversion the app's backend records; not a type the SDK sends.
+    fileprivate static let purchase = EventType("purchase")
 }
