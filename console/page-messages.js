@@ -74,6 +74,25 @@ export async function messagePage(view, messageID) {
           `(${(100 * difference.ci95_low).toFixed(1)} to ${(100 * difference.ci95_high).toFixed(1)})` +
           (difference.significant ? ", significant" : ", not significant") : ""] : [])];
     });
+    // Conversions per variant, the control group included: the rate with its 95% Wilson interval, and the
+    // difference from the control group (or the first variant) with its 95% interval.
+    const points = (value) => `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)}`;
+    const goal = funnel?.conversion;
+    const span = (seconds) => [[86400, "d"], [3600, "h"], [60, "min"]].map(([length, unit]) =>
+      seconds % length === 0 ? `${seconds / length} ${unit}` : null).find(Boolean) ?? `${seconds} s`;
+    const conversionRows = (funnel?.variants ?? []).filter((group) => group.conversions).map((group) => {
+      const counts = group.conversions;
+      const difference = counts.difference;
+      return [group.variant, counts.recipients, counts.converted, rate(counts.rate),
+        counts.ci95_low === null ? "–" : `${rate(counts.ci95_low)} to ${rate(counts.ci95_high)}`,
+        difference ? `${points(difference.difference)} pts versus ${difference.versus} ` +
+          `(${points(difference.ci95_low)} to ${points(difference.ci95_high)})` +
+          (difference.significant ? ", significant" : ", not significant") : ""];
+    });
+    const conversions = goal && conversionRows.length ? h("section", { id: "variant-conversions" },
+      h("h2", {}, `Conversions: ${goal.event} within ${span(goal.within_seconds)} of ${goal.from}`),
+      table(["Variant", "Recipients", "Converted", "Rate", "95% interval", "Difference (95% CI)"], conversionRows))
+      : null;
     const breakdown = (groups, key, heading, id) => groups?.length ? h("section", { id },
       h("h2", {}, heading),
       table([key === "variant" ? "Variant" : "Language", "Targets", "Sent", "Delivered", "Opened", "Open rate",
@@ -83,6 +102,7 @@ export async function messagePage(view, messageID) {
         h("h2", { id: "funnel-heading" }, "Funnel"),
         table(["Stage", "", "Count", "Rate", "Of"], bars)),
       breakdown(funnel?.variants, "variant", "By variant", "variant-funnels"),
+      conversions,
       breakdown(funnel?.languages, "language", "By language", "language-funnels"),
       h("h2", {}, "Failures by reason"),
       failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),

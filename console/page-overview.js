@@ -1,6 +1,6 @@
 import { api } from "/console/api.js";
 import { lineChart } from "/console/charts.js";
-import { h, percent, show, table } from "/console/dom.js";
+import { h, percent, rate, show, table } from "/console/dom.js";
 
 export async function overviewPage(view) {
   const data = await api("GET", "/v1/stats/overview?days=14");
@@ -9,9 +9,9 @@ export async function overviewPage(view) {
   const card = (label, value, note) =>
     h("div", { class: "card" }, h("div", { class: "muted" }, label), h("div", { class: "value" }, value),
       note ? h("div", { class: "muted" }, note) : null);
-  const sent = data.days.reduce((sum, entry) => sum + entry.sent, 0);
-  const opened = data.days.reduce((sum, entry) => sum + entry.opened, 0);
-  const delivered = data.days.reduce((sum, entry) => sum + entry.delivered, 0);
+  // The server defines the rate (opens of the messages delivered in the window over those deliveries), so the
+  // console, the CLI and the API show the same figure.
+  const { sent, delivered, opened, open_rate: openRate } = data.totals;
   const failures = Object.entries(data.failures_by_reason).sort((a, b) => b[1] - a[1]);
   show(view,
     h("h1", {}, "Overview"),
@@ -20,7 +20,8 @@ export async function overviewPage(view) {
       card("Notification consent", percent(installs.notification_consent, installs.total),
         `${installs.notification_consent} installations`),
       card("Sent, 14 days", sent, `${delivered} delivered`),
-      card("Open rate, 14 days", percent(opened, delivered || sent), `${opened} opens`)),
+      card("Open rate, 14 days", rate(openRate),
+        `${opened} of ${delivered} deliveries opened`)),
     h("h2", {}, "Installations by platform"),
     table(["Platform", "Installations", "Share"],
       Object.entries(installs.by_platform).map(([name, count]) => [name, count, percent(count, installs.total)])),
@@ -40,7 +41,7 @@ export async function overviewPage(view) {
       title: "Open rate per day (%)", days, maximum: 100, format: (value) => `${value}`,
       series: [{
         name: "Opened / delivered",
-        values: data.days.map((entry) => (entry.delivered ? Math.round((1000 * entry.opened) / entry.delivered) / 10 : 0)),
+        values: data.days.map((entry) => (entry.open_rate === null ? 0 : Math.round(entry.open_rate * 1000) / 10)),
       }],
     }),
     h("h2", {}, "Recent failures by reason"),

@@ -160,3 +160,22 @@ extension PostgresStore {
         return funnels
     }
 }
+
+extension PostgresStore {
+    public func conversions(
+        appID: String, messageID: String, event: String, withinMilliseconds: Int64, from: ConversionStart,
+        openingActions: [String: Set<String>]
+    ) throws -> [String: ConversionCount] {
+        let query = ConversionQuery.sql(
+            from: from, openingActions: openingActions,
+            messageEvents: "FROM events e WHERE e.app_id = $1 AND e.message_id = $2", parameter: { "$\($0)" })
+        return try read { db in
+            let rows = try db.query(
+                query.sql,
+                [.text(appID), .text(messageID), .text(event), .integer(withinMilliseconds)]
+                    + query.values.map { .text($0) }
+            ) { row in (row.text(0), ConversionCount(recipients: row.int(1), converted: row.int(2))) }
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        }
+    }
+}

@@ -6,7 +6,7 @@ extension PostgresStore {
     static let eventColumns = """
         seq, event_id, type, occurred_at, received_at, installation_id, platform, sdk_version, app_version, \
         os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state, action_id, value, \
-        token, token_type, environment, permission, attributes
+        token, token_type, environment, permission, attributes, opens_app
         """
 
     /// The per-event columns of a batch, after the app (`$1`) and the receipt time (`$2`): one array each.
@@ -16,7 +16,7 @@ extension PostgresStore {
         ("device_model", "text"), ("user_id", "text"), ("message_id", "text"), ("campaign_id", "text"),
         ("dialect", "text"), ("source", "text"), ("app_state", "text"), ("action_id", "text"), ("value", "text"),
         ("token", "text"), ("token_type", "text"), ("environment", "text"), ("permission", "text"),
-        ("attributes", "text"),
+        ("attributes", "text"), ("opens_app", "smallint"),
     ]
 
     /// A whole batch in one statement, its events bound as one array per column: the first occurrence of each
@@ -59,6 +59,7 @@ extension PostgresStore {
                 PostgresValue(event.appState?.rawValue), PostgresValue(event.actionID), PostgresValue(event.value),
                 PostgresValue(event.token), PostgresValue(event.tokenType?.rawValue), PostgresValue(event.environment),
                 PostgresValue(event.permission), PostgresValue(event.attributes.map { JSONText.string(.object($0)) }),
+                PostgresValue(event.opensApp.map { Int64($0 ? 1 : 0) }),
             ]
         }
         let parameters =
@@ -135,7 +136,7 @@ extension PostgresStore {
 
     static func eventRow(_ row: PostgresRow) -> StoredEvent {
         let attributes = row.optionalText(23).flatMap { try? JSONText.parse(Data($0.utf8)).objectValue }
-        let event = TidingsEvent(
+        var event = TidingsEvent(
             eventID: UUID(uuidString: row.text(1)) ?? UUID(), type: EventType(row.text(2)), occurredAt: row.int64(3),
             installationID: row.text(5), platform: row.text(6), sdkVersion: row.optionalText(7),
             appVersion: row.optionalText(8), osVersion: row.optionalText(9), deviceModel: row.optionalText(10),
@@ -145,6 +146,7 @@ extension PostgresStore {
             value: row.optionalText(18), token: row.optionalText(19),
             tokenType: row.optionalText(20).flatMap(TokenType.init(rawValue:)), environment: row.optionalText(21),
             permission: row.optionalText(22), attributes: attributes)
+        event.opensApp = row.optionalInt64(24).map { $0 != 0 }
         return StoredEvent(sequence: row.int64(0), event: event, receivedAt: row.int64(4))
     }
 }

@@ -8,7 +8,7 @@ extension PostgresStore {
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
-        target_user_id, variant, language, due_at, expires_at
+        target_user_id, variant, language, due_at, expires_at, split_user_id
         """
     /// How many columns ``messageColumns`` names: the index of a column selected after them.
     static let messageColumnCount = Int32(messageColumns.split(separator: ",").count)
@@ -16,7 +16,7 @@ extension PostgresStore {
     static let deliveryColumnCount = Int32(deliveryColumns.split(separator: ",").count)
     private static let insertDeliverySQL = """
         INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
         ON CONFLICT (message_id, installation_id) DO NOTHING
         """
 
@@ -56,7 +56,7 @@ extension PostgresStore {
                     .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
                     PostgresValue(delivery.targetUserID), PostgresValue(delivery.variant),
                     PostgresValue(delivery.language), PostgresValue(delivery.dueAt),
-                    PostgresValue(delivery.expiresAt), .integer(now),
+                    PostgresValue(delivery.expiresAt), PostgresValue(delivery.splitUserID), .integer(now),
                 ]
             })
     }
@@ -316,12 +316,14 @@ extension PostgresStore {
     }
 
     static func deliveryRow(_ row: PostgresRow) -> MessageDelivery {
-        MessageDelivery(
+        var delivery = MessageDelivery(
             messageID: row.text(0), appID: row.text(2), installationID: row.text(1), token: row.text(3),
             tokenType: TokenType(rawValue: row.text(4)) ?? .apns, environment: row.text(5),
             state: MessageDelivery.State(rawValue: row.text(6)) ?? .pending, reason: row.optionalText(7),
             attempts: row.int(8), notBefore: row.int64(9), targetUserID: row.optionalText(10),
             variant: row.optionalText(11), language: row.optionalText(12), dueAt: row.optionalInt64(13),
             expiresAt: row.optionalInt64(14))
+        delivery.splitUserID = row.optionalText(15)
+        return delivery
     }
 }

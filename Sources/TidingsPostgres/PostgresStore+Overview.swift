@@ -48,16 +48,26 @@ extension PostgresStore {
                     if state == "sent" { days[date, default: DailyActivity(day: date)].sent += count }
                     if state == "failed" { days[date, default: DailyActivity(day: date)].failed += count }
                 }
-                let events = try db.query(
+                // Each delivery counts on the day it was first recorded, and is opened when the same message
+                // was opened on the same installation: opens of messages delivered before the window, and repeated
+                // opens, are left out, so the rate cannot pass 100%. One scan of the window's events, grouped by
+                // message and installation.
+                let deliveries = try db.query(
                     """
-                    SELECT (occurred_at / $3) * $3, type, COUNT(*) FROM events
-                    WHERE app_id = $1 AND occurred_at >= $2 AND type IN ('delivery', 'open')
-                    GROUP BY 1, 2
+                    SELECT (first_at / $3) * $3, COUNT(*), SUM(opened) FROM (
+                        SELECT MIN(CASE WHEN type = 'delivery' THEN occurred_at END) AS first_at,
+                            MAX(CASE WHEN type IN ('open', 'link_open', 'deeplink_open', 'screen_open')
+                                OR (type = 'action' AND opens_app = 1) THEN 1 ELSE 0 END) AS opened
+                        FROM events WHERE app_id = $1 AND occurred_at >= $2 AND message_id IS NOT NULL
+                        GROUP BY message_id, installation_id
+                    ) pairs
+                    WHERE first_at IS NOT NULL
+                    GROUP BY 1
                     """, [.text(appID), .integer(start), .integer(day)]
-                ) { row in (row.int64(0), row.text(1), row.int(2)) }
-                for (date, type, count) in events {
-                    if type == "delivery" { days[date, default: DailyActivity(day: date)].delivered += count }
-                    if type == "open" { days[date, default: DailyActivity(day: date)].opened += count }
+                ) { row in (row.int64(0), row.int(1), row.int(2)) }
+                for (date, delivered, opened) in deliveries {
+                    days[date, default: DailyActivity(day: date)].delivered += delivered
+                    days[date, default: DailyActivity(day: date)].opened += opened
                 }
                 return days.values.sorted { $0.day < $1.day }
             }

@@ -456,6 +456,13 @@ extension PostgresStore {
         WHERE (state = 'skipped' AND reason = 'cancelled')
             OR (state IN ('pending', 'claimed') AND message_id IN (SELECT id FROM messages WHERE state = 'cancelled'));
         """,
+        // Split tests by person: the user a delivery's variant was assigned by (its conversions count on any of
+        // the user's devices), and whether a button's `action` opened the app, as the SDK reports it (1 or 0;
+        // NULL from SDKs that do not say).
+        """
+        ALTER TABLE message_deliveries ADD COLUMN split_user_id text COLLATE "C";
+        ALTER TABLE events ADD COLUMN opens_app smallint;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -41,6 +41,15 @@ public protocol CampaignStore: Sendable {
     func funnel(
         appID: String, messageID: String, by grouping: DeliveryGrouping, openingActions: [String: Set<String>]
     ) throws -> [String: EventFunnel]
+    /// The message's conversions per variant (the control group under `control`; `""` for a message without
+    /// variants): see ``ConversionCount`` and ``ConversionQuery`` for who counts.
+    ///
+    /// - Parameter openingActions: the ids of the buttons that open the app, by message id, for an SDK that
+    ///   does not say whether an `action` opened it (when the window opens at the open).
+    func conversions(
+        appID: String, messageID: String, event: String, withinMilliseconds: Int64, from: ConversionStart,
+        openingActions: [String: Set<String>]
+    ) throws -> [String: ConversionCount]
 }
 
 extension CampaignStore {

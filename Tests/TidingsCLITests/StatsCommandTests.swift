@@ -132,6 +132,74 @@ import TidingsModel
         await backend.stop()
     }
 
+    /// The overview's open rate as the console shows it: opens of the deliveries in the window, never above
+    /// 100%, the same figure as the API's.
+    @Test func theOverviewShowsTheOpenRateTheAPIAndConsoleShow() async throws {
+        let backend = try APIBackend(sending: false)
+        for index in 0..<3 { try await backend.register("phone-\(index)") }
+        let now = Date().millisecondsSince1970
+        // An old message delivered before the window and opened now, and one delivered now to two phones,
+        // one of which opens it.
+        try await backend.post([
+            TidingsEvent(
+                type: .delivery, occurredAt: now - 20 * 86_400_000, installationID: "phone-0", messageID: "old"),
+            TidingsEvent(type: .open, occurredAt: now, installationID: "phone-0", messageID: "old"),
+            TidingsEvent(type: .delivery, occurredAt: now, installationID: "phone-1", messageID: "new"),
+            TidingsEvent(type: .open, occurredAt: now, installationID: "phone-1", messageID: "new"),
+            TidingsEvent(type: .delivery, occurredAt: now, installationID: "phone-2", messageID: "new"),
+        ])
+        let table = try await backend.tidingsConnected(["stats", "--overview", "--days", "7"])
+        #expect(table.status == 0, "\(table.standardError)")
+        let rows = table.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(rows.contains("delivered 2"), "\(table.standardOutput)")
+        #expect(rows.contains("opened 1"))
+        #expect(rows.contains("open rate 50.0%"))
+        let api = try await backend.call("GET", "/v1/stats/overview", key: backend.serverKey)
+        let json = try await backend.tidingsConnected(["stats", "--overview", "--json"])
+        #expect(try JSONValue.parse(json.standardOutput)["totals"] == api.json["totals"])
+        #expect(api.json["totals"]?["open_rate"] == 0.5)
+        for bad in [
+            ["stats", "--overview", "--days", "0"], ["stats", "--overview", "msg_x"], ["stats", "msg", "--days", "3"],
+        ] {
+            #expect(try await backend.tidingsConnected(bad).status == 2, "\(bad)")
+        }
+        await backend.stop()
+    }
+
+    @Test func conversionsArePrintedPerVariantWithTheirIntervals() async throws {
+        let backend = try APIBackend()
+        for index in 0..<6 { try await backend.register("phone-\(index)") }
+        let reply = try await backend.call(
+            "POST", "/v1/messages", key: backend.serverKey,
+            [
+                "target": ["all": true], "campaign_id": "cli-split",
+                "variants": [["id": "a", "content": ["title": "A"]], ["id": "b", "content": ["title": "B"]]],
+                "conversion": ["event": "purchase", "within": "2h", "from": "delivery"],
+            ])
+        #expect(reply.status == 202, "\(reply.json)")
+        let id = try #require(reply.json["message_id"]?.stringValue)
+        var answer = JSONValue.null
+        for _ in 0..<100 {
+            answer = try await backend.call("GET", "/v1/messages/\(id)", key: backend.serverKey).json
+            if answer["state"] == "done" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let table = try await backend.tidingsConnected(["stats", id])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("CONVERSIONS (purchase within 2h of delivery)"), "\(table.standardOutput)")
+        let variants = answer["funnel"]?["variants"]?.arrayValue ?? []
+        #expect(variants.count == 2)
+        for variant in variants {
+            let name = variant["variant"]?.stringValue ?? "?"
+            let recipients = variant["conversions"]?["recipients"]?.integerValue ?? -1
+            #expect(
+                lines.contains { $0.hasPrefix(name + " ") && $0.contains(" \(recipients) ") && $0.contains(" 0.0% ") },
+                "\(name): \(table.standardOutput)")
+        }
+        await backend.stop()
+    }
+
     @Test func anUnknownMessageIsOneLineAndExitOne() async throws {
         let backend = try APIBackend(sending: false)
         let result = try await backend.tidingsConnected(["stats", "msg_nope"])

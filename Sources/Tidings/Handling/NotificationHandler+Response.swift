@@ -10,7 +10,7 @@ extension NotificationHandler {
     /// | body, web with any other scheme | `.openApp(reason:)` | `open` |
     /// | body, screen | `.screen` | `open`, `screen_open` |
     /// | body, coupon | `.coupon(then: nil)` | `open` (`coupon_copy` once copied) |
-    /// | button | as its action | `action` (+ `link_open`/`deeplink_open`) |
+    /// | button | as its action | `action` with `opens_app` (+ `link_open`/`deeplink_open`) |
     /// | reply button | `.reply` with the text | `reply` (text only when allowed) |
     /// | dismiss | `.none` | `dismiss` |
     ///
@@ -75,10 +75,13 @@ extension NotificationHandler {
     private func buttonTap(
         _ identifier: String, userText: String?, payload: PushPayload, appState: AppState
     ) -> ResponseDecision {
-        let actionEvent = event(.action, payload: payload, appState: appState, actionID: identifier)
+        var actionEvent = event(.action, payload: payload, appState: appState, actionID: identifier)
         guard let button = payload.buttons.first(where: { $0.id == identifier }) else {
+            // The app's own button: registered by the app, whose options the payload does not say.
             return ResponseDecision(isOurs: true, events: [actionEvent], route: .custom(buttonID: identifier))
         }
+        // Whether iOS brought the app forward: the foreground option the button was registered with.
+        actionEvent.opensApp = ActionDefinition(button: button).options.contains(.foreground)
         switch button.action {
         case .openApp:
             return ResponseDecision(isOurs: true, events: [actionEvent], route: .openApp(reason: nil))

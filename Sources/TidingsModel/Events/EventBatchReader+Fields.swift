@@ -5,7 +5,7 @@ extension EventBatchReader {
     enum EventField: Int, CaseIterable {
         case eventID, type, occurredAt, installationID, platform, sdkVersion, appVersion, osVersion, deviceModel
         case userID, messageID, campaignID, dialect, source, appState, actionID, value, token, tokenType
-        case environment, permission, attributes
+        case environment, permission, attributes, opensApp
 
         /// The wire name.
         var name: String {
@@ -33,6 +33,7 @@ extension EventBatchReader {
             case .environment: return Field.environment
             case .permission: return Field.permission
             case .attributes: return Field.attributes
+            case .opensApp: return Field.opensApp
             }
         }
 
@@ -54,10 +55,12 @@ extension EventBatchReader {
 
     /// What an event object's members said, before it is checked to be a plain event.
     struct EventFields {
-        /// The text fields' values, indexed by `EventField.rawValue` (`occurred_at` and `attributes` unused).
+        /// The text fields' values, indexed by `EventField.rawValue` (`occurred_at`, `attributes` and
+        /// `opens_app` unused).
         var strings = [String?](repeating: nil, count: EventField.allCases.count)
         var occurredAt: Int64?
         var attributes: [String: JSONValue]?
+        var opensApp: Bool?
 
         private func string(_ field: EventField) -> String? { strings[field.rawValue] }
 
@@ -77,7 +80,7 @@ extension EventBatchReader {
                 let appState = enumeration(.appState, AppState.self),
                 let tokenType = enumeration(.tokenType, TokenType.self)
             else { return nil }
-            let event = TidingsEvent(
+            var event = TidingsEvent(
                 eventID: eventID, type: EventType(type), occurredAt: occurredAt, installationID: installationID,
                 platform: string(.platform) ?? "ios", sdkVersion: string(.sdkVersion),
                 appVersion: string(.appVersion), osVersion: string(.osVersion), deviceModel: string(.deviceModel),
@@ -85,6 +88,7 @@ extension EventBatchReader {
                 dialect: string(.dialect), source: source, appState: appState, actionID: string(.actionID),
                 value: string(.value), token: string(.token), tokenType: tokenType,
                 environment: string(.environment), permission: string(.permission), attributes: attributes)
+            event.opensApp = opensApp
             return .event(event, rawEventID: rawID, serializedBytes: serializedBytes)
         }
     }

@@ -203,6 +203,12 @@ public struct EventBatchReader {
             guard byte == UInt8(ascii: "{"), case .object(let object) = try readValue(level: 4) else { return nil }
             fields.attributes = object
             return JSONText.byteCount(.object(object))
+        case .opensApp:
+            guard byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f"),
+                case .bool(let value) = try readValue(level: 4)
+            else { return nil }
+            fields.opensApp = value
+            return value ? 4 : 5
         default:
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = scanner.index

@@ -25,6 +25,7 @@ extension TidingsEvent {
         static let environment = "environment"
         static let permission = "permission"
         static let attributes = "attributes"
+        static let opensApp = "opens_app"
     }
 
     /// The event as its wire JSON object; absent optionals are left out.
@@ -56,6 +57,7 @@ extension TidingsEvent {
         put(Field.environment, environment)
         put(Field.permission, permission)
         if let attributes { object[Field.attributes] = .object(attributes) }
+        if let opensApp { object[Field.opensApp] = .bool(opensApp) }
         return .object(object)
     }
 
@@ -118,6 +120,14 @@ extension TidingsEvent {
             throw EventValidationError(
                 code: .wrongType, field: Field.attributes, message: "attributes must be an object")
         }
+        var opensApp: Bool?
+        switch object[Field.opensApp] {
+        case nil, .null?: opensApp = nil
+        case .bool(let value)?: opensApp = value
+        default:
+            throw EventValidationError(
+                code: .wrongType, field: Field.opensApp, message: "opens_app must be true or false")
+        }
         self.init(
             eventID: eventID, type: EventType(try required(Field.type)), occurredAt: occurredAt,
             installationID: try required(Field.installationID), platform: try string(Field.platform) ?? "ios",
@@ -131,6 +141,7 @@ extension TidingsEvent {
             tokenType: try enumeration(Field.tokenType, TokenType.self),
             environment: try string(Field.environment), permission: try string(Field.permission),
             attributes: attributes)
+        self.opensApp = opensApp
     }
 }
 

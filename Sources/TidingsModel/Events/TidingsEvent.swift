@@ -28,6 +28,9 @@ public struct TidingsEvent: Sendable, Hashable {
     // Type-specific.
     /// The button for `action` and `reply`.
     public var actionID: String?
+    /// For `action`: whether the button brought the app to the foreground (registered with iOS's foreground
+    /// option); nil from SDKs that do not say, whose opens tidingsd infers from the message's buttons.
+    public var opensApp: Bool?
     /// The URL for `link_open`/`deeplink_open`, the screen for `screen_open`, the code for `coupon_copy`.
     public var value: String?
     public var token: String?

@@ -96,7 +96,8 @@ extension APIService {
     }
 
     /// `GET /v1/stats/overview?days=14`: installations by platform, permission and consent; sends,
-    /// deliveries and opens per UTC day (every day present); failures in the window by reason.
+    /// deliveries and opens per UTC day (every day present) and over the window, with the open rate: opens of
+    /// the messages delivered in the window over those deliveries; failures in the window by reason.
     func overview(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         var days = 14
@@ -113,13 +114,23 @@ extension APIService {
         let activity = Dictionary(
             try store.dailyActivity(appID: caller.appID, since: since).map { ($0.day, $0) },
             uniquingKeysWith: { first, _ in first })
+        func figures(_ entry: DailyActivity) -> [String: JSONValue] {
+            [
+                "sent": .integer(Int64(entry.sent)), "failed": .integer(Int64(entry.failed)),
+                "delivered": .integer(Int64(entry.delivered)), "opened": .integer(Int64(entry.opened)),
+                "open_rate": entry.delivered > 0
+                    ? .double(Self.rounded(Double(entry.opened) / Double(entry.delivered))) : .null,
+            ]
+        }
+        var total = DailyActivity(day: since)
         let series: [JSONValue] = (0..<days).map { index in
             let day = since + Int64(index) * dayLength
             let entry = activity[day] ?? DailyActivity(day: day)
-            return .object([
-                "day": .integer(day), "sent": .integer(Int64(entry.sent)), "failed": .integer(Int64(entry.failed)),
-                "delivered": .integer(Int64(entry.delivered)), "opened": .integer(Int64(entry.opened)),
-            ])
+            total.sent += entry.sent
+            total.failed += entry.failed
+            total.delivered += entry.delivered
+            total.opened += entry.opened
+            return .object(figures(entry).merging(["day": .integer(day)]) { _, new in new })
         }
         func counts(_ values: [String: Int]) -> JSONValue { .object(values.mapValues { .integer(Int64($0)) }) }
         return json([
@@ -129,7 +140,7 @@ extension APIService {
                 "notification_consent": .integer(Int64(breakdown.notificationConsent)),
                 "ad_consent": .integer(Int64(breakdown.adConsent)),
             ]),
-            "days": .array(series),
+            "days": .array(series), "totals": .object(figures(total)),
             "failures_by_reason": counts(try store.failuresByReason(appID: caller.appID, since: since)),
         ])
     }

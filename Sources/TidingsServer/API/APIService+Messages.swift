@@ -147,6 +147,7 @@ extension APIService {
         if let plan = CampaignPlan.decode(message.plan) {
             object["schedule"] = plan.scheduleJSON
             if plan.hasVariants { object["variants"] = .array(plan.arms.compactMap { $0.id.map(JSONValue.string) }) }
+            if let conversion = plan.conversion { object["conversion"] = conversion.json }
         }
         return .object(object)
     }

@@ -44,6 +44,19 @@ extension APIService {
         guard case .object(var object) = Self.statsJSON(funnel, counts: counts, idKey: "message_id", id: message.id)
         else { return .null }
         guard let plan = CampaignPlan.decode(message.plan) else { return .object(object) }
+        let conversions = try plan.conversion.map { goal in
+            try store.conversions(
+                appID: message.appID, messageID: message.id, event: goal.event,
+                withinMilliseconds: goal.withinSeconds * 1000, from: goal.from, openingActions: opening)
+        }
+        if let goal = plan.conversion, let conversions {
+            let sent = conversions.filter { $0.key != CampaignVariant.controlID }.values.reduce(ConversionCount()) {
+                ConversionCount(recipients: $0.recipients + $1.recipients, converted: $0.converted + $1.converted)
+            }
+            guard case .object(var entry) = goal.json else { return .null }
+            entry.merge(Self.conversionJSON(sent, reference: nil)) { _, new in new }
+            object["conversion"] = .object(entry)
+        }
         if plan.hasVariants {
             let groups = try store.messageCounts(messageID: message.id, by: .variant)
             let funnels = try store.funnel(
@@ -51,11 +64,19 @@ extension APIService {
             var ids = plan.arms.compactMap(\.id)
             if plan.control > 0 { ids.append(CampaignVariant.controlID) }
             let first = ids.first.flatMap { funnels[$0] }
+            // Conversions are compared with the control group, which got nothing, when there is one.
+            let referenceID = plan.control > 0 ? CampaignVariant.controlID : ids[0]
+            let reference = conversions.map { (id: referenceID, count: $0[referenceID] ?? ConversionCount()) }
             object["variants"] = .array(
                 ids.map { id in
                     let variantFunnel = funnels[id] ?? EventFunnel()
                     var entry = Self.groupJSON(
                         variantFunnel, counts: groups[id] ?? MessageCounts(), key: "variant", id: id)
+                    if let conversions {
+                        entry["conversions"] = .object(
+                            Self.conversionJSON(
+                                conversions[id] ?? ConversionCount(), reference: id == referenceID ? nil : reference))
+                    }
                     if id != ids.first, id != CampaignVariant.controlID,
                         let difference = ProportionDifference(
                             successesA: first?.installations(.opened) ?? 0,
@@ -63,12 +84,7 @@ extension APIService {
                             successesB: variantFunnel.installations(.opened),
                             trialsB: variantFunnel.installations(.delivered))
                     {
-                        entry["open_rate_difference"] = [
-                            "versus": .string(ids[0]), "difference": .double(Self.rounded(difference.difference)),
-                            "ci95_low": .double(Self.rounded(difference.lower)),
-                            "ci95_high": .double(Self.rounded(difference.upper)),
-                            "z": .double(Self.rounded(difference.z)), "significant": .bool(difference.isSignificant),
-                        ]
+                        entry["open_rate_difference"] = Self.differenceJSON(difference, versus: ids[0])
                     }
                     return .object(entry)
                 })
@@ -98,6 +114,38 @@ extension APIService {
     }
 
     static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+
+    /// One arm's conversions: recipients, converted, the rate with its 95% Wilson interval (null without
+    /// recipients) and, against `reference`, the difference of rates with its 95% interval.
+    static func conversionJSON(_ count: ConversionCount, reference: (id: String, count: ConversionCount)?)
+        -> [String: JSONValue]
+    {
+        var object: [String: JSONValue] = [
+            "recipients": .integer(Int64(count.recipients)), "converted": .integer(Int64(count.converted)),
+            "rate": .null, "ci95_low": .null, "ci95_high": .null,
+        ]
+        if let interval = WilsonInterval(successes: count.converted, trials: count.recipients) {
+            object["rate"] = .double(rounded(interval.rate))
+            object["ci95_low"] = .double(rounded(interval.lower))
+            object["ci95_high"] = .double(rounded(interval.upper))
+        }
+        if let reference,
+            let difference = ProportionDifference(
+                successesA: reference.count.converted, trialsA: reference.count.recipients,
+                successesB: count.converted, trialsB: count.recipients)
+        {
+            object["difference"] = differenceJSON(difference, versus: reference.id)
+        }
+        return object
+    }
+
+    static func differenceJSON(_ difference: ProportionDifference, versus: String) -> JSONValue {
+        [
+            "versus": .string(versus), "difference": .double(rounded(difference.difference)),
+            "ci95_low": .double(rounded(difference.lower)), "ci95_high": .double(rounded(difference.upper)),
+            "z": .double(rounded(difference.z)), "significant": .bool(difference.isSignificant),
+        ]
+    }
 
     /// The funnel as JSON: sends from `counts`, event counts per stage, distinct installations per stage,
     /// and rates.

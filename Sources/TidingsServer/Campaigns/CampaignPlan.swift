@@ -34,12 +34,17 @@ struct CampaignPlan: Sendable, Hashable {
     /// Seconds each delivery lives after its own due time (``MessageRequest/timeToLive``); nil when the message's
     /// expiry is every delivery's.
     var timeToLive: Int64?
+    /// Whether variants are assigned per person and campaign (``VariantAssignment/variant(splitKey:subject:)``);
+    /// false in the plans of messages accepted before, which keep assigning per message and installation.
+    var splitsByPerson: Bool
+    var conversion: ConversionGoal?
 
     var hasVariants: Bool { arms.first?.id != nil }
 
     init(
         target: JSONValue, kind: MessageKind, environment: OutgoingPush.Environment?, schedule: CampaignSchedule,
-        arms: [Arm], control: Double, timeToLive: Int64? = nil
+        arms: [Arm], control: Double, timeToLive: Int64? = nil, splitsByPerson: Bool = true,
+        conversion: ConversionGoal? = nil
     ) {
         self.timeToLive = timeToLive
         self.target = target
@@ -48,6 +53,8 @@ struct CampaignPlan: Sendable, Hashable {
         self.schedule = schedule
         self.arms = arms
         self.control = control
+        self.splitsByPerson = splitsByPerson
+        self.conversion = conversion
     }
 
     /// The plan of an accepted request.
@@ -60,7 +67,7 @@ struct CampaignPlan: Sendable, Hashable {
             schedule: request.schedule,
             arms: request.variants.isEmpty
                 ? [arm(nil, 1, request.localizedContent)] : request.variants.map { arm($0.id, $0.weight, $0.content) },
-            control: request.control, timeToLive: request.timeToLive)
+            control: request.control, timeToLive: request.timeToLive, conversion: request.conversion)
     }
 
     /// The schedule as the API shows it.
@@ -96,6 +103,8 @@ struct CampaignPlan: Sendable, Hashable {
             "target": target, "kind": .string(kind.rawValue),
             "environment": environment.map { .string($0.rawValue) } ?? .null, "schedule": .object(scheduleJSON),
             "control": .double(control), "ttl": timeToLive.map(JSONValue.integer) ?? .null,
+            "split": .string(splitsByPerson ? Self.personSplit : "installation"),
+            "conversion": conversion?.json ?? .null,
             "arms": .array(
                 arms.map { arm in
                     [
@@ -146,6 +155,11 @@ struct CampaignPlan: Sendable, Hashable {
         return CampaignPlan(
             target: target, kind: kind,
             environment: object["environment"]?.stringValue.flatMap(OutgoingPush.Environment.init(rawValue:)),
-            schedule: schedule, arms: arms, control: control, timeToLive: object["ttl"]?.integerValue)
+            schedule: schedule, arms: arms, control: control, timeToLive: object["ttl"]?.integerValue,
+            splitsByPerson: object["split"]?.stringValue == Self.personSplit,
+            conversion: ConversionGoal.decode(object["conversion"]))
     }
+
+    /// The `split` of plans that assign by person and campaign.
+    static let personSplit = "person"
 }

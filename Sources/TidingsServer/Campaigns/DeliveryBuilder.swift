@@ -23,24 +23,35 @@ struct DeliveryBuilder {
             targetUserID: targetUserID)
         var arm = plan.arms.first
         if plan.hasVariants {
-            let variant = assignment.variant(messageID: message.id, installationID: installation.installationID)
+            let variant: String
+            if plan.splitsByPerson {
+                let subject = VariantAssignment.Subject(
+                    userID: installation.userID, installationID: installation.installationID)
+                variant = assignment.variant(splitKey: message.campaignID ?? message.id, subject: subject)
+                if case .user(let userID) = subject { delivery.splitUserID = userID }
+            } else {
+                variant = assignment.variant(messageID: message.id, installationID: installation.installationID)
+            }
             delivery.variant = variant
             arm = plan.arms.first { $0.id == variant }
         }
         delivery.language = arm?.language(for: installation.language ?? installation.locale)
         guard delivery.state == .pending else { return delivery }
+        switch plan.schedule.due(timeZone: installation.timezone, now: now) {
+        case .at(let milliseconds):
+            // The control group keeps the time it would have been sent: its conversion window opens then.
+            delivery.notBefore =
+                delivery.variant == CampaignVariant.controlID
+                ? max(milliseconds, now.millisecondsSince1970) : milliseconds
+        case .skip(let reason): return skipped(delivery, reason)
+        }
         if delivery.variant == CampaignVariant.controlID {
             return skipped(delivery, .control)
         }
-        switch plan.schedule.due(timeZone: installation.timezone, now: now) {
-        case .at(let milliseconds):
-            delivery.notBefore = milliseconds
-            // Each zone's due time is its own: kept for the schedule, and what its time to live counts from.
-            if plan.schedule.isLocalTime {
-                delivery.dueAt = milliseconds
-                delivery.expiresAt = plan.timeToLive.map { milliseconds + $0 * 1000 }
-            }
-        case .skip(let reason): return skipped(delivery, reason)
+        // Each zone's due time is its own: kept for the schedule, and what its time to live counts from.
+        if plan.schedule.isLocalTime {
+            delivery.dueAt = delivery.notBefore
+            delivery.expiresAt = plan.timeToLive.map { delivery.notBefore + $0 * 1000 }
         }
         return delivery
     }

@@ -1037,6 +1037,25 @@ extension ConsoleAssets {
                   `(${(100 * difference.ci95_low).toFixed(1)} to ${(100 * difference.ci95_high).toFixed(1)})` +
                   (difference.significant ? ", significant" : ", not significant") : ""] : [])];
             });
+            // Conversions per variant, the control group included: the rate with its 95% Wilson interval, and the
+            // difference from the control group (or the first variant) with its 95% interval.
+            const points = (value) => `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)}`;
+            const goal = funnel?.conversion;
+            const span = (seconds) => [[86400, "d"], [3600, "h"], [60, "min"]].map(([length, unit]) =>
+              seconds % length === 0 ? `${seconds / length} ${unit}` : null).find(Boolean) ?? `${seconds} s`;
+            const conversionRows = (funnel?.variants ?? []).filter((group) => group.conversions).map((group) => {
+              const counts = group.conversions;
+              const difference = counts.difference;
+              return [group.variant, counts.recipients, counts.converted, rate(counts.rate),
+                counts.ci95_low === null ? "–" : `${rate(counts.ci95_low)} to ${rate(counts.ci95_high)}`,
+                difference ? `${points(difference.difference)} pts versus ${difference.versus} ` +
+                  `(${points(difference.ci95_low)} to ${points(difference.ci95_high)})` +
+                  (difference.significant ? ", significant" : ", not significant") : ""];
+            });
+            const conversions = goal && conversionRows.length ? h("section", { id: "variant-conversions" },
+              h("h2", {}, `Conversions: ${goal.event} within ${span(goal.within_seconds)} of ${goal.from}`),
+              table(["Variant", "Recipients", "Converted", "Rate", "95% interval", "Difference (95% CI)"], conversionRows))
+              : null;
             const breakdown = (groups, key, heading, id) => groups?.length ? h("section", { id },
               h("h2", {}, heading),
               table([key === "variant" ? "Variant" : "Language", "Targets", "Sent", "Delivered", "Opened", "Open rate",
@@ -1046,6 +1065,7 @@ extension ConsoleAssets {
                 h("h2", { id: "funnel-heading" }, "Funnel"),
                 table(["Stage", "", "Count", "Rate", "Of"], bars)),
               breakdown(funnel?.variants, "variant", "By variant", "variant-funnels"),
+              conversions,
               breakdown(funnel?.languages, "language", "By language", "language-funnels"),
               h("h2", {}, "Failures by reason"),
               failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
@@ -1095,7 +1115,7 @@ extension ConsoleAssets {
         "page-overview.js": #"""
         import { api } from "/console/api.js";
         import { lineChart } from "/console/charts.js";
-        import { h, percent, show, table } from "/console/dom.js";
+        import { h, percent, rate, show, table } from "/console/dom.js";
 
         export async function overviewPage(view) {
           const data = await api("GET", "/v1/stats/overview?days=14");
@@ -1104,9 +1124,9 @@ extension ConsoleAssets {
           const card = (label, value, note) =>
             h("div", { class: "card" }, h("div", { class: "muted" }, label), h("div", { class: "value" }, value),
               note ? h("div", { class: "muted" }, note) : null);
-          const sent = data.days.reduce((sum, entry) => sum + entry.sent, 0);
-          const opened = data.days.reduce((sum, entry) => sum + entry.opened, 0);
-          const delivered = data.days.reduce((sum, entry) => sum + entry.delivered, 0);
+          // The server defines the rate (opens of the messages delivered in the window over those deliveries), so the
+          // console, the CLI and the API show the same figure.
+          const { sent, delivered, opened, open_rate: openRate } = data.totals;
           const failures = Object.entries(data.failures_by_reason).sort((a, b) => b[1] - a[1]);
           show(view,
             h("h1", {}, "Overview"),
@@ -1115,7 +1135,8 @@ extension ConsoleAssets {
               card("Notification consent", percent(installs.notification_consent, installs.total),
                 `${installs.notification_consent} installations`),
               card("Sent, 14 days", sent, `${delivered} delivered`),
-              card("Open rate, 14 days", percent(opened, delivered || sent), `${opened} opens`)),
+              card("Open rate, 14 days", rate(openRate),
+                `${opened} of ${delivered} deliveries opened`)),
             h("h2", {}, "Installations by platform"),
             table(["Platform", "Installations", "Share"],
               Object.entries(installs.by_platform).map(([name, count]) => [name, count, percent(count, installs.total)])),
@@ -1135,7 +1156,7 @@ extension ConsoleAssets {
               title: "Open rate per day (%)", days, maximum: 100, format: (value) => `${value}`,
               series: [{
                 name: "Opened / delivered",
-                values: data.days.map((entry) => (entry.delivered ? Math.round((1000 * entry.opened) / entry.delivered) / 10 : 0)),
+                values: data.days.map((entry) => (entry.open_rate === null ? 0 : Math.round(entry.open_rate * 1000) / 10)),
               }],
             }),
             h("h2", {}, "Recent failures by reason"),

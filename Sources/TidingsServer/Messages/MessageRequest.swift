@@ -16,6 +16,8 @@ public struct MessageRequest: Sendable, Hashable {
     public var variants: [CampaignVariant] = []
     /// The share of the audience (0 to ``maximumControl``) held back as a control group; only with variants.
     public var control: Double = 0
+    /// What counts as a conversion of this message, when it names one.
+    public var conversion: ConversionGoal?
     /// When the deliveries become due.
     public var schedule: CampaignSchedule = .now
     public var kind: MessageKind
@@ -51,7 +53,7 @@ public struct MessageRequest: Sendable, Hashable {
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
         "environment", "night", "type", "rate_per_second", "send_at", "local_time", "fallback_time_zone", "if_past",
-        "variants", "control", "audience",
+        "variants", "control", "audience", "conversion",
     ]
 
     /// Validates `body`, received at `now`.
@@ -90,6 +92,9 @@ public struct MessageRequest: Sendable, Hashable {
             priority: kind == .background ? 5 : 10)
         request.targetJSON = targetValue ?? .null
         try request.parseContent(body)
+        if let conversion = body["conversion"], !conversion.isNull {
+            request.conversion = try ConversionGoal.parse(conversion)
+        }
         request.schedule = try schedule(body, now: now)
         // The message's expiry counts from when its last delivery can become due: for a local time, the bound of
         // its deliveries' own expiries (each due time plus the ttl, ``timeToLive``).

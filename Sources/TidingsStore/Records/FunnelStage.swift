@@ -40,13 +40,7 @@ public enum FunnelStage: String, Sendable, Hashable, CaseIterable {
             values.append(value)
             return parameter(first + values.count - 1)
         }
-        let byMessage = openingActions.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { message, ids in
-            let message = bind(message)
-            let actions = ids.sorted().map(bind).joined(separator: ", ")
-            return "(e.message_id = \(message) AND e.action_id IN (\(actions)))"
-        }
-        let opening =
-            byMessage.isEmpty ? "FALSE" : "(e.type = 'action' AND (\(byMessage.joined(separator: " OR "))))"
+        let opening = openingAction(openingActions: openingActions, bind: bind)
         func types(_ types: [EventType]) -> String {
             "e.type IN (\(types.map { "'\($0.rawValue)'" }.joined(separator: ", ")))"
         }
@@ -59,5 +53,18 @@ public enum FunnelStage: String, Sendable, Hashable, CaseIterable {
         ]
         let stages = allCases.map { "COUNT(DISTINCT CASE WHEN \(conditions[$0]!) THEN e.installation_id END)" }
         return ((stages + ["COUNT(CASE WHEN \(opening) THEN 1 END)"]).joined(separator: ", "), values)
+    }
+
+    /// The SQL condition that an event aliased `e` is an `action` that opened the app: as the SDK says
+    /// (`opens_app`), or, from an SDK that does not say, as the message's own buttons say (`openingActions`,
+    /// by message id). `bind` binds a text value and returns its placeholder.
+    package static func openingAction(openingActions: [String: Set<String>], bind: (String) -> String) -> String {
+        let byMessage = openingActions.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { message, ids in
+            let message = bind(message)
+            let actions = ids.sorted().map(bind).joined(separator: ", ")
+            return "(e.message_id = \(message) AND e.action_id IN (\(actions)))"
+        }
+        let inferred = byMessage.isEmpty ? "" : " OR (e.opens_app IS NULL AND (\(byMessage.joined(separator: " OR "))))"
+        return "(e.type = 'action' AND (e.opens_app = 1\(inferred)))"
     }
 }

@@ -38,6 +38,9 @@ public struct MessageDelivery: Sendable, Hashable {
     public var notBefore: Int64
     /// The variant it was assigned (`control` gets nothing); nil when the message has no variants.
     public var variant: String?
+    /// The user its variant was assigned by (every device of the user gets the same arm, and a conversion on
+    /// any of them counts); nil when it was assigned by installation or the message has no variants.
+    public var splitUserID: String?
     /// The content language it was given (`default`, `ja`, `en-GB`); nil when the content is not localized.
     public var language: String?
     /// Unix milliseconds when it became due as resolved (a `local_time` message: the installation's own wall-clock

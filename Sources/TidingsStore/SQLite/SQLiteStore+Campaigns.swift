@@ -170,3 +170,22 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    public func conversions(
+        appID: String, messageID: String, event: String, withinMilliseconds: Int64, from: ConversionStart,
+        openingActions: [String: Set<String>]
+    ) throws -> [String: ConversionCount] {
+        let query = ConversionQuery.sql(
+            from: from, openingActions: openingActions, messageEvents: EventScope.message.rows(app: "?1", value: "?2"),
+            parameter: { "?\($0)" })
+        return try reader.read { db in
+            let rows = try db.query(
+                query.sql,
+                [.text(appID), .text(messageID), .text(event), .integer(withinMilliseconds)]
+                    + query.values.map { .text($0) }
+            ) { row in (row.text(at: 0), ConversionCount(recipients: row.int(at: 1), converted: row.int(at: 2))) }
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        }
+    }
+}

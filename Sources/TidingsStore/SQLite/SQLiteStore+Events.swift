@@ -6,15 +6,15 @@ extension SQLiteStore {
     static let eventColumns = """
         seq, event_id, type, occurred_at, received_at, installation_id, platform, sdk_version, app_version, \
         os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state, action_id, value, \
-        token, token_type, environment, permission, attributes
+        token, token_type, environment, permission, attributes, opens_app
         """
 
     private static let insertEventSQL = """
         INSERT INTO events (app_id, event_id, type, occurred_at, received_at, installation_id, platform, sdk_version,
             app_version, os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state,
-            action_id, value, token, token_type, environment, permission, attributes)
+            action_id, value, token, token_type, environment, permission, attributes, opens_app)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-            ?23, ?24)
+            ?23, ?24, ?25)
         ON CONFLICT (app_id, event_id) DO NOTHING
         """
 
@@ -77,6 +77,7 @@ extension SQLiteStore {
             for index in events.indices {
                 try binder.bind(event: index, to: statement)
                 try statement.bind(.integer(events[index].occurredAt), at: 4)
+                try statement.bind(events[index].opensApp.map { .integer($0 ? 1 : 0) } ?? .null, at: 25)
                 while try statement.step() {}
                 let isNew = db.changes > 0
                 inserted.append(isNew)
@@ -195,7 +196,7 @@ extension SQLiteStore {
 
     static func eventRow(_ row: SQLiteStatement) -> StoredEvent {
         let attributes = row.optionalText(at: 23).flatMap { try? JSONText.parse(Data($0.utf8)).objectValue }
-        let event = TidingsEvent(
+        var event = TidingsEvent(
             eventID: UUID(uuidString: row.text(at: 1)) ?? UUID(), type: EventType(row.text(at: 2)),
             occurredAt: row.int64(at: 3), installationID: row.text(at: 5), platform: row.text(at: 6),
             sdkVersion: row.optionalText(at: 7), appVersion: row.optionalText(at: 8),
@@ -207,6 +208,7 @@ extension SQLiteStore {
             value: row.optionalText(at: 18), token: row.optionalText(at: 19),
             tokenType: row.optionalText(at: 20).flatMap(TokenType.init(rawValue:)),
             environment: row.optionalText(at: 21), permission: row.optionalText(at: 22), attributes: attributes)
+        event.opensApp = row.isNull(at: 24) ? nil : row.int64(at: 24) != 0
         return StoredEvent(sequence: row.int64(at: 0), event: event, receivedAt: row.int64(at: 4))
     }
 }

@@ -8,7 +8,7 @@ extension SQLiteStore {
         """
     static let deliveryColumns = """
         message_id, installation_id, app_id, token, token_type, environment, state, reason, attempts, not_before, \
-        target_user_id, variant, language, due_at, expires_at
+        target_user_id, variant, language, due_at, expires_at, split_user_id
         """
     /// How many columns ``messageColumns`` names: the index of a column selected after them.
     static let messageColumnCount = Int32(messageColumns.split(separator: ",").count)
@@ -38,7 +38,7 @@ extension SQLiteStore {
             try db.run(
                 """
                 INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                 ON CONFLICT (message_id, installation_id) DO NOTHING
                 """,
                 [
@@ -47,7 +47,8 @@ extension SQLiteStore {
                     .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
                     .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
                     SQLiteValue(delivery.targetUserID), SQLiteValue(delivery.variant), SQLiteValue(delivery.language),
-                    SQLiteValue(delivery.dueAt), SQLiteValue(delivery.expiresAt), .integer(now),
+                    SQLiteValue(delivery.dueAt), SQLiteValue(delivery.expiresAt), SQLiteValue(delivery.splitUserID),
+                    .integer(now),
                 ])
         }
     }
@@ -315,7 +316,7 @@ extension SQLiteStore {
     }
 
     static func deliveryRow(_ row: SQLiteStatement) -> MessageDelivery {
-        MessageDelivery(
+        var delivery = MessageDelivery(
             messageID: row.text(at: 0), appID: row.text(at: 2), installationID: row.text(at: 1),
             token: row.text(at: 3), tokenType: TokenType(rawValue: row.text(at: 4)) ?? .apns,
             environment: row.text(at: 5), state: MessageDelivery.State(rawValue: row.text(at: 6)) ?? .pending,
@@ -323,5 +324,7 @@ extension SQLiteStore {
             targetUserID: row.optionalText(at: 10), variant: row.optionalText(at: 11),
             language: row.optionalText(at: 12), dueAt: row.isNull(at: 13) ? nil : row.int64(at: 13),
             expiresAt: row.isNull(at: 14) ? nil : row.int64(at: 14))
+        delivery.splitUserID = row.optionalText(at: 15)
+        return delivery
     }
 }

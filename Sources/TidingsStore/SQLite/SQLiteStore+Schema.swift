@@ -422,6 +422,13 @@ extension SQLiteStore {
         WHERE (state = 'skipped' AND reason = 'cancelled')
             OR (state IN ('pending', 'claimed') AND message_id IN (SELECT id FROM messages WHERE state = 'cancelled'));
         """,
+        // Split tests by person: the user a delivery's variant was assigned by (its conversions count on any of
+        // the user's devices), and whether a button's `action` opened the app, as the SDK reports it (1 or 0;
+        // NULL from SDKs that do not say).
+        """
+        ALTER TABLE message_deliveries ADD COLUMN split_user_id TEXT;
+        ALTER TABLE events ADD COLUMN opens_app INTEGER;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -62,6 +62,11 @@ struct ServerClient: Sendable {
         try await json("GET", ["v1", "campaigns", id, "stats"])
     }
 
+    /// `GET /v1/stats/overview?days=`: the app over the last `days` days, as the console's overview shows it.
+    func overview(days: Int) async throws(ServerClientError) -> JSONValue {
+        try await json("GET", ["v1", "stats", "overview"], query: [("days", String(days))])
+    }
+
     // MARK: Installations
 
     /// `GET /v1/installations`: one page of the installations `filter` matches.

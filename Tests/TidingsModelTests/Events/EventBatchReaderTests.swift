@@ -74,6 +74,9 @@ import Testing
             + #" "installation_id":"i","user_id":null,"attributes":{"reason":"timeout","n":[1,2.5,{"x":null}]}} "#,
         // A negative time (refused by validation later, not by reading).
         #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"open","occurred_at":-3,"installation_id":"i"}"#,
+        // A button's action, with whether it opened the app.
+        #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"action","occurred_at":1,"installation_id":"i","action_id":"buy","opens_app":true}"#,
+        #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"action","occurred_at":1,"installation_id":"i","opens_app":false,"action_id":"no"}"#,
     ])
     func plainEventsOfEveryKindAgreeWithTheGeneralReading(_ event: String) throws {
         let body = "\u{FEFF}{\"other\":[1,{\"a\":true}],\"events\":[\(event)],\"more\":null}"
@@ -96,6 +99,8 @@ import Testing
         #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"open","occurred_at":1e3,"installation_id":"i"}"#,
         #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"open","occurred_at":1,"installation_id":7}"#,
         #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"open","occurred_at":1,"installation_id":"i","attributes":[]}"#,
+        #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"action","occurred_at":1,"installation_id":"i","opens_app":"yes"}"#,
+        #"{"event_id":"0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b","type":"action","occurred_at":1,"installation_id":"i","opens_app":1}"#,
         // Missing fields, ids and enumeration values that do not read.
         #"{"type":"open","occurred_at":1,"installation_id":"i"}"#,
         #"{"event_id":"not-a-uuid","type":"open","occurred_at":1,"installation_id":"i"}"#,

@@ -142,3 +142,64 @@ import TidingsStoreTesting
         }
     }
 }
+
+/// `opens_app` on `action` events: the SDK's word on whether a button opened the app wins over what the
+/// message's payload says; events without it keep the payload's answer.
+@Suite struct OpensAppFlagTests {
+    @Test(arguments: StoreBackend.allCases)
+    func theFlagWinsOverThePayloadAndItsAbsenceKeepsThePayloadsAnswer(_ backend: StoreBackend) async throws {
+        let fixture = try MessageFixture(backend: backend)
+        let harness = fixture.harness
+        for index in 1...5 { try await fixture.register("inst-\(index)", seed: index) }
+        let reply = try await fixture.send([
+            "target": ["all": true],
+            "content": [
+                "title": "Sale",
+                "buttons": [
+                    ["id": "buy", "title": "Buy", "action": ["type": "open_app"]],
+                    ["id": "later", "title": "Later", "action": ["type": "dismiss"]],
+                ],
+            ],
+        ])
+        let messageID = try #require(reply.json["message_id"]?.stringValue)
+        try await fixture.worker().drain()
+        func action(_ installation: Int, _ button: String, opensApp: Bool?) -> JSONValue {
+            var extra: [String: JSONValue] = ["action_id": .string(button)]
+            if let opensApp { extra["opens_app"] = .bool(opensApp) }
+            return harness.event(
+                "action", installation: "inst-\(installation)", message: messageID, campaign: nil, extra: extra)
+        }
+        let events: [JSONValue] = [
+            // The SDK says Later opened the app (the app registered it with the foreground option).
+            action(1, "later", opensApp: true),
+            // The SDK says Buy did not (the app re-registered it without).
+            action(2, "buy", opensApp: false),
+            // An older SDK: the payload says Buy opens the app.
+            action(3, "buy", opensApp: nil),
+            // The app's own button, not in the payload, reported as opening the app.
+            action(4, "keep", opensApp: true),
+            // The app's own button from an older SDK: nothing says it opened the app.
+            action(5, "keep", opensApp: nil),
+        ]
+        let posted = try await harness.postAsDevices(events)
+        #expect(posted.json["receipts"]?.arrayValue?.allSatisfy { $0["status"] == "accepted" } == true)
+        let stats = try await harness.call("GET", "/v1/messages/\(messageID)/stats", key: harness.serverKey)
+        #expect(stats.json["unique"]?["opened"] == 3, "inst-1, inst-3 and inst-4")
+        #expect(stats.json["opened"] == 3)
+        #expect(stats.json["unique"]?["actions"] == 5)
+
+        // The flag is kept as it came, and answered.
+        let listed = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("message_id", messageID), ("type", "action")])
+        let stored = listed.json["events"]?.arrayValue ?? []
+        #expect(stored.first { $0["installation_id"] == "inst-2" }?["opens_app"] == false, "\(listed.json)")
+        #expect(stored.first { $0["installation_id"] == "inst-3" }?["opens_app"] == nil)
+
+        let wrong = try await harness.postAsDevices([
+            harness.event(
+                "action", installation: "inst-1", message: messageID, campaign: nil,
+                extra: ["action_id": "buy", "opens_app": "yes"])
+        ])
+        #expect(wrong.json["receipts"]?[0]?["status"] == "rejected", "\(wrong.json)")
+    }
+}

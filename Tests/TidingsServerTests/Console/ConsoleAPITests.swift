@@ -4,6 +4,7 @@ import TidingsHTTP
 import TidingsModel
 import TidingsServer
 import TidingsStore
+import TidingsStoreTesting
 
 /// The read-only routes the console's pages call: lint, audience size, overview, messages, device search and
 /// a device's timeline; with a server key here (a session acts the same way).
@@ -72,6 +73,47 @@ import TidingsStore
                 try await harness.call("GET", "/v1/stats/overview", key: harness.serverKey, query: [("days", bad)])
                     .status == 400)
         }
+    }
+
+    /// The open rate once passed 100%: opens in the window of messages delivered before it, and repeated
+    /// opens, were counted against the deliveries in the window.
+    @Test(arguments: StoreBackend.allCases)
+    func theOpenRateIsOpensOfTheDeliveriesInTheWindowAndNeverPassesOne(_ backend: StoreBackend) async throws {
+        let harness = try APIHarness(backend: backend)
+        let now = harness.now
+        var events: [TidingsEvent] = []
+        func record(_ type: EventType, _ installation: String, _ message: String, at: Int64, opensApp: Bool? = nil) {
+            var event = TidingsEvent(type: type, occurredAt: at, installationID: installation, messageID: message)
+            if type == .action { event.actionID = "buy" }
+            event.opensApp = opensApp
+            events.append(event)
+        }
+        // Delivered 20 days ago, opened today on two devices: outside the window.
+        for installation in ["i2", "i3"] {
+            record(.delivery, installation, "m-old", at: now - 20 * 86_400_000)
+            record(.open, installation, "m-old", at: now)
+        }
+        // Delivered today to two devices; one opens twice, the other taps a button that does not open the app.
+        record(.delivery, "i1", "m1", at: now)
+        record(.open, "i1", "m1", at: now)
+        record(.open, "i1", "m1", at: now)
+        record(.delivery, "i4", "m1", at: now)
+        record(.action, "i4", "m1", at: now, opensApp: false)
+        // A button that opened the app, for a message with no delivery recorded: no delivery to count it against.
+        record(.action, "i5", "m2", at: now, opensApp: true)
+        _ = try harness.store.insertEvents(appID: "app_main", events: events, receivedAt: now)
+
+        let reply = try await harness.call("GET", "/v1/stats/overview", key: harness.serverKey, query: [("days", "14")])
+        #expect(reply.status == 200)
+        let today = try #require(reply.json["days"]?.arrayValue?.last)
+        #expect(today["delivered"] == 2)
+        #expect(today["opened"] == 1)
+        #expect(today["open_rate"] == 0.5)
+        #expect(reply.json["totals"]?["delivered"] == 2)
+        #expect(reply.json["totals"]?["opened"] == 1)
+        #expect(reply.json["totals"]?["open_rate"] == 0.5)
+        let first = try #require(reply.json["days"]?.arrayValue?.first)
+        #expect(first["open_rate"] == .null, "no delivery that day")
     }
 
     @Test func devicesAreFoundByIdUserTagAndTokenPrefixWithTokensMasked() async throws {

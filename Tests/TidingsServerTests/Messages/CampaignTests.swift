@@ -319,10 +319,10 @@ import TidingsTesting
         #expect(a.count + b.count + control == count)
         #expect((5...40).contains(control))
         #expect(a.count > 50 && b.count > 50)
-        // Assignment is a function of (message, installation): the same again.
+        // Assignment is a function of (message without a campaign, installation without a user): the same again.
         let assignment = VariantAssignment(variants: [("a", 1), ("b", 1)], control: 0.1)
-        #expect(a.allSatisfy { assignment.variant(messageID: messageID, installationID: $0) == "a" })
-        #expect(b.allSatisfy { assignment.variant(messageID: messageID, installationID: $0) == "b" })
+        #expect(a.allSatisfy { assignment.variant(splitKey: messageID, subject: .installation($0)) == "a" })
+        #expect(b.allSatisfy { assignment.variant(splitKey: messageID, subject: .installation($0)) == "b" })
 
         // Every delivered device reports delivery; all of A's and half of B's open.
         var events: [JSONValue] = []

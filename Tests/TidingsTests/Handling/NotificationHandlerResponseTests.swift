@@ -135,6 +135,25 @@ import Tidings
         #expect(decision.events.allSatisfy { $0.actionID == testCase.id })
     }
 
+    /// The `action` event says whether the button brought the app forward: the foreground option the SDK
+    /// registers it with. The app's own buttons, whose options the payload does not give, say nothing.
+    @Test(
+        arguments: [
+            ("open", true), ("web", true), ("link", true), ("bad-link", true), ("later", false), ("like", false),
+            ("app-own", nil),
+        ] as [(String, Bool?)])
+    func theActionEventSaysWhetherTheButtonOpenedTheApp(_ id: String, _ opensApp: Bool?) throws {
+        let decision = HandlingFixtures.handler().handleResponse(
+            actionIdentifier: id, payload: HandlingFixtures.native(buttons: Self.buttons), appState: .background)
+        let action = try #require(decision.events.first { $0.type == .action })
+        #expect(action.opensApp == opensApp)
+        #expect(action.json["opens_app"] == opensApp.map(JSONValue.bool))
+        // As it travels: the wire form reads back the same.
+        #expect(try TidingsEvent(json: action.json).opensApp == opensApp)
+        let registered = Self.buttons.first { $0.id == id }.map(ActionDefinition.init(button:))
+        #expect(registered?.options.contains(.foreground) == opensApp)
+    }
+
     @Test func disallowedDeepLinkButtonOpensTheAppAndRecordsOnlyTheAction() {
         let decision = HandlingFixtures.handler().handleResponse(
             actionIdentifier: "bad-link", payload: HandlingFixtures.native(buttons: Self.buttons),
