@@ -22,6 +22,8 @@ final class APIService: Sendable {
     let keyCache = StoreBackedCache<[UInt8], APIKeyRecord>()
     let appCache = StoreBackedCache<String, AppRecord>()
     let identityCache = StoreBackedCache<String, JWTVerifier>()
+    /// Each app's erasure key once known: it never changes after it is first stored.
+    let erasureKeys = LockedBox<[String: [UInt8]]>([:])
     /// Empties the caches above as the store's changes arrive, while the service lives.
     private let storeChanges: StoreChangeObservation
     /// One bucket per key id.
