@@ -8,7 +8,7 @@ extension PostgresStore {
             return key
         }
         guard let proposed else { return nil }
-        return try write { db in
+        return try write(announcing: .erasures(appID: appID)) { db in
             guard try db.scalar("SELECT 1 FROM apps WHERE id = $1", [.text(appID)]) != nil else {
                 throw StoreError(code: .notFound, message: "no app \(appID)")
             }
@@ -24,7 +24,7 @@ extension PostgresStore {
         let app = PostgresValue.text(erasure.appID)
         let user = PostgresValue.text(erasure.userID)
         let pseudonym = PostgresValue.text(erasure.pseudonym)
-        return try write { db in
+        return try write(announcing: .erasures(appID: erasure.appID)) { db in
             try Self.lockTags(db, appID: erasure.appID)
             let installations = try db.run(
                 "UPDATE installations SET user_id = NULL, attributes = NULL WHERE app_id = $1 AND user_id = $2",

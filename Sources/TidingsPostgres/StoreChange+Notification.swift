@@ -13,6 +13,7 @@ extension StoreChange {
         case .app(let id): "app \(id)"
         case .identityKeys(let appID): "identity_keys \(appID)"
         case .pushCredentials(let appID): "push_credentials \(appID)"
+        case .erasures(let appID): "erasures \(appID)"
         case .everything: "everything"
         }
     }
@@ -27,6 +28,7 @@ extension StoreChange {
         case ("app", false): self = .app(id: id)
         case ("identity_keys", false): self = .identityKeys(appID: id)
         case ("push_credentials", false): self = .pushCredentials(appID: id)
+        case ("erasures", false): self = .erasures(appID: id)
         default: self = .everything
         }
     }

@@ -1,6 +1,6 @@
 /// A committed write that changed something tidingsd instances keep in memory, so their caches drop it.
 ///
-/// Only what is cached is announced: API keys, app settings, identity keys and push credentials. A change
+/// Only what is cached is announced: API keys, app settings, identity keys, push credentials and erasures. A change
 /// names what to drop, not the new value; a cache reads the store again on the next request.
 public enum StoreChange: Sendable, Hashable {
     /// A key was created or revoked; caches drop the key with this id.
@@ -11,6 +11,8 @@ public enum StoreChange: Sendable, Hashable {
     case identityKeys(appID: String)
     /// An app's APNs or FCM credentials changed.
     case pushCredentials(appID: String)
+    /// A user of the app was erased, or the app's erasure key was made: caches of who is erased drop the app's.
+    case erasures(appID: String)
     /// Changes may have been missed (the feed's connection to the database was lost and is back): caches drop
     /// everything they hold.
     case everything

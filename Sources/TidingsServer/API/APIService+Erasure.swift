@@ -28,21 +28,30 @@ extension APIService {
         HMACSHA256.authenticationCode(key: key, message: Array(userID.utf8))
     }
 
-    /// The app's erasure key: cached once read (it never changes), nil when the app never erased anyone and
-    /// `creating` is false.
+    /// The app's erasure key, nil when the app never erased anyone and `creating` is false. Cached (that the
+    /// app has none too) like keys, so a registration of an app that never erased anyone reads nothing.
     private func erasureKey(appID: String, creating: Bool) throws -> [UInt8]? {
-        if let key = erasureKeys.withLock({ $0[appID] }) { return key }
-        let key = try storeCall {
-            try store.erasureKey(appID: appID, proposed: creating ? SecureRandom.bytes(32) : nil, now: now)
+        let lifetime = configuration.keyCacheSeconds
+        if !creating {
+            return try erasureKeys.value(for: appID, now: clock.now, lifetime: lifetime) {
+                ErasureKeyEntry(key: try storeCall { try store.erasureKey(appID: appID, proposed: nil, now: now) })
+            }?.key
         }
-        if let key { erasureKeys.withLock { $0[appID] = key } }
-        return key
+        return try storeCall { try store.erasureKey(appID: appID, proposed: SecureRandom.bytes(32), now: now) }
     }
 
-    /// When `userID` of `appID` was erased; nil when never. One cached key read and one tombstone read.
+    /// When `userID` of `appID` was erased; nil when never. Cached (also "never") until the store announces an
+    /// erasure in the app, so a device registering again as the same user reads nothing.
     func erasedAt(appID: String, userID: String) throws -> Int64? {
         guard let key = try erasureKey(appID: appID, creating: false) else { return nil }
-        return try storeCall { try store.userErasedAt(appID: appID, digest: Self.erasureDigest(userID, key: key)) }
+        let digest = Self.erasureDigest(userID, key: key)
+        return try tombstones.value(
+            for: ErasureTombstoneKey(appID: appID, digest: digest), now: clock.now,
+            lifetime: configuration.keyCacheSeconds
+        ) {
+            ErasureTombstoneEntry(
+                appID: appID, erasedAt: try storeCall { try store.userErasedAt(appID: appID, digest: digest) })
+        }?.erasedAt
     }
 
     /// Whether a request that binds an installation to `userID`, erased at `erasedAt`, proves the user came

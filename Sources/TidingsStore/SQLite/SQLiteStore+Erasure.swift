@@ -8,15 +8,17 @@ extension SQLiteStore {
             return key
         }
         guard let proposed else { return nil }
-        return try database.write { db in
-            guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(appID)]) != nil else {
-                throw StoreError(code: .notFound, message: "no app \(appID)")
+        return try announcing(.erasures(appID: appID)) {
+            try database.write { db in
+                guard try db.scalar("SELECT 1 FROM apps WHERE id = ?1", [.text(appID)]) != nil else {
+                    throw StoreError(code: .notFound, message: "no app \(appID)")
+                }
+                try db.run(
+                    "INSERT INTO erasure_keys (app_id, key, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (app_id) DO NOTHING",
+                    [.text(appID), .blob(proposed), .integer(now)])
+                return try db.query("SELECT key FROM erasure_keys WHERE app_id = ?1", [.text(appID)]) { $0.blob(at: 0) }
+                    .first ?? proposed
             }
-            try db.run(
-                "INSERT INTO erasure_keys (app_id, key, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (app_id) DO NOTHING",
-                [.text(appID), .blob(proposed), .integer(now)])
-            return try db.query("SELECT key FROM erasure_keys WHERE app_id = ?1", [.text(appID)]) { $0.blob(at: 0) }
-                .first ?? proposed
         }
     }
 
@@ -24,69 +26,71 @@ extension SQLiteStore {
         let app = SQLiteValue.text(erasure.appID)
         let user = SQLiteValue.text(erasure.userID)
         let pseudonym = SQLiteValue.text(erasure.pseudonym)
-        let forgotten = try database.write { db in
-            let installations = try db.run(
-                "UPDATE installations SET user_id = NULL, attributes = NULL WHERE app_id = ?1 AND user_id = ?2",
-                [app, user])
-            let tags = try Self.tags(db, appID: erasure.appID, userID: erasure.userID)
-            for tag in tags { try Self.removeTag(db, appID: erasure.appID, userID: erasure.userID, tag: tag) }
-            let events = try db.run(
-                "UPDATE events SET user_id = NULL, value = NULL, attributes = NULL WHERE app_id = ?1 AND user_id = ?2",
-                [app, user])
-            // Deliveries of messages sent to the user remember whom they were for. Those not sent yet are
-            // skipped (the user no longer has installations), and all of them forget the user id.
-            try db.run(
-                """
-                UPDATE message_deliveries SET state = 'skipped', reason = 'user_changed'
-                WHERE app_id = ?1 AND target_user_id = ?2 AND state = 'pending'
-                """, [app, user])
-            try db.run(
-                "UPDATE message_deliveries SET target_user_id = NULL WHERE app_id = ?1 AND target_user_id = ?2",
-                [app, user])
-            let plans = try db.query(
-                "SELECT id, plan FROM messages WHERE app_id = ?1 AND plan IS NOT NULL AND instr(plan, ?2) > 0",
-                [app, .text(erasure.quotedUserID)]
-            ) { ($0.text(at: 0), $0.text(at: 1)) }
-            var messages = 0
-            for (id, plan) in plans {
-                guard let erased = ErasedPlan.replacing(erasure.userID, with: erasure.pseudonym, in: plan) else {
-                    continue
-                }
-                messages += try db.run("UPDATE messages SET plan = ?2 WHERE id = ?1", [.text(id), .text(erased)])
-            }
-            let prefix = SQLiteValue.text(erasure.auditTargetPrefix)
-            let auditEntries = try db.run(
-                """
-                UPDATE audit_log SET target = '/v1/users/' || ?3 || substr(target, length(?2) + 1)
-                WHERE (app_id = ?1 OR app_id IS NULL)
-                    AND (target = ?2 OR substr(target, 1, length(?2) + 1) = ?2 || '/')
-                """, [app, prefix, pseudonym])
-            try db.run(
-                """
-                DELETE FROM idempotency_keys
-                WHERE substr(scope, 1, length(?1) + 1) = ?1 || char(10) AND instr(CAST(body AS TEXT), ?2) > 0
-                """, [app, .text(erasure.quotedUserID)])
-            try db.run(
-                """
-                INSERT INTO erased_users (app_id, digest, erased_at) VALUES (?1, ?2, ?3)
-                ON CONFLICT (app_id, digest) DO UPDATE SET erased_at = excluded.erased_at
-                """, [app, .blob(erasure.digest), .integer(erasure.erasedAt)])
-            var notices = 0
-            let forwarders = try db.query("SELECT id FROM forwarders WHERE app_id = ?1", [app]) { $0.text(at: 0) }
-            for forwarder in forwarders {
-                notices += try db.run(
+        let forgotten = try announcing(.erasures(appID: erasure.appID)) {
+            try database.write { db in
+                let installations = try db.run(
+                    "UPDATE installations SET user_id = NULL, attributes = NULL WHERE app_id = ?1 AND user_id = ?2",
+                    [app, user])
+                let tags = try Self.tags(db, appID: erasure.appID, userID: erasure.userID)
+                for tag in tags { try Self.removeTag(db, appID: erasure.appID, userID: erasure.userID, tag: tag) }
+                let events = try db.run(
+                    "UPDATE events SET user_id = NULL, value = NULL, attributes = NULL WHERE app_id = ?1 AND user_id = ?2",
+                    [app, user])
+                // Deliveries of messages sent to the user remember whom they were for. Those not sent yet are
+                // skipped (the user no longer has installations), and all of them forget the user id.
+                try db.run(
                     """
-                    INSERT INTO erasure_notices (id, forwarder_id, app_id, user_id, pseudonym, erased_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING
-                    """,
-                    [
-                        .text(erasure.noticeID(forwarderID: forwarder)), .text(forwarder), app, user, pseudonym,
-                        .integer(erasure.erasedAt),
-                    ])
+                    UPDATE message_deliveries SET state = 'skipped', reason = 'user_changed'
+                    WHERE app_id = ?1 AND target_user_id = ?2 AND state = 'pending'
+                    """, [app, user])
+                try db.run(
+                    "UPDATE message_deliveries SET target_user_id = NULL WHERE app_id = ?1 AND target_user_id = ?2",
+                    [app, user])
+                let plans = try db.query(
+                    "SELECT id, plan FROM messages WHERE app_id = ?1 AND plan IS NOT NULL AND instr(plan, ?2) > 0",
+                    [app, .text(erasure.quotedUserID)]
+                ) { ($0.text(at: 0), $0.text(at: 1)) }
+                var messages = 0
+                for (id, plan) in plans {
+                    guard let erased = ErasedPlan.replacing(erasure.userID, with: erasure.pseudonym, in: plan) else {
+                        continue
+                    }
+                    messages += try db.run("UPDATE messages SET plan = ?2 WHERE id = ?1", [.text(id), .text(erased)])
+                }
+                let prefix = SQLiteValue.text(erasure.auditTargetPrefix)
+                let auditEntries = try db.run(
+                    """
+                    UPDATE audit_log SET target = '/v1/users/' || ?3 || substr(target, length(?2) + 1)
+                    WHERE (app_id = ?1 OR app_id IS NULL)
+                        AND (target = ?2 OR substr(target, 1, length(?2) + 1) = ?2 || '/')
+                    """, [app, prefix, pseudonym])
+                try db.run(
+                    """
+                    DELETE FROM idempotency_keys
+                    WHERE substr(scope, 1, length(?1) + 1) = ?1 || char(10) AND instr(CAST(body AS TEXT), ?2) > 0
+                    """, [app, .text(erasure.quotedUserID)])
+                try db.run(
+                    """
+                    INSERT INTO erased_users (app_id, digest, erased_at) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (app_id, digest) DO UPDATE SET erased_at = excluded.erased_at
+                    """, [app, .blob(erasure.digest), .integer(erasure.erasedAt)])
+                var notices = 0
+                let forwarders = try db.query("SELECT id FROM forwarders WHERE app_id = ?1", [app]) { $0.text(at: 0) }
+                for forwarder in forwarders {
+                    notices += try db.run(
+                        """
+                        INSERT INTO erasure_notices (id, forwarder_id, app_id, user_id, pseudonym, erased_at)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING
+                        """,
+                        [
+                            .text(erasure.noticeID(forwarderID: forwarder)), .text(forwarder), app, user, pseudonym,
+                            .integer(erasure.erasedAt),
+                        ])
+                }
+                return ForgottenUser(
+                    installations: installations, tags: tags.count, events: events, messages: messages,
+                    auditEntries: auditEntries, forwarderNotices: notices)
             }
-            return ForgottenUser(
-                installations: installations, tags: tags.count, events: events, messages: messages,
-                auditEntries: auditEntries, forwarderNotices: notices)
         }
         // The erased values' cells were zeroed in their pages (secure_delete); the log still holds images of
         // those pages until a checkpoint copies the new ones back and truncates it.

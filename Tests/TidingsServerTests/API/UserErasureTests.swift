@@ -116,6 +116,18 @@ import TidingsStore
         #expect(server.status == 200, "the app's backend binds whom it means to")
     }
 
+    @Test func withCachesAnErasureIsSeenByTheNextRegistration() async throws {
+        // Cached for a minute: only the store's announcement of the erasure can make the refusal happen.
+        let harness = try APIHarness { $0.keyCacheSeconds = 60 }
+        try await harness.register("alice-phone", ["user_id": "alice"])
+        try await harness.register("alice-phone", ["user_id": "alice"])  // "never erased" is cached now
+        #expect(try await harness.call("DELETE", "/v1/users/alice", key: harness.serverKey).status == 200)
+        let again = try await harness.call(
+            "PUT", "/v1/installations/alice-phone", key: harness.appKey, json: ["user_id": "alice"])
+        #expect(again.status == 409, "\(again.json)")
+        #expect(again.errorCode == "user_erased")
+    }
+
     @Test func anotherAppsErasureDoesNotRefuseItsUsers() async throws {
         let harness = try await Self.populated()
         #expect(try await harness.call("DELETE", "/v1/users/alice", key: harness.otherServerKey).status == 200)
