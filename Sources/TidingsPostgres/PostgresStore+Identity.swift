@@ -45,30 +45,6 @@ extension PostgresStore {
         }
     }
 
-    public func forgetUser(appID: String, userID: String) throws -> ForgottenUser {
-        try write { db in
-            try Self.lockTags(db, appID: appID)
-            let installations = try db.run(
-                "UPDATE installations SET user_id = NULL WHERE app_id = $1 AND user_id = $2",
-                [.text(appID), .text(userID)])
-            let tags = try Self.tags(db, appID: appID, userID: userID)
-            for tag in tags { try Self.removeTag(db, appID: appID, userID: userID, tag: tag) }
-            let events = try db.run(
-                "UPDATE events SET user_id = NULL WHERE app_id = $1 AND user_id = $2", [.text(appID), .text(userID)])
-            // Deliveries of messages sent to the user remember whom they were for. Those not sent yet are
-            // skipped (the user no longer has installations), and all of them forget the user id.
-            try db.run(
-                """
-                UPDATE message_deliveries SET state = 'skipped', reason = 'user_changed'
-                WHERE app_id = $1 AND target_user_id = $2 AND state = 'pending'
-                """, [.text(appID), .text(userID)])
-            try db.run(
-                "UPDATE message_deliveries SET target_user_id = NULL WHERE app_id = $1 AND target_user_id = $2",
-                [.text(appID), .text(userID)])
-            return ForgottenUser(installations: installations, tags: tags.count, events: events)
-        }
-    }
-
     public func installationsWithoutTimeZone() throws -> [String: Int] {
         try read { db in
             let rows = try db.query(

@@ -463,6 +463,31 @@ extension PostgresStore {
         ALTER TABLE message_deliveries ADD COLUMN split_user_id text COLLATE "C";
         ALTER TABLE events ADD COLUMN opens_app smallint;
         """,
+        // Erasure that erases: each app's key for the pseudonyms and tombstones of erased users, the tombstones
+        // (a keyed digest of the user id, never the id), and the `user.deleted` notices waiting for each
+        // forwarder, removed once delivered (the one deliberate copy of an erased id).
+        """
+        CREATE TABLE erasure_keys (
+            app_id text PRIMARY KEY REFERENCES apps(id),
+            key bytea NOT NULL,
+            created_at bigint NOT NULL
+        );
+        CREATE TABLE erased_users (
+            app_id text NOT NULL REFERENCES apps(id),
+            digest bytea NOT NULL,
+            erased_at bigint NOT NULL,
+            PRIMARY KEY (app_id, digest)
+        );
+        CREATE TABLE erasure_notices (
+            id text PRIMARY KEY,
+            forwarder_id text NOT NULL REFERENCES forwarders(id),
+            app_id text NOT NULL,
+            user_id text NOT NULL,
+            pseudonym text NOT NULL,
+            erased_at bigint NOT NULL
+        );
+        CREATE INDEX erasure_notices_forwarder ON erasure_notices (forwarder_id, erased_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -14,6 +14,7 @@ extension StoreChange {
         case .identityKeys(let appID): "identity_keys \(appID)"
         case .pushCredentials(let appID): "push_credentials \(appID)"
         case .messageCancelled(let id): "message_cancelled \(id)"
+        case .erasures(let appID): "erasures \(appID)"
         case .everything: "everything"
         }
     }
@@ -29,6 +30,7 @@ extension StoreChange {
         case ("identity_keys", false): self = .identityKeys(appID: id)
         case ("push_credentials", false): self = .pushCredentials(appID: id)
         case ("message_cancelled", false): self = .messageCancelled(id: id)
+        case ("erasures", false): self = .erasures(appID: id)
         default: self = .everything
         }
     }

@@ -15,7 +15,8 @@ public protocol ForwardingStore: Sendable {
     /// Pauses or resumes a destination and returns it. - Throws: ``StoreError/Code/notFound``.
     @discardableResult
     func setForwarderState(appID: String, id: String, state: ForwarderRecord.State) throws -> ForwarderRecord
-    /// Removes a destination with its dead letters; false when the app has no such destination.
+    /// Removes a destination with its dead letters and its `user.deleted` notices not yet delivered; false when
+    /// the app has no such destination.
     @discardableResult
     func removeForwarder(appID: String, id: String) throws -> Bool
 

@@ -13,7 +13,8 @@ import TidingsModel
 /// and the store test suite is written against this protocol so every backend runs it.
 public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
-    OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore
+    OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore,
+    ErasureStore
 {
     // MARK: Changes
 
@@ -109,10 +110,8 @@ public protocol Store:
 
     // MARK: Users
 
-    /// Erases what ties the app's data to `userID`, in one transaction: its installations are logged out
-    /// (their tokens stay, so the devices still get messages sent to everyone), its tags are deleted, and its
-    /// events lose the user id (they stay, counted in funnels, tied only to a random installation id).
-    func forgetUser(appID: String, userID: String) throws -> ForgottenUser
+    // Erasure: ``ErasureStore``.
+
     /// How many installations of every app have no known time zone, by app id.
     func installationsWithoutTimeZone() throws -> [String: Int]
 

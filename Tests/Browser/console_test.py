@@ -352,6 +352,10 @@ def run(demo, console, bin_dir):
     check(not driver.find_element(By.ID, "send-now").is_enabled(), "a viewer sees Send disabled")
     status = console.fetch("POST", "/v1/messages", {"target": {"all": True}, "content": {"title": "viewer"}}, csrf=True)
     check(status == 403, f"a viewer's send is refused by the server ({status})")
+    check(not driver.find_element(By.CSS_SELECTOR, '#nav a[href="#/events"]').is_displayed(),
+          "a viewer is not shown the Events page")
+    status = console.fetch("GET", "/v1/events?limit=10")
+    check(status == 403, f"a viewer cannot list or export events, personal data in bulk ({status})")
     console.go(f"#/messages/{message_id}", ".funnel")
     check(True, "a viewer reads the message's funnel")
 

@@ -267,6 +267,67 @@ import TidingsTestSupport
         #expect(ids == sent.map(\.eventID.lowercasedString))
     }
 
+    /// An erasure of `user-1`, as the server makes it (the digest and pseudonym are the server's business).
+    func eraseUserOne() throws {
+        _ = try store.eraseUser(
+            UserErasure(
+                appID: "app_a", userID: "user-1", pseudonym: "erased:0123456789abcdef0123456789abcdef",
+                digest: Array(repeating: 3, count: 32), erasedAt: 1_800_000_100_000))
+    }
+
+    @Test func everyDestinationGetsAUserDeletedRecordAndItLeavesTheQueueOnceDelivered() async throws {
+        let receiver = try WebhookReceiver(schedule: [.status(503)])
+        try storeEvents(6)
+        // The filter keeps only deliveries, and the events are opens: the record goes all the same.
+        let webhook = try addForwarder(
+            .webhook, ["url": .string(receiver.url), "secret": .string(receiver.secret)],
+            filter: .init(eventTypes: ["delivery"]))
+        let file = try addForwarder(.file, ["directory": "exports"])
+        try eraseUserOne()
+        #expect(try store.erasureNotices(forwarderID: webhook.id, limit: 10).count == 1)
+        let worker = worker()
+        worker.start()
+        try await eventually {
+            try store.erasureNotices(forwarderID: webhook.id, limit: 10).isEmpty
+                && store.erasureNotices(forwarderID: file.id, limit: 10).isEmpty
+        }
+        let directory = root.appendingPathComponent("exports")
+        try await eventually {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            return names.contains { name in
+                let text = (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+                return text.contains("user.deleted")
+            }
+        }
+        await worker.stop()
+        client.shutdown()
+
+        let records = receiver.events.filter { $0["type"] == "user.deleted" }
+        #expect(records.count >= 1, "delivered after the 503, never dropped")
+        let record = try #require(records.first?.objectValue)
+        #expect(record["user_id"] == "user-1")
+        #expect(record["value"] == "erased:0123456789abcdef0123456789abcdef")
+        #expect(record["occurred_at"] == .integer(1_800_000_100_000))
+        #expect(record["platform"] == "server")
+        #expect(record["event_id"]?.stringValue?.hasPrefix("fwd_webhook-ue-") == true)
+        #expect(receiver.signatureFailures == 0)
+        #expect(!receiver.events.contains { $0["type"] == "open" }, "the filter still holds events back")
+    }
+
+    @Test func aRefusedUserDeletedRecordStaysQueued() async throws {
+        let receiver = try WebhookReceiver(schedule: Array(repeating: .status(400), count: 50))
+        let webhook = try addForwarder(.webhook, ["url": .string(receiver.url), "secret": .string(receiver.secret)])
+        try eraseUserOne()
+        let worker = worker()
+        worker.start()
+        try await eventually { receiver.requests.contains { $0.1 == 400 } }
+        await worker.stop()
+        client.shutdown()
+        #expect(try store.erasureNotices(forwarderID: webhook.id, limit: 10).map(\.userID) == ["user-1"])
+        #expect(try store.deadLetters(appID: "app_a", forwarderID: webhook.id).isEmpty)
+        #expect(try store.forwarder(appID: "app_a", id: webhook.id)?.lastError?.isEmpty == false)
+    }
+
     @Test func aBackfillReplaysATimeRangeBesideTheLiveCursor() async throws {
         let receiver = try WebhookReceiver()
         let sent = try storeEvents(30)

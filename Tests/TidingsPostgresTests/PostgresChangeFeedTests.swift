@@ -175,7 +175,7 @@ import TidingsStoreTesting
 
     @Test(arguments: [
         StoreChange.key(id: "key_8c1d"), .app(id: "app_1"), .identityKeys(appID: "app 2 with spaces"),
-        .pushCredentials(appID: "app_3"), .everything,
+        .pushCredentials(appID: "app_3"), .erasures(appID: "app_4"), .everything,
     ])
     func payloadsReadBackAsTheChangeTheyName(_ change: StoreChange) {
         #expect(StoreChange(notificationPayload: change.notificationPayload) == change)

@@ -249,7 +249,7 @@ import TidingsStoreTesting
         try store.createMessage(message("m1"), deliveries: [sentToAlice, forAlice, forBob])
         let claimed = try store.claimDeliveries(worker: "w", limit: 1, now: Self.now, leaseUntil: Self.now + 100)
         #expect(claimed.map(\.targetUserID) == ["alice"])
-        _ = try store.forgetUser(appID: "app_a", userID: "alice")
+        _ = try store.eraseUser(appID: "app_a", userID: "alice")
         #expect(try store.messageCounts(messageID: "m1").skippedByReason == ["user_changed": 1])
         let rest = try store.claimDeliveries(worker: "w", limit: 10, now: Self.now, leaseUntil: Self.now + 100)
         #expect(rest.map(\.installationID) == ["c"])

@@ -605,7 +605,7 @@ import TidingsStoreTesting
         _ = try store.insertEvents(appID: "app_b", events: [userEvent("x1", "alice")], receivedAt: Self.now)
         let funnelBefore = try store.funnel(appID: "app_a", scope: .campaign("c1"))
 
-        let forgotten = try store.forgetUser(appID: "app_a", userID: "alice")
+        let forgotten = try store.eraseUser(appID: "app_a", userID: "alice")
         #expect(forgotten == ForgottenUser(installations: 2, tags: 2, events: 2))
 
         for (id, seed) in [("a1", 1), ("a2", 2)] {
@@ -635,10 +635,10 @@ import TidingsStoreTesting
         #expect(try store.funnel(appID: "app_a", scope: .campaign("c1")) == funnelBefore)
 
         #expect(
-            try store.forgetUser(appID: "app_a", userID: "alice") == ForgottenUser(installations: 0, tags: 0, events: 0)
+            try store.eraseUser(appID: "app_a", userID: "alice") == ForgottenUser(installations: 0, tags: 0, events: 0)
         )
         #expect(
-            try store.forgetUser(appID: "app_a", userID: "nobody")
+            try store.eraseUser(appID: "app_a", userID: "nobody")
                 == ForgottenUser(installations: 0, tags: 0, events: 0))
     }
 

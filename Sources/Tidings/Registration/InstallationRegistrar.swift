@@ -398,6 +398,20 @@ public actor InstallationRegistrar {
                 return holdForUserToken(.from(response), fingerprint: fingerprint)
             }
         }
+        if Self.refusesErasedUser(response), let userID {
+            // The user may really have come back: a token fresh from the app's backend may bind them again.
+            if userTokenProvider != nil, let fresh = try? await userToken(for: userID, fresh: true),
+                let retried = try? await put(bytes, userToken: fresh)
+            {
+                response = retried
+            }
+            if Self.refusesErasedUser(response) {
+                forgetErasedUser(response)
+                let body = currentBody
+                return await register(
+                    body, fingerprint: InstallationState.fingerprint(of: fingerprintBody), userID: nil)
+            }
+        }
         let answeredAt = clock.now.millisecondsSince1970
         if response.isSuccess {
             accept(response, fingerprint: fingerprint, userID: userID, answeredAt: answeredAt)

@@ -40,6 +40,8 @@ final class DestinationRunner: Sendable {
     private let destination: any ForwardingDestination
     /// When the lease this runner last took ends, unix milliseconds (0: not held).
     private let leaseEnds = LockedBox<Int64>(0)
+    /// When `user.deleted` records the destination refused may be sent again, unix milliseconds.
+    private let erasureNoticesDueAt = LockedBox<Int64>(0)
     /// The live page read while the previous batch was in flight, and the cursor it follows.
     private let readAhead = LockedBox<(after: Int64, page: ForwardingEventPage)?>(nil)
     private let forwardedEvents: Counter?
@@ -99,7 +101,8 @@ final class DestinationRunner: Sendable {
                     try await worker.clock.sleep(for: configuration.leaseDuration / 3)
                     continue
                 }
-                var busy = try await replayDeadLetter(forwarder)
+                var busy = try await sendErasureNotices(forwarder)
+                busy = try await replayDeadLetter(forwarder) || busy
                 busy = try await stepBackfill(forwarder) || busy
                 let live = try await sendNextPage(forwarder)
                 if live != .idle { lastSentAt = now }
@@ -264,6 +267,37 @@ final class DestinationRunner: Sendable {
         }
         try store.advanceForwarderBackfill(id: forwarderID, owner: worker.owner, to: page.scannedThrough)
         return true
+    }
+
+    // MARK: Erasures
+
+    /// Sends the `user.deleted` records queued for the destination (one batch) and removes them once it took
+    /// them; true when some went. A refused batch stays queued and is offered again after five idle intervals:
+    /// an erasure is never dropped, and never parked where its user id would outlive the queue.
+    private func sendErasureNotices(_ forwarder: ForwarderRecord) async throws -> Bool {
+        guard erasureNoticesDueAt.withLock({ now >= $0 }) else { return false }
+        let notices = try store.erasureNotices(forwarderID: forwarderID, limit: batchSize)
+        guard let first = notices.first else { return false }
+        let batch = ForwardingBatch(
+            id: "\(forwarderID)-erasure-\(first.erasedAt)-\(notices.count)", forwarderID: forwarderID, appID: appID,
+            events: notices.map { ErasureRecord.event($0, droppedFields: forwarder.filter.droppedFields) })
+        switch try await send(batch) {
+        case .delivered:
+            try store.removeErasureNotices(forwarderID: forwarderID, ids: notices.map(\.id))
+            return true
+        case .refused(let failure):
+            try store.recordForwarderFailure(id: forwarderID, at: now, message: failure.description)
+            let retryAt = now + Int64(configuration.idleInterval.seconds * 5000)
+            erasureNoticesDueAt.withLock { $0 = retryAt }
+            worker.logger.warning(
+                "user.deleted records refused; kept to send again",
+                metadata: [
+                    "forwarder_id": forwarderID, "records": String(notices.count), "error": failure.description,
+                ])
+            return false
+        case .stopped:
+            return false
+        }
     }
 
     // MARK: Dead letters

@@ -31,6 +31,11 @@ extension APIService {
     /// - Throws: 401 `identity_token_expired` for an expired token, 401 `identity_token_invalid` naming the
     ///   check that failed for any other.
     func verifiedUser(_ request: HTTPRequest, app: AppRecord) throws -> String? {
+        try verifiedUserToken(request, app: app)?.subject
+    }
+
+    /// The claims of a request's user token, verified as ``verifiedUser(_:app:)`` does; nil when it carries none.
+    func verifiedUserToken(_ request: HTTPRequest, app: AppRecord) throws -> JWTClaims? {
         guard let token = request.headers[Self.userTokenHeader], !token.isEmpty else { return nil }
         let verifier = try identityVerifier(appID: app.id)
         guard !verifier.keys.isEmpty else {
@@ -38,7 +43,7 @@ extension APIService {
                 401, "identity_token_invalid", "the app has no identity keys to verify user tokens with")
         }
         do {
-            return try verifier.verify(token, audience: app.id, now: clock.now).subject
+            return try verifier.verify(token, audience: app.id, now: clock.now)
         } catch {
             if error.code == .expired {
                 throw refuse(401, "identity_token_expired", "the user token expired: \(error.message)")

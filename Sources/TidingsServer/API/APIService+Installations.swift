@@ -30,6 +30,9 @@ extension APIService {
                 verified = try verifiedUser(request, app: found)
             }
         }
+        // An app key naming a user erased since needs a fresh user token to bind it (docs/security.md). Read
+        // here, not in `prepare`, which holds the store's write lock; whether the binding changes is known there.
+        let refusesErasedUser = try refusesErasedUser(update, request, caller: caller, app: app)
         // Made before the store call, whether or not the installation turns out to need one: `prepare` runs
         // under the store's write lock, shared by every write of its group, and a grouped write may run twice
         // (both runs must issue the same secret). It was issued when the stored digest is its own.
@@ -44,6 +47,7 @@ extension APIService {
                 if let fresh, existing?.secretDigest == nil { update.secretDigest = .set(fresh.digest) }
                 let before = existing?.userID
                 let after = update.userID.applied(to: before)
+                if refusesErasedUser, after != before { throw Self.userErasedRefusal() }
                 if let app = verifyingApp, after != before, let user = after ?? before {
                     // Binding proves the new user; logging out proves the user who leaves.
                     try self.requireIdentity(of: user, verified: identity, caller: caller, app: app)

@@ -24,7 +24,9 @@ extension APIService {
         "POST /v1/session": .anyone, "GET /v1/session": .anyone, "DELETE /v1/session": .anyone,
         "GET /v1/audit": admin,
         // Installations and their tokens, attributes and Live Activity tokens.
-        "GET /v1/installations": viewer,
+        // The list of installations is their user ids and attributes in bulk: not for viewers (one device's
+        // page, found by search, is).
+        "GET /v1/installations": editor,
         "GET /v1/installations/{installation_id}": viewer,
         "PUT /v1/installations/{installation_id}": editor,
         "PATCH /v1/installations/{installation_id}/attributes": editor,
@@ -46,7 +48,8 @@ extension APIService {
         "DELETE /v1/users/{user_id}": editor,
         // Events and statistics.
         "POST /v1/events": editor,
-        "GET /v1/events": viewer,
+        // Events carry user ids, values and attributes; the list is also the CSV and NDJSON export.
+        "GET /v1/events": editor,
         "GET /v1/campaigns/{campaign_id}/stats": viewer,
         "GET /v1/messages/{message_id}/stats": viewer,
         "GET /v1/stats/overview": viewer,

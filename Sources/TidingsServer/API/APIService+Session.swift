@@ -121,6 +121,7 @@ extension APIService {
             } else {
                 return
             }
+            entry.target = auditTarget(request, appID: entry.appID)
             try store.appendAudit(entry)
         } catch {
             // The write itself has happened; losing its record must at least be seen.

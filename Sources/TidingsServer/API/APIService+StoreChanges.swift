@@ -7,7 +7,8 @@ extension APIService {
     /// everything when the store may have missed some.
     static func observeChanges(
         of store: any Store, keys: StoreBackedCache<[UInt8], APIKeyRecord>, apps: StoreBackedCache<String, AppRecord>,
-        identities: StoreBackedCache<String, JWTVerifier>
+        identities: StoreBackedCache<String, JWTVerifier>, erasureKeys: StoreBackedCache<String, ErasureKeyEntry>,
+        tombstones: StoreBackedCache<ErasureTombstoneKey, ErasureTombstoneEntry>
     ) -> StoreChangeObservation {
         store.changes.observe { change in
             switch change {
@@ -15,10 +16,15 @@ extension APIService {
             case .app(let id): apps.remove(id)
             case .identityKeys(let appID): identities.remove(appID)
             case .pushCredentials, .messageCancelled: break
+            case .erasures(let appID):
+                erasureKeys.remove(appID)
+                tombstones.removeAll { $0.appID == appID }
             case .everything:
                 keys.removeAll()
                 apps.removeAll()
                 identities.removeAll()
+                erasureKeys.removeAll()
+                tombstones.removeAll()
             }
         }
     }

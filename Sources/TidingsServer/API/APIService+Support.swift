@@ -122,8 +122,22 @@ extension APIService {
         switch error.code {
         case .notFound: HTTPError(status: 404, code: "not_found", message: error.message)
         case .limitExceeded: HTTPError(status: 422, code: "limit_exceeded", message: error.message)
+        case .secretsKeyMissing, .secretUnreadable: secretsFailure(error)
         default: HTTPError(status: 409, code: error.code.rawValue, message: error.message)
         }
+    }
+
+    /// 500 for a stored secret the server cannot open: the deployment's fault, not the request's. The client is
+    /// told which and that an operator must act; the store's message (which names key ids and flags, never key
+    /// material) goes to the log for the operator.
+    private func secretsFailure(_ error: StoreError) -> HTTPError {
+        logger.error(
+            "a stored secret could not be read", metadata: ["code": error.code.rawValue, "error": error.message])
+        let message =
+            error.code == .secretsKeyMissing
+            ? "a stored secret is encrypted and this server has no secrets key configured; an operator must start tidingsd with the key (see the server log)"
+            : "a stored secret cannot be decrypted with this server's secrets key; an operator must check the configured keys (see the server log)"
+        return HTTPError(status: 500, code: error.code.rawValue, message: message)
     }
 
     /// `outcome` with a store refusal as the HTTP error a client sees.

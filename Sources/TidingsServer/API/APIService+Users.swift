@@ -34,16 +34,22 @@ extension APIService {
         ])
     }
 
-    /// `DELETE /v1/users/{user_id}`: the user's installations are logged out (they keep their tokens and still
-    /// get messages sent to everyone), the user's tags are deleted, and the user's events lose the user id.
+    /// `DELETE /v1/users/{user_id}`: every copy of the user id the app's data holds is erased or replaced by
+    /// its pseudonym (``ErasureStore/eraseUser(_:)``), a tombstone refuses a silent re-binding, and each
+    /// forwarder gets a `user.deleted` record. The audit entry of this request names the pseudonym.
     func deleteUser(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let userID = try userParameter(request)
-        let forgotten = try storeCall { try store.forgetUser(appID: caller.appID, userID: userID) }
-        logger.info("user forgotten", metadata: ["app_id": caller.appID])
+        let erasure = try userErasure(appID: caller.appID, userID: userID)
+        let forgotten = try storeCall { try store.eraseUser(erasure) }
+        logger.info("user erased", metadata: ["app_id": caller.appID, "pseudonym": erasure.pseudonym])
         return json([
-            "user_id": .string(userID), "installations_unbound": .integer(Int64(forgotten.installations)),
+            "user_id": .string(userID), "pseudonym": .string(erasure.pseudonym),
+            "installations_unbound": .integer(Int64(forgotten.installations)),
             "tags_deleted": .integer(Int64(forgotten.tags)), "events_pseudonymised": .integer(Int64(forgotten.events)),
+            "messages_pseudonymised": .integer(Int64(forgotten.messages)),
+            "audit_entries_pseudonymised": .integer(Int64(forgotten.auditEntries)),
+            "forwarder_notices_queued": .integer(Int64(forgotten.forwarderNotices)),
         ])
     }
 

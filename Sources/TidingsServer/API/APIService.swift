@@ -22,6 +22,10 @@ final class APIService: Sendable {
     let keyCache = StoreBackedCache<[UInt8], APIKeyRecord>()
     let appCache = StoreBackedCache<String, AppRecord>()
     let identityCache = StoreBackedCache<String, JWTVerifier>()
+    /// Whether each app has an erasure key (and which), and whether a user of an app was erased, read on every
+    /// registration that names a user: kept like keys, and dropped when the store announces an erasure.
+    let erasureKeys = StoreBackedCache<String, ErasureKeyEntry>()
+    let tombstones = StoreBackedCache<ErasureTombstoneKey, ErasureTombstoneEntry>()
     /// Empties the caches above as the store's changes arrive, while the service lives.
     private let storeChanges: StoreChangeObservation
     /// One bucket per key id.
@@ -46,7 +50,8 @@ final class APIService: Sendable {
         sessions = ConsoleSessions(store: store, settings: configuration.consoleSessions, clock: clock)
         self.store = store
         storeChanges = Self.observeChanges(
-            of: store, keys: keyCache, apps: appCache, identities: identityCache)
+            of: store, keys: keyCache, apps: appCache, identities: identityCache, erasureKeys: erasureKeys,
+            tombstones: tombstones)
         self.configuration = configuration
         self.clock = clock
         self.logger = logger

@@ -103,6 +103,8 @@ extension ConsoleAssets {
           picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
             `${app.name} (${app.id})`)));
           document.getElementById("who").textContent = `${me.operator.name} · ${me.operator.role}`;
+          // Events are personal data in bulk: the server refuses them to viewers, so their link is not shown.
+          document.querySelector('#nav a[href="#/events"]').parentElement.hidden = me.operator.role === "viewer";
           document.getElementById("sign-in").hidden = true;
           document.getElementById("top").hidden = false;
         }

@@ -34,7 +34,7 @@ public final class AppAPNsProvider: PushProvider, Sendable {
             case .everything:
                 appIDs.withLock { $0.removeAll() }
                 clients.recheckAll()
-            case .key, .identityKeys, .messageCancelled: break
+            case .key, .identityKeys, .messageCancelled, .erasures: break
             }
         }
         self.credentials = credentials

@@ -28,7 +28,7 @@ public final class AppFCMProvider: Sendable {
         storeChanges = changes?.observe { [clients] change in
             switch change {
             case .pushCredentials, .everything: clients.recheckAll()
-            case .key, .app, .identityKeys, .messageCancelled: break
+            case .key, .app, .identityKeys, .messageCancelled, .erasures: break
             }
         }
         self.credentials = credentials

@@ -75,7 +75,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
             case .app(let appID), .pushCredentials(let appID):
                 knownApps.withLock { known in known = known.filter { $0.value.appID != appID } }
             case .everything: knownApps.withLock { $0.removeAll() }
-            case .key, .identityKeys, .messageCancelled: break
+            case .key, .identityKeys, .messageCancelled, .erasures: break
             }
         }
         self.apns = apns

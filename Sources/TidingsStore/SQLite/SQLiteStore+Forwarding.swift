@@ -79,6 +79,8 @@ extension SQLiteStore {
         try database.write { db in
             try db.run(
                 "DELETE FROM forwarder_dead_letters WHERE app_id = ?1 AND forwarder_id = ?2", [.text(appID), .text(id)])
+            try db.run(
+                "DELETE FROM erasure_notices WHERE app_id = ?1 AND forwarder_id = ?2", [.text(appID), .text(id)])
             return try db.run("DELETE FROM forwarders WHERE app_id = ?1 AND id = ?2", [.text(appID), .text(id)]) > 0
         }
     }

@@ -429,6 +429,31 @@ extension SQLiteStore {
         ALTER TABLE message_deliveries ADD COLUMN split_user_id TEXT;
         ALTER TABLE events ADD COLUMN opens_app INTEGER;
         """,
+        // Erasure that erases: each app's key for the pseudonyms and tombstones of erased users, the tombstones
+        // (a keyed digest of the user id, never the id), and the `user.deleted` notices waiting for each
+        // forwarder, removed once delivered (the one deliberate copy of an erased id).
+        """
+        CREATE TABLE erasure_keys (
+            app_id TEXT PRIMARY KEY REFERENCES apps(id),
+            key BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE erased_users (
+            app_id TEXT NOT NULL REFERENCES apps(id),
+            digest BLOB NOT NULL,
+            erased_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, digest)
+        );
+        CREATE TABLE erasure_notices (
+            id TEXT PRIMARY KEY,
+            forwarder_id TEXT NOT NULL REFERENCES forwarders(id),
+            app_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            pseudonym TEXT NOT NULL,
+            erased_at INTEGER NOT NULL
+        );
+        CREATE INDEX erasure_notices_forwarder ON erasure_notices(forwarder_id, erased_at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -96,7 +96,11 @@ import TidingsTesting
                     missing.append("\(name): \(entries.count) entries")
                     continue
                 }
-                if entry.action != "\(route.method) \(route.pattern)" || entry.target != path
+                // An erasure's entry names the user's pseudonym, never the erased id (docs/security.md).
+                let target =
+                    "\(route.method) \(route.pattern)" == "DELETE /v1/users/{user_id}"
+                    ? (entry.target.hasPrefix("/v1/users/erased") ? entry.target : "not the pseudonym") : path
+                if entry.action != "\(route.method) \(route.pattern)" || entry.target != target
                     || entry.credential != credential || entry.status != status || entry.address != "10.0.0.7"
                     || entry.keyID != credentials.keyIDs[credential]
                     || (credential == .operator) != (entry.operatorName == "op-admin")

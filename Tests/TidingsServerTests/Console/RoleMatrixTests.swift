@@ -96,6 +96,51 @@ import TidingsTesting
         }
     }
 
+    @Test func aViewerCannotListOrExportEventsOrListInstallations() async throws {
+        let harness = try harness()
+        try await harness.register("i1", ["user_id": "alice", "attributes": ["email": "alice@example.org"]])
+        for path in ["/v1/events", "/v1/installations"] {
+            for (role, status) in [(OperatorRole.viewer, 403), (.editor, 200), (.admin, 200)] {
+                var request = try request(harness, "GET", path, role: role)
+                request.headers["Accept"] = "text/csv"
+                let answered: Int
+                do {
+                    answered = try await harness.api.router.handler(request).status
+                } catch let error as HTTPError {
+                    answered = error.status
+                }
+                #expect(answered == status, "\(path) as \(role)")
+            }
+        }
+    }
+
+    /// docs/console.md's table says what the matrix does, route by route.
+    @Test func theDocumentedTableIsTheMatrix() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/console.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        var documented: [String: APIService.SessionAccess] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 5 else { continue }
+            let route = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let marks = cells[2...4].map { $0 == "✓" }
+            documented[route] =
+                marks == [true, true, true]
+                    && ["POST /v1/session", "GET /v1/session", "DELETE /v1/session"]
+                        .contains(route)
+                ? .anyone
+                : marks[0] ? APIService.viewer : marks[1] ? APIService.editor : APIService.admin
+        }
+        var mismatches: [String] = []
+        for (route, access) in APIService.roleMatrix where documented[route] != access {
+            mismatches.append("\(route): matrix \(access), docs \(documented[route].map { "\($0)" } ?? "missing")")
+        }
+        #expect(mismatches.sorted() == [])
+    }
+
     @Test func aRouteMissingFromTheMatrixRefusesEverySession() async throws {
         let harness = try harness()
         let service = APIService(
