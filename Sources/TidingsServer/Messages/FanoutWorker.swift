@@ -205,7 +205,7 @@ public final class FanoutWorker: Sendable {
             switch change {
             case .messageCancelled(let id): heard.withLock { _ = $0.cancelledMessages.insert(id) }
             case .everything: heard.withLock { $0.missedSome = true }
-            case .key, .app, .identityKeys, .pushCredentials: break
+            case .key, .app, .identityKeys, .pushCredentials, .erasures: break
             }
         }
         defer { observation.cancel() }

@@ -46,6 +46,10 @@ extension SQLiteStore {
                 try db.run(
                     "UPDATE message_deliveries SET target_user_id = NULL WHERE app_id = ?1 AND target_user_id = ?2",
                     [app, user])
+                // A split test by person keeps the person's arm under the pseudonym: its conversions still group.
+                try db.run(
+                    "UPDATE message_deliveries SET split_user_id = ?3 WHERE app_id = ?1 AND split_user_id = ?2",
+                    [app, user, .text(erasure.pseudonym)])
                 let plans = try db.query(
                     "SELECT id, plan FROM messages WHERE app_id = ?1 AND plan IS NOT NULL AND instr(plan, ?2) > 0",
                     [app, .text(erasure.quotedUserID)]
