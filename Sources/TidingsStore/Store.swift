@@ -13,7 +13,8 @@ import TidingsModel
 /// and the store test suite is written against this protocol so every backend runs it.
 public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
-    OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore
+    OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore,
+    SecondFactorStore, SignInThrottleStore
 {
     // MARK: Changes
 
