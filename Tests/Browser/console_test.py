@@ -418,6 +418,8 @@ def two_factor(demo, console):
     """An admin turns on two-factor sign-in in Settings, then signs in with a TOTP code and a recovery code."""
     driver = console.driver
     driver.set_window_size(1280, 1000)
+    driver.find_element(By.ID, "sign-out").click()
+    console.visible("#sign-in-name")
     console.sign_in("demo", demo.password)
     console.go("#/settings", "#start-two-factor").click()
     secret = console.visible("#two-factor-secret").text
@@ -437,7 +439,9 @@ def two_factor(demo, console):
 
     def password_step():
         driver.find_element(By.ID, "sign-out").click()
-        console.visible("#sign-in-name").send_keys("demo")
+        name = console.visible("#sign-in-name")
+        name.clear()
+        name.send_keys("demo")
         driver.find_element(By.ID, "sign-in-password").send_keys(demo.password)
         driver.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
         return console.visible("#sign-in-code")
