@@ -2,7 +2,7 @@
 /// one limit (docs/security.md, "Console sessions").
 ///
 /// Each bucket's level drains at `drainPerSecond` and rises by one per failure: a leaky bucket, equivalent to
-/// a token bucket whose tokens are `burst - level`. Buckets are named by the caller (`account:ada`).
+/// a token bucket whose tokens are `burst - level`. Buckets are named by the caller (`account:` and a digest).
 public protocol SignInThrottleStore: Sendable {
     /// The bucket's level at `at` (milliseconds), after draining; 0 for a bucket never filled.
     func signInFailureLevel(bucket: String, drainPerSecond: Double, at: Int64) throws -> Double

@@ -110,12 +110,7 @@ extension APIService {
     func adminResetTwoFactor(_ request: HTTPRequest) async throws -> HTTPResponse {
         _ = try authenticate(request, .adminKey)
         let name = try operatorName(request)
-        guard try storeCall({ try store.operatorAccount(named: name) }) != nil else {
-            throw HTTPError(status: 404, code: "not_found", message: "there is no operator \(name)")
-        }
-        guard try storeCall({ try store.removeSecondFactor(operatorName: name) }) else {
-            throw HTTPError(status: 404, code: "not_found", message: "\(name) has no two-factor sign-in")
-        }
+        try admin { try operators.resetTwoFactor(name: name) }
         logger.notice("two-factor sign-in reset by an admin", metadata: ["operator": name])
         return HTTPResponse(status: 204)
     }

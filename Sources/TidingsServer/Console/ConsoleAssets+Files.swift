@@ -1376,7 +1376,7 @@ extension ConsoleAssets {
           });
           return h("section", { id: "operators" }, h("h2", {}, "Operators"),
             table(["Name", "Role", "2FA", "Added", ""], rows), form, status,
-            h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|remove"), "."));
+            h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|reset-2fa|remove"), "."));
         }
 
         async function auditSection() {

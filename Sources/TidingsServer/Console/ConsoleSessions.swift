@@ -128,13 +128,17 @@ final class ConsoleSessions: Sendable {
         let place = SignInTrust(kind: .address, digest: SHA256Digest.hash(address))
         let trustedBrowser = try browser.map { try store.isTrusted($0, operatorName: name, since: since) } ?? false
         let trusted = try trustedBrowser || store.isTrusted(place, operatorName: name, since: since)
+        // Buckets are named by digest: the store keeps neither addresses nor the names typed (a password typed
+        // into the name field among them), and a name's length does not reach the store.
         let account = SignInThrottle.Bucket(
-            name: "account:" + name.lowercased(), limit: settings.failedSignInsPerAccount)
+            name: "account:" + SHA256Digest.hex(SHA256Digest.hash(name.lowercased())),
+            limit: settings.failedSignInsPerAccount)
         var all = [
             trustedBrowser
                 ? SignInThrottle.Bucket(
-                    name: "browser:" + Base64URL.encode(browser?.digest ?? []), limit: settings.failedSignInsPerAddress)
-                : SignInThrottle.Bucket(name: "address:" + address, limit: settings.failedSignInsPerAddress)
+                    name: "browser:" + SHA256Digest.hex(browser?.digest ?? []), limit: settings.failedSignInsPerAddress)
+                : SignInThrottle.Bucket(
+                    name: "address:" + SHA256Digest.hex(place.digest), limit: settings.failedSignInsPerAddress)
         ]
         if !trusted { all.append(account) }
         return (all, account, trusted)
