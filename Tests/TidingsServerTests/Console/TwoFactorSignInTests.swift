@@ -295,7 +295,7 @@ import TidingsTesting
         // Editors are not held to it.
         var eve = try await signedIn(harness, "eve")
         #expect(try await call(harness, "GET", "/v1/installations", &eve).status == 200)
-        // Keys are not sessions: an admin key is unaffected.
+        // Once enrolled, the admin's session opens everything again.
         let (secret, _) = try await enrol(harness, &ada)
         #expect(try await call(harness, "GET", "/v1/admin/apps", &ada).status == 200)
         #expect(try await call(harness, "GET", "/v1/session", &ada).json["two_factor"]?["enrolment_required"] == false)
