@@ -9,7 +9,7 @@
 # The toolchain the project is developed and tested with (6.3); tools-version 6.0 is the floor.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libqrencode-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest first, so a change to the sources does not invalidate the resolved package layer.
@@ -21,7 +21,7 @@ RUN swift build -c release --product tidingsd --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-0 libpq5 libssl3 libcurl4 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libsqlite3-0 libpq5 libssl3 libcurl4 libqrencode4 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/tidings --create-home tidings
 COPY --from=build /out/tidingsd /usr/local/bin/tidingsd

@@ -45,6 +45,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // QR codes of the console's TOTP enrolment.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+        ),
 
         // The canonical model shared by SDK and server: payloads, dialects, events, JSON.
         .target(name: "TidingsModel"),
@@ -100,7 +106,7 @@ let package = Package(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
-                "TidingsPostgres", "TidingsForwarding",
+                "TidingsPostgres", "TidingsForwarding", "CQRencode",
             ]
         ),
 

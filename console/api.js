@@ -19,9 +19,6 @@ export async function api(method, path, body, { app = true, raw = false } = {}) 
     method, headers, credentials: "same-origin",
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (response.status === 401 && path !== "/v1/session") {
-    window.dispatchEvent(new CustomEvent("tidings:signed-out"));
-  }
   if (!response.ok) {
     let code = "error";
     let message = `${response.status} ${response.statusText}`;
@@ -31,6 +28,10 @@ export async function api(method, path, body, { app = true, raw = false } = {}) 
       message = error.message;
     } catch {
       // Not JSON: keep the status line.
+    }
+    // Only a missing or ended session signs out: a wrong password or code (re-entered in Settings) is a 401 too.
+    if (response.status === 401 && (code === "unauthorized" || code === "session_expired")) {
+      window.dispatchEvent(new CustomEvent("tidings:signed-out"));
     }
     throw new APIError(response.status, code, message);
   }

@@ -28,14 +28,28 @@ export function setPageTimer(timer) {
   pageTimer = timer;
 }
 
+// The challenge a right password got when the operator has two-factor sign-in on; kept only in memory.
+let challenge = null;
+
 function showSignIn() {
   session.csrf = null;
   session.operator = null;
+  challenge = null;
   setPageTimer(null);
   document.getElementById("top").hidden = true;
   document.getElementById("view").replaceChildren();
   document.getElementById("sign-in").hidden = false;
+  document.getElementById("second-factor-form").hidden = true;
+  document.getElementById("sign-in-form").hidden = false;
   document.getElementById("sign-in-name").focus();
+}
+
+function showSecondFactor(answer) {
+  challenge = answer.challenge;
+  document.getElementById("sign-in-form").hidden = true;
+  document.getElementById("second-factor-error").textContent = "";
+  document.getElementById("second-factor-form").hidden = false;
+  document.getElementById("sign-in-code").focus();
 }
 
 async function loadSession() {
@@ -49,6 +63,9 @@ async function loadSession() {
   const picker = document.getElementById("app-picker");
   picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
     `${app.name} (${app.id})`)));
+  // An admin the server requires two-factor sign-in of, who has not enrolled: Settings only, until enrolled.
+  session.enrolmentRequired = me.two_factor?.enrolment_required === true;
+  document.getElementById("nav").hidden = session.enrolmentRequired;
   document.getElementById("who").textContent = `${me.operator.name} · ${me.operator.role}`;
   // Events are personal data in bulk: the server refuses them to viewers, so their link is not shown.
   document.querySelector('#nav a[href="#/events"]').parentElement.hidden = me.operator.role === "viewer";
@@ -58,6 +75,10 @@ async function loadSession() {
 
 async function route() {
   if (!session.csrf) return;
+  if (session.enrolmentRequired && location.hash !== "#/settings") {
+    location.hash = "#/settings";
+    return;
+  }
   const hash = location.hash || "#/overview";
   for (const link of document.querySelectorAll("#nav a")) {
     if (hash.startsWith(link.getAttribute("href"))) link.setAttribute("aria-current", "page");
@@ -90,14 +111,43 @@ document.getElementById("sign-in-form").addEventListener("submit", async (event)
   const error = document.getElementById("sign-in-error");
   error.textContent = "";
   try {
-    await api("POST", "/v1/session", { name: form.name.value, password: form.password.value }, { app: false });
+    const answer = await api("POST", "/v1/session", { name: form.name.value, password: form.password.value },
+      { app: false });
     form.password.value = "";
+    if (answer.second_factor_required) {
+      showSecondFactor(answer);
+      return;
+    }
     await loadSession();
     await route();
   } catch (failure) {
     error.textContent = failure.status === 429 ? `Too many attempts: ${failure.message}` : failure.message;
   }
 });
+
+document.getElementById("second-factor-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const code = document.getElementById("sign-in-code");
+  const error = document.getElementById("second-factor-error");
+  error.textContent = "";
+  try {
+    await api("POST", "/v1/session/second-factor", { challenge, code: code.value.trim() }, { app: false });
+    code.value = "";
+    challenge = null;
+    await loadSession();
+    await route();
+  } catch (failure) {
+    code.value = "";
+    if (failure.code === "challenge_expired") {
+      showSignIn();
+      document.getElementById("sign-in-error").textContent = failure.message;
+      return;
+    }
+    error.textContent = failure.status === 429 ? `Too many attempts: ${failure.message}` : failure.message;
+  }
+});
+
+document.getElementById("second-factor-back").addEventListener("click", showSignIn);
 
 document.getElementById("sign-out").addEventListener("click", async () => {
   try {

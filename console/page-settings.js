@@ -138,7 +138,7 @@ async function operatorsSection(refresh) {
       }
     });
     const self = account.name === session.operator.name;
-    return [account.name, role, time(account.created_at), h("div", { class: "row" },
+    return [account.name, role, account.two_factor ? "on" : "off", time(account.created_at), h("div", { class: "row" },
       h("button", { type: "button", onclick: async () => {
         if (!confirm(`Give ${account.name} a new password? Their sessions end.`)) return;
         try {
@@ -149,6 +149,16 @@ async function operatorsSection(refresh) {
           failed(error);
         }
       } }, "New password"),
+      account.two_factor && !self ? h("button", { type: "button", onclick: async () => {
+        if (!confirm(`Reset ${account.name}'s two-factor sign-in? They sign in with their password alone until they set it up again.`)) return;
+        try {
+          await api("DELETE", `/v1/admin/operators/${encodeURIComponent(account.name)}/two-factor`, undefined,
+            { app: false });
+          refresh();
+        } catch (error) {
+          failed(error);
+        }
+      } }, "Reset 2FA") : null,
       self ? null : h("button", { type: "button", class: "danger", onclick: async () => {
         if (!confirm(`Remove ${account.name}?`)) return;
         try {
@@ -175,8 +185,8 @@ async function operatorsSection(refresh) {
     }
   });
   return h("section", { id: "operators" }, h("h2", {}, "Operators"),
-    table(["Name", "Role", "Added", ""], rows), form, status,
-    h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|remove"), "."));
+    table(["Name", "Role", "2FA", "Added", ""], rows), form, status,
+    h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|reset-2fa|remove"), "."));
 }
 
 async function auditSection() {
@@ -188,15 +198,110 @@ async function auditSection() {
     ]), "Every change, by operators and by server and admin keys, newest first"));
 }
 
+// Recovery codes exist only in the answer that made them: shown once, with a copy button, never kept.
+function recoveryCodes(codes, done) {
+  const status = h("p", { role: "status" });
+  return [
+    h("p", {}, "Recovery codes: each signs you in once if you lose your authenticator. Save them now; they are not shown again."),
+    h("ul", { class: "secret", id: "recovery-codes" }, codes.map((code) => h("li", {}, h("code", {}, code)))),
+    h("div", { class: "row" },
+      h("button", { type: "button", id: "copy-recovery-codes", onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(codes.join("\n"));
+          notice(status, "Copied.");
+        } catch {
+          notice(status, "Copying is not allowed here: select the codes and copy them.", true);
+        }
+      } }, "Copy codes"),
+      h("button", { type: "button", id: "recovery-codes-saved", onclick: done }, "I have saved them")),
+    status,
+  ];
+}
+
+async function twoFactorSection(refresh) {
+  const state = await api("GET", "/v1/session/two-factor", undefined, { app: false });
+  const body = h("div", {});
+  const status = h("p", { role: "status", id: "two-factor-status" });
+  const failed = (error) => notice(status, error.message, true);
+  const required = state.required
+    ? h("p", { class: "error" }, "This server requires two-factor sign-in of admins: set it up to use the console.")
+    : state.required_for_admins ? h("p", { class: "muted" }, "This server requires two-factor sign-in of admins.") : null;
+  if (state.enabled) {
+    const password = h("input", { type: "password", name: "two_factor_password", autocomplete: "current-password" });
+    const code = h("input", { name: "two_factor_code", autocomplete: "one-time-code", maxlength: "64" });
+    const credentials = () => ({ password: password.value, code: code.value.trim() });
+    const regenerate = h("button", { type: "button", id: "new-recovery-codes", onclick: async () => {
+      try {
+        const answer = await api("POST", "/v1/session/two-factor/recovery-codes", credentials(), { app: false });
+        show(body, recoveryCodes(answer.recovery_codes, refresh));
+      } catch (error) {
+        failed(error);
+      }
+    } }, "New recovery codes");
+    const disable = state.required ? null : h("button", { type: "button", class: "danger", id: "disable-two-factor",
+      onclick: async () => {
+        if (!confirm("Turn two-factor sign-in off?")) return;
+        try {
+          await api("POST", "/v1/session/two-factor/disable", credentials(), { app: false });
+          refresh();
+        } catch (error) {
+          failed(error);
+        }
+      } }, "Turn off");
+    show(body, h("p", { id: "two-factor-state" }, `On. ${state.recovery_codes_left} recovery codes left.`),
+      h("p", { class: "muted" }, "Changing it needs your password and a current code (or a recovery code)."),
+      field("Password", password), field("Code", code), h("div", { class: "row" }, regenerate, disable));
+  } else {
+    const start = h("button", { type: "button", id: "start-two-factor", onclick: async () => {
+      try {
+        const enrolment = await api("POST", "/v1/session/two-factor/enrolment", undefined, { app: false });
+        const code = h("input", { name: "two_factor_confirm_code", autocomplete: "one-time-code", inputmode: "numeric",
+          maxlength: "6", required: true });
+        const form = h("form", { id: "two-factor-confirm-form" }, field("Code from the app", code),
+          h("button", { type: "submit" }, "Turn on"));
+        form.addEventListener("submit", async (event) => {
+          event.preventDefault();
+          try {
+            const answer = await api("POST", "/v1/session/two-factor/confirmation", { code: code.value.trim() },
+              { app: false });
+            // Enrolled: the console is no longer limited to Settings.
+            session.enrolmentRequired = false;
+            document.getElementById("nav").hidden = false;
+            show(body, recoveryCodes(answer.recovery_codes, refresh));
+          } catch (error) {
+            failed(error);
+          }
+        });
+        // The server's SVG is shown as a picture: an <img> runs no script in it.
+        show(body, h("p", {}, "Scan this code with your authenticator app, then type the code it shows."),
+          h("img", { class: "qr", id: "two-factor-qr", alt: "QR code of the two-factor secret",
+            src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrolment.qr_svg)}` }),
+          h("p", {}, "Or enter this secret by hand: ", h("code", { class: "secret", id: "two-factor-secret" },
+            enrolment.secret)),
+          form);
+        code.focus();
+      } catch (error) {
+        failed(error);
+      }
+    } }, "Set up two-factor sign-in");
+    show(body, h("p", { id: "two-factor-state" }, "Off: signing in needs only your password."), start);
+  }
+  return h("section", { id: "two-factor" }, h("h2", {}, "Two-factor sign-in"), required, body, status);
+}
+
 export async function settingsPage(view) {
+  const refresh = () => settingsPage(view);
+  if (session.enrolmentRequired) {
+    show(view, h("h1", {}, "Settings"), await twoFactorSection(refresh));
+    return;
+  }
   if (!can("admin")) {
-    show(view, h("h1", {}, "Settings"),
+    show(view, h("h1", {}, "Settings"), await twoFactorSection(refresh),
       h("p", {}, "Apps, keys, credentials and operators are managed by admin operators."),
       h("p", { class: "muted" }, `You are signed in as ${session.operator.name} (${session.operator.role}).`));
     return;
   }
-  const refresh = () => settingsPage(view);
-  const sections = [await appsSection()];
+  const sections = [await twoFactorSection(refresh), await appsSection()];
   if (session.app) {
     sections.push(await keysSection(refresh), credentialsSection(), await identitySection(refresh));
   }

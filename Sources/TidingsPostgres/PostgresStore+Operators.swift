@@ -60,6 +60,9 @@ extension PostgresStore {
         try write { db in
             try db.run("DELETE FROM operator_sessions WHERE operator_name = $1", [.text(name)])
             try db.run("DELETE FROM operator_sign_in_trust WHERE operator_name = $1", [.text(name)])
+            try db.run("DELETE FROM operator_recovery_codes WHERE operator_name = $1", [.text(name)])
+            try db.run("DELETE FROM operator_second_factors WHERE operator_name = $1", [.text(name)])
+            try db.run("DELETE FROM operator_sign_in_challenges WHERE operator_name = $1", [.text(name)])
             return try db.run("DELETE FROM operators WHERE name = $1", [.text(name)]) > 0
         }
     }

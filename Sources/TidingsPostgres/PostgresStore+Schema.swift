@@ -488,6 +488,36 @@ extension PostgresStore {
         );
         CREATE INDEX erasure_notices_forwarder ON erasure_notices (forwarder_id, erased_at);
         """,
+        // Operators' TOTP second factors (the secret sealed), their recovery codes by digest, the challenges of
+        // sign-ins waiting for a code, and failed sign-in counts shared by every instance on the store.
+        """
+        CREATE TABLE operator_second_factors (
+            operator_name text COLLATE "C" PRIMARY KEY REFERENCES operators(name),
+            secret bytea NOT NULL,
+            confirmed_at bigint,
+            last_used_step bigint NOT NULL,
+            recovery_salt bytea NOT NULL,
+            created_at bigint NOT NULL
+        );
+        CREATE TABLE operator_recovery_codes (
+            operator_name text COLLATE "C" NOT NULL REFERENCES operators(name),
+            digest bytea NOT NULL,
+            PRIMARY KEY (operator_name, digest)
+        );
+        CREATE TABLE operator_sign_in_challenges (
+            id_digest bytea PRIMARY KEY,
+            operator_name text COLLATE "C" NOT NULL REFERENCES operators(name),
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            tries integer NOT NULL
+        );
+        CREATE TABLE sign_in_failures (
+            bucket text COLLATE "C" PRIMARY KEY,
+            level bigint NOT NULL,
+            updated_at bigint NOT NULL
+        );
+        CREATE INDEX sign_in_failures_updated ON sign_in_failures (updated_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

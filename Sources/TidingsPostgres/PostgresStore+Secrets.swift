@@ -12,6 +12,11 @@ extension PostgresStore {
                     try SecretCodec.envelope(ofText: settings.1, context: SealedSecret.forwarderContext(id: settings.0))
                         ?? [])
             }
+            for secret in try db.query(
+                "SELECT secret FROM operator_second_factors", row: { $0.blob(0) })
+            {
+                inventory.count(secret)
+            }
             return inventory
         }
     }
@@ -43,6 +48,17 @@ extension PostgresStore {
                 let resealed = try target.storedText(
                     try secrets.plaintextText(stored, context: context), context: context)
                 try db.run("UPDATE forwarders SET settings = $2 WHERE id = $1", [.text(id), .text(resealed)])
+                rewritten += 1
+            }
+            let secondFactors = try db.query("SELECT operator_name, secret FROM operator_second_factors") {
+                ($0.text(0), $0.blob(1))
+            }
+            for (name, stored) in secondFactors where SealedSecret.keyID(of: stored) != sealer.keyID {
+                let context = SealedSecret.secondFactorContext(operatorName: name)
+                let resealed = try target.sealed(try secrets.plaintext(stored, context: context), context: context)
+                try db.run(
+                    "UPDATE operator_second_factors SET secret = $2 WHERE operator_name = $1",
+                    [.text(name), .bytes(resealed)])
                 rewritten += 1
             }
             return rewritten

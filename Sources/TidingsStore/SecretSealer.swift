@@ -49,6 +49,11 @@ public enum SealedSecret {
 
     /// The place of a forwarder's settings, bound into their envelope.
     package static func forwarderContext(id: String) -> String { "forwarders/\(id)/settings" }
+
+    /// The place of an operator's TOTP secret, bound into its envelope.
+    package static func secondFactorContext(operatorName: String) -> String {
+        "operator_second_factors/\(operatorName)/secret"
+    }
 }
 
 /// What both backends do with secrets on their way in and out: seal with the store's sealer when it has
@@ -58,6 +63,19 @@ package struct SecretCodec: Sendable {
 
     package init(sealer: (any SecretSealer)?) {
         self.sealer = sealer
+    }
+
+    /// `plaintext` sealed, for a secret never stored in plaintext (an operator's TOTP secret).
+    /// - Throws: ``StoreError/Code/secretsKeyMissing`` when the store has no sealer.
+    package func sealed(_ plaintext: [UInt8], context: String) throws -> [UInt8] {
+        guard let sealer else {
+            throw StoreError(
+                code: .secretsKeyMissing,
+                message:
+                    "the \(context) is only stored encrypted, and no secrets key is configured: start tidingsd with --secrets-key-file (TIDINGS_SECRETS_KEY_FILE)"
+            )
+        }
+        return try sealer.seal(plaintext, context: context)
     }
 
     /// `plaintext` as it is to be written.

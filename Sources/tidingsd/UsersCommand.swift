@@ -15,6 +15,7 @@ import TidingsStore
 /// tidingsd users list
 /// tidingsd users set-role NAME --role admin|editor|viewer
 /// tidingsd users reset-password NAME [--generate-password]
+/// tidingsd users reset-2fa NAME
 /// tidingsd users remove NAME
 /// ```
 /// A password never comes from the command line (ps shows it): it is read from `TIDINGS_OPERATOR_PASSWORD`,
@@ -29,6 +30,7 @@ enum UsersCommand {
                tidingsd users list
                tidingsd users set-role NAME --role admin|editor|viewer
                tidingsd users reset-password NAME [--generate-password]
+               tidingsd users reset-2fa NAME
                tidingsd users remove NAME
         the password comes from \(passwordVariable), a prompt, or standard input; never from arguments
         """
@@ -72,6 +74,10 @@ enum UsersCommand {
                 try operators.resetPassword(name: name, password: password)
                 say("Password of \(name) changed; their sessions ended.")
                 if generated { say("Password (shown once): \(password)") }
+            case "reset-2fa":
+                let name = try onlyName()
+                try operators.resetTwoFactor(name: name)
+                say("Two-factor sign-in of \(name) reset; they sign in with their password.")
             case "remove":
                 let name = try onlyName()
                 try operators.remove(name: name)

@@ -21,7 +21,11 @@ extension APIService {
 
     func adminListOperators(_ request: HTTPRequest) async throws -> HTTPResponse {
         _ = try authenticate(request, .adminKey)
-        return json(["operators": .array(try admin { try operators.list() }.map(Self.operatorJSON))])
+        let enrolled = try storeCall { try store.operatorsWithSecondFactor() }
+        return json([
+            "operators": .array(
+                try admin { try operators.list() }.map { Self.operatorJSON($0, twoFactor: enrolled.contains($0.name)) })
+        ])
     }
 
     /// `POST /v1/admin/operators` `{"name", "role", "password"?}`: without a password the server makes one and
@@ -50,7 +54,9 @@ extension APIService {
         if role != .admin { try keepAnAdmin(besides: name) }
         let record = try admin { try operators.setRole(name: name, role: role) }
         logger.info("operator role changed", metadata: ["operator": name, "role": role.rawValue])
-        return json(Self.operatorJSON(record))
+        return json(
+            Self.operatorJSON(record, twoFactor: try storeCall { try store.operatorsWithSecondFactor() }.contains(name))
+        )
     }
 
     /// `POST /v1/admin/operators/{name}/password` `{"password"?}`: ends the operator's sessions; a generated
@@ -79,7 +85,7 @@ extension APIService {
 
     var operators: OperatorAdministration { OperatorAdministration(store: store, clock: clock) }
 
-    private func operatorName(_ request: HTTPRequest) throws -> String {
+    func operatorName(_ request: HTTPRequest) throws -> String {
         guard let name = request.pathParameters["name"], OperatorRecord.isValidName(name) else {
             throw HTTPError(
                 status: 400, code: "invalid_parameter",
@@ -117,7 +123,12 @@ extension APIService {
         return (password, false)
     }
 
-    static func operatorJSON(_ record: OperatorRecord) -> JSONValue {
-        ["name": .string(record.name), "role": .string(record.role.rawValue), "created_at": .integer(record.createdAt)]
+    /// An operator as the API shows them; `two_factor` whether their two-factor sign-in is on.
+    static func operatorJSON(_ record: OperatorRecord, twoFactor: Bool = false) -> JSONValue {
+        [
+            "name": .string(record.name), "role": .string(record.role.rawValue),
+            "created_at": .integer(record.createdAt),
+            "two_factor": .bool(twoFactor),
+        ]
     }
 }

@@ -22,7 +22,14 @@ extension APIService {
     static let roleMatrix: [String: SessionAccess] = [
         // Sessions and the audit log.
         "POST /v1/session": .anyone, "GET /v1/session": .anyone, "DELETE /v1/session": .anyone,
+        "POST /v1/session/second-factor": .anyone,
         "GET /v1/audit": admin,
+        // One's own two-factor sign-in.
+        "GET /v1/session/two-factor": viewer,
+        "POST /v1/session/two-factor/enrolment": viewer,
+        "POST /v1/session/two-factor/confirmation": viewer,
+        "POST /v1/session/two-factor/recovery-codes": viewer,
+        "POST /v1/session/two-factor/disable": viewer,
         // Installations and their tokens, attributes and Live Activity tokens.
         // The list of installations is their user ids and attributes in bulk: not for viewers (one device's
         // page, found by search, is).
@@ -97,17 +104,28 @@ extension APIService {
         "PATCH /v1/admin/operators/{name}": admin,
         "DELETE /v1/admin/operators/{name}": admin,
         "POST /v1/admin/operators/{name}/password": admin,
+        "DELETE /v1/admin/operators/{name}/two-factor": admin,
     ]
 
     /// `route` refusing a console session whose operator's role the matrix does not allow it (403 `forbidden`),
-    /// before its handler runs; requests with a key, and without a live session, go on to the handler as before.
+    /// or an admin who must enrol in two-factor sign-in first (403 `two_factor_enrolment_required`, but for
+    /// ``enrolmentRoutes``), before its handler runs; requests with a key, and without a live session, go on to
+    /// the handler as before.
     func roleChecked(_ route: HTTPRoute) -> HTTPRoute {
-        let access = Self.roleMatrix["\(route.method) \(route.pattern)"]
+        let name = "\(route.method) \(route.pattern)"
+        let access = Self.roleMatrix[name]
+        let closedUntilEnrolled = !Self.enrolmentRoutes.contains(name)
         let check: @Sendable (HTTPRequest) throws -> Void = { request in
             guard access != .anyone, request.headers["Authorization"] == nil,
                 ConsoleSessions.sessionID(request) != nil,
                 let (_, account) = try? self.sessions.resolve(request, touch: false)
             else { return }
+            if closedUntilEnrolled, try self.sessions.mustEnrol(account) {
+                throw self.refuse(
+                    403, "two_factor_enrolment_required",
+                    "this server requires two-factor sign-in of admins: enrol in Settings (POST /v1/session/two-factor/enrolment) first"
+                )
+            }
             guard case .role(let needed) = access else {
                 throw self.refuse(403, "forbidden", "\(route.method) \(route.pattern) is not open to console sessions")
             }

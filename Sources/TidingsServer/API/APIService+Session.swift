@@ -10,6 +10,9 @@ import TidingsStore
 extension APIService {
     /// POSTs that change nothing: a viewer may make them, and they are not audited.
     static let readOnlyPosts: Set<String> = ["/v1/lint", "/v1/audience", "/v1/audience/count"]
+    /// The sign-in routes: audited by the handlers themselves, naming the operator the name or challenge is
+    /// for (the request carries no credential yet).
+    static let signInPaths: Set<String> = ["/v1/session", "/v1/session/second-factor"]
 
     /// The caller a session cookie authenticates, or nil when the request carries none.
     /// - Throws: 401 for an ended session; 403 for a write without the CSRF token, from another origin, or
@@ -48,7 +51,7 @@ extension APIService {
     /// that change nothing, so a new route is audited unless it is named here (``audit(_:action:status:operatorName:)``
     /// decides who is recorded).
     func audited(_ route: HTTPRoute) -> HTTPRoute {
-        let unaudited = Self.readOnlyPosts.union(["/v1/session"])
+        let unaudited = Self.readOnlyPosts.union(Self.signInPaths)
         guard route.method != "GET", !unaudited.contains(route.pattern) else { return route }
         let action = "\(route.method) \(route.pattern)"
         if let immediate = route.immediate {
@@ -146,37 +149,77 @@ extension APIService {
     func sessionRoutes() -> [HTTPRoute] {
         [
             HTTPRoute("POST", "/v1/session") { try await self.signIn($0) },
+            HTTPRoute("POST", "/v1/session/second-factor") { try await self.completeSignIn($0) },
             HTTPRoute("GET", "/v1/session") { try await self.currentSession($0) },
             HTTPRoute("DELETE", "/v1/session") { try await self.signOut($0) },
             HTTPRoute("GET", "/v1/audit") { try await self.auditLog($0) },
         ]
     }
 
-    /// `POST /v1/session`: `{"name", "password"}`; sets the session cookie and answers the CSRF token.
+    /// `POST /v1/session`: `{"name", "password"}`; sets the session cookie and answers the CSRF token, or (with
+    /// two-factor sign-in on) answers 202 and a challenge for `POST /v1/session/second-factor`.
     func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try sessions.checkOrigin(request)
         let body = try jsonObject(request, maximumBytes: 8 * 1024)
         try Self.allowOnly(body, ["name", "password"])
         let name = try Self.requiredString(body, "name")
         let password = try Self.requiredString(body, "password")
-        let address = clientAddress(request)
         do {
-            let (id, session, account, browserToken) = try sessions.signIn(
-                name: name, password: password, address: address,
+            let outcome = try sessions.signIn(
+                name: name, password: password, address: clientAddress(request),
                 browserToken: ConsoleSessions.browserToken(request))
-            audit(request, action: "POST /v1/session", status: 201, operatorName: account.name)
-            logger.info("operator signed in", metadata: ["operator": account.name])
-            var response = json(try sessionJSON(session, account), status: 201)
-            response.headers["Set-Cookie"] = sessions.cookie(id)
-            response.headers.add(name: "Set-Cookie", value: sessions.browserCookie(browserToken))
-            response.headers["Cache-Control"] = "no-store"
-            return response
+            switch outcome {
+            case .signedIn(let signedIn):
+                return try signedInResponse(request, signedIn)
+            case .secondFactorRequired(let challenge, let expiresAt, let account):
+                audit(request, action: "POST /v1/session", status: 202, operatorName: account.name)
+                var response = json(
+                    [
+                        "second_factor_required": true, "challenge": .string(challenge),
+                        "expires_at": .integer(expiresAt),
+                    ], status: 202)
+                response.headers["Cache-Control"] = "no-store"
+                return response
+            }
         } catch let error as HTTPError where error.status == 401 {
             if OperatorRecord.isValidName(name) {
                 audit(request, action: "POST /v1/session", status: 401, operatorName: name)
             }
             throw error
         }
+    }
+
+    /// `POST /v1/session/second-factor`: `{"challenge", "code"}` (a TOTP code or a recovery code); completes
+    /// the sign-in `POST /v1/session` answered 202, as a right password alone would have.
+    func completeSignIn(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try sessions.checkOrigin(request)
+        let body = try jsonObject(request, maximumBytes: 8 * 1024)
+        try Self.allowOnly(body, ["challenge", "code"])
+        let challenge = try Self.requiredString(body, "challenge")
+        let code = try Self.requiredString(body, "code")
+        guard code.count <= 64 else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "code must be at most 64 characters")
+        }
+        let signedIn = try sessions.completeSignIn(
+            challenge: challenge, code: code, address: clientAddress(request),
+            browserToken: ConsoleSessions.browserToken(request)
+        ) { name, status in
+            self.audit(request, action: "POST /v1/session/second-factor", status: status, operatorName: name)
+        }
+        return try signedInResponse(request, signedIn, action: "POST /v1/session/second-factor")
+    }
+
+    /// 201 with the session, its cookie and the browser's trust cookie; audited and logged.
+    private func signedInResponse(
+        _ request: HTTPRequest, _ signedIn: ConsoleSessions.SignedIn, action: String = "POST /v1/session"
+    ) throws -> HTTPResponse {
+        audit(request, action: action, status: 201, operatorName: signedIn.account.name)
+        logger.info("operator signed in", metadata: ["operator": signedIn.account.name])
+        var response = json(try sessionJSON(signedIn.session, signedIn.account), status: 201)
+        response.headers["Set-Cookie"] = sessions.cookie(signedIn.id)
+        response.headers.add(name: "Set-Cookie", value: sessions.browserCookie(signedIn.browserToken))
+        response.headers["Cache-Control"] = "no-store"
+        return response
     }
 
     /// `GET /v1/session`: who is signed in, their CSRF token, and the apps they may choose.
@@ -217,6 +260,10 @@ extension APIService {
             "csrf_token": .string(session.csrfToken),
             "expires_at": .integer(expires),
             "idle_timeout_seconds": .integer(Int64(settings.idleTimeout)),
+            "two_factor": .object([
+                "enabled": .bool(try sessions.secondFactors.isEnabled(operatorName: account.name)),
+                "enrolment_required": .bool(try sessions.mustEnrol(account)),
+            ]),
             "apps": .array(
                 try store.apps().map { .object(["id": .string($0.id), "name": .string($0.name)]) }),
         ])

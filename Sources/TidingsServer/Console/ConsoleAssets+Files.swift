@@ -25,9 +25,6 @@ extension ConsoleAssets {
             method, headers, credentials: "same-origin",
             body: body === undefined ? undefined : JSON.stringify(body),
           });
-          if (response.status === 401 && path !== "/v1/session") {
-            window.dispatchEvent(new CustomEvent("tidings:signed-out"));
-          }
           if (!response.ok) {
             let code = "error";
             let message = `${response.status} ${response.statusText}`;
@@ -37,6 +34,10 @@ extension ConsoleAssets {
               message = error.message;
             } catch {
               // Not JSON: keep the status line.
+            }
+            // Only a missing or ended session signs out: a wrong password or code (re-entered in Settings) is a 401 too.
+            if (response.status === 401 && (code === "unauthorized" || code === "session_expired")) {
+              window.dispatchEvent(new CustomEvent("tidings:signed-out"));
             }
             throw new APIError(response.status, code, message);
           }
@@ -81,14 +82,28 @@ extension ConsoleAssets {
           pageTimer = timer;
         }
 
+        // The challenge a right password got when the operator has two-factor sign-in on; kept only in memory.
+        let challenge = null;
+
         function showSignIn() {
           session.csrf = null;
           session.operator = null;
+          challenge = null;
           setPageTimer(null);
           document.getElementById("top").hidden = true;
           document.getElementById("view").replaceChildren();
           document.getElementById("sign-in").hidden = false;
+          document.getElementById("second-factor-form").hidden = true;
+          document.getElementById("sign-in-form").hidden = false;
           document.getElementById("sign-in-name").focus();
+        }
+
+        function showSecondFactor(answer) {
+          challenge = answer.challenge;
+          document.getElementById("sign-in-form").hidden = true;
+          document.getElementById("second-factor-error").textContent = "";
+          document.getElementById("second-factor-form").hidden = false;
+          document.getElementById("sign-in-code").focus();
         }
 
         async function loadSession() {
@@ -102,6 +117,9 @@ extension ConsoleAssets {
           const picker = document.getElementById("app-picker");
           picker.replaceChildren(...me.apps.map((app) => h("option", { value: app.id, selected: app.id === session.app },
             `${app.name} (${app.id})`)));
+          // An admin the server requires two-factor sign-in of, who has not enrolled: Settings only, until enrolled.
+          session.enrolmentRequired = me.two_factor?.enrolment_required === true;
+          document.getElementById("nav").hidden = session.enrolmentRequired;
           document.getElementById("who").textContent = `${me.operator.name} · ${me.operator.role}`;
           // Events are personal data in bulk: the server refuses them to viewers, so their link is not shown.
           document.querySelector('#nav a[href="#/events"]').parentElement.hidden = me.operator.role === "viewer";
@@ -111,6 +129,10 @@ extension ConsoleAssets {
 
         async function route() {
           if (!session.csrf) return;
+          if (session.enrolmentRequired && location.hash !== "#/settings") {
+            location.hash = "#/settings";
+            return;
+          }
           const hash = location.hash || "#/overview";
           for (const link of document.querySelectorAll("#nav a")) {
             if (hash.startsWith(link.getAttribute("href"))) link.setAttribute("aria-current", "page");
@@ -143,14 +165,43 @@ extension ConsoleAssets {
           const error = document.getElementById("sign-in-error");
           error.textContent = "";
           try {
-            await api("POST", "/v1/session", { name: form.name.value, password: form.password.value }, { app: false });
+            const answer = await api("POST", "/v1/session", { name: form.name.value, password: form.password.value },
+              { app: false });
             form.password.value = "";
+            if (answer.second_factor_required) {
+              showSecondFactor(answer);
+              return;
+            }
             await loadSession();
             await route();
           } catch (failure) {
             error.textContent = failure.status === 429 ? `Too many attempts: ${failure.message}` : failure.message;
           }
         });
+
+        document.getElementById("second-factor-form").addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const code = document.getElementById("sign-in-code");
+          const error = document.getElementById("second-factor-error");
+          error.textContent = "";
+          try {
+            await api("POST", "/v1/session/second-factor", { challenge, code: code.value.trim() }, { app: false });
+            code.value = "";
+            challenge = null;
+            await loadSession();
+            await route();
+          } catch (failure) {
+            code.value = "";
+            if (failure.code === "challenge_expired") {
+              showSignIn();
+              document.getElementById("sign-in-error").textContent = failure.message;
+              return;
+            }
+            error.textContent = failure.status === 429 ? `Too many attempts: ${failure.message}` : failure.message;
+          }
+        });
+
+        document.getElementById("second-factor-back").addEventListener("click", showSignIn);
 
         document.getElementById("sign-out").addEventListener("click", async () => {
           try {
@@ -349,6 +400,8 @@ extension ConsoleAssets {
         .lint li.error { color: var(--bad); }
         .lint li.warning { color: var(--chart-3); }
         .secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--panel); padding: 8px; }
+        .qr { width: 220px; height: 220px; display: block; background: #fff; image-rendering: pixelated; }
+        #recovery-codes { list-style: none; columns: 2; }
         code { font-family: ui-monospace, monospace; }
         @media (max-width: 760px) {
           .split { grid-template-columns: 1fr; }
@@ -453,6 +506,14 @@ extension ConsoleAssets {
               <input id="sign-in-password" name="password" type="password" autocomplete="current-password" required>
               <button type="submit">Sign in</button>
               <p id="sign-in-error" class="error" role="alert"></p>
+            </form>
+            <form id="second-factor-form" hidden>
+              <p>Two-factor sign-in is on for this operator.</p>
+              <label for="sign-in-code">Code from your authenticator app, or a recovery code</label>
+              <input id="sign-in-code" name="code" autocomplete="one-time-code" required maxlength="64">
+              <button type="submit">Verify</button>
+              <button id="second-factor-back" type="button">Back</button>
+              <p id="second-factor-error" class="error" role="alert"></p>
             </form>
           </section>
           <div id="view" aria-live="polite"></div>
@@ -1306,7 +1367,7 @@ extension ConsoleAssets {
               }
             });
             const self = account.name === session.operator.name;
-            return [account.name, role, time(account.created_at), h("div", { class: "row" },
+            return [account.name, role, account.two_factor ? "on" : "off", time(account.created_at), h("div", { class: "row" },
               h("button", { type: "button", onclick: async () => {
                 if (!confirm(`Give ${account.name} a new password? Their sessions end.`)) return;
                 try {
@@ -1317,6 +1378,16 @@ extension ConsoleAssets {
                   failed(error);
                 }
               } }, "New password"),
+              account.two_factor && !self ? h("button", { type: "button", onclick: async () => {
+                if (!confirm(`Reset ${account.name}'s two-factor sign-in? They sign in with their password alone until they set it up again.`)) return;
+                try {
+                  await api("DELETE", `/v1/admin/operators/${encodeURIComponent(account.name)}/two-factor`, undefined,
+                    { app: false });
+                  refresh();
+                } catch (error) {
+                  failed(error);
+                }
+              } }, "Reset 2FA") : null,
               self ? null : h("button", { type: "button", class: "danger", onclick: async () => {
                 if (!confirm(`Remove ${account.name}?`)) return;
                 try {
@@ -1343,8 +1414,8 @@ extension ConsoleAssets {
             }
           });
           return h("section", { id: "operators" }, h("h2", {}, "Operators"),
-            table(["Name", "Role", "Added", ""], rows), form, status,
-            h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|remove"), "."));
+            table(["Name", "Role", "2FA", "Added", ""], rows), form, status,
+            h("p", { class: "muted" }, "The same on the server's host: ", h("code", {}, "tidingsd users create|list|set-role|reset-password|reset-2fa|remove"), "."));
         }
 
         async function auditSection() {
@@ -1356,15 +1427,110 @@ extension ConsoleAssets {
             ]), "Every change, by operators and by server and admin keys, newest first"));
         }
 
+        // Recovery codes exist only in the answer that made them: shown once, with a copy button, never kept.
+        function recoveryCodes(codes, done) {
+          const status = h("p", { role: "status" });
+          return [
+            h("p", {}, "Recovery codes: each signs you in once if you lose your authenticator. Save them now; they are not shown again."),
+            h("ul", { class: "secret", id: "recovery-codes" }, codes.map((code) => h("li", {}, h("code", {}, code)))),
+            h("div", { class: "row" },
+              h("button", { type: "button", id: "copy-recovery-codes", onclick: async () => {
+                try {
+                  await navigator.clipboard.writeText(codes.join("\n"));
+                  notice(status, "Copied.");
+                } catch {
+                  notice(status, "Copying is not allowed here: select the codes and copy them.", true);
+                }
+              } }, "Copy codes"),
+              h("button", { type: "button", id: "recovery-codes-saved", onclick: done }, "I have saved them")),
+            status,
+          ];
+        }
+
+        async function twoFactorSection(refresh) {
+          const state = await api("GET", "/v1/session/two-factor", undefined, { app: false });
+          const body = h("div", {});
+          const status = h("p", { role: "status", id: "two-factor-status" });
+          const failed = (error) => notice(status, error.message, true);
+          const required = state.required
+            ? h("p", { class: "error" }, "This server requires two-factor sign-in of admins: set it up to use the console.")
+            : state.required_for_admins ? h("p", { class: "muted" }, "This server requires two-factor sign-in of admins.") : null;
+          if (state.enabled) {
+            const password = h("input", { type: "password", name: "two_factor_password", autocomplete: "current-password" });
+            const code = h("input", { name: "two_factor_code", autocomplete: "one-time-code", maxlength: "64" });
+            const credentials = () => ({ password: password.value, code: code.value.trim() });
+            const regenerate = h("button", { type: "button", id: "new-recovery-codes", onclick: async () => {
+              try {
+                const answer = await api("POST", "/v1/session/two-factor/recovery-codes", credentials(), { app: false });
+                show(body, recoveryCodes(answer.recovery_codes, refresh));
+              } catch (error) {
+                failed(error);
+              }
+            } }, "New recovery codes");
+            const disable = state.required ? null : h("button", { type: "button", class: "danger", id: "disable-two-factor",
+              onclick: async () => {
+                if (!confirm("Turn two-factor sign-in off?")) return;
+                try {
+                  await api("POST", "/v1/session/two-factor/disable", credentials(), { app: false });
+                  refresh();
+                } catch (error) {
+                  failed(error);
+                }
+              } }, "Turn off");
+            show(body, h("p", { id: "two-factor-state" }, `On. ${state.recovery_codes_left} recovery codes left.`),
+              h("p", { class: "muted" }, "Changing it needs your password and a current code (or a recovery code)."),
+              field("Password", password), field("Code", code), h("div", { class: "row" }, regenerate, disable));
+          } else {
+            const start = h("button", { type: "button", id: "start-two-factor", onclick: async () => {
+              try {
+                const enrolment = await api("POST", "/v1/session/two-factor/enrolment", undefined, { app: false });
+                const code = h("input", { name: "two_factor_confirm_code", autocomplete: "one-time-code", inputmode: "numeric",
+                  maxlength: "6", required: true });
+                const form = h("form", { id: "two-factor-confirm-form" }, field("Code from the app", code),
+                  h("button", { type: "submit" }, "Turn on"));
+                form.addEventListener("submit", async (event) => {
+                  event.preventDefault();
+                  try {
+                    const answer = await api("POST", "/v1/session/two-factor/confirmation", { code: code.value.trim() },
+                      { app: false });
+                    // Enrolled: the console is no longer limited to Settings.
+                    session.enrolmentRequired = false;
+                    document.getElementById("nav").hidden = false;
+                    show(body, recoveryCodes(answer.recovery_codes, refresh));
+                  } catch (error) {
+                    failed(error);
+                  }
+                });
+                // The server's SVG is shown as a picture: an <img> runs no script in it.
+                show(body, h("p", {}, "Scan this code with your authenticator app, then type the code it shows."),
+                  h("img", { class: "qr", id: "two-factor-qr", alt: "QR code of the two-factor secret",
+                    src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrolment.qr_svg)}` }),
+                  h("p", {}, "Or enter this secret by hand: ", h("code", { class: "secret", id: "two-factor-secret" },
+                    enrolment.secret)),
+                  form);
+                code.focus();
+              } catch (error) {
+                failed(error);
+              }
+            } }, "Set up two-factor sign-in");
+            show(body, h("p", { id: "two-factor-state" }, "Off: signing in needs only your password."), start);
+          }
+          return h("section", { id: "two-factor" }, h("h2", {}, "Two-factor sign-in"), required, body, status);
+        }
+
         export async function settingsPage(view) {
+          const refresh = () => settingsPage(view);
+          if (session.enrolmentRequired) {
+            show(view, h("h1", {}, "Settings"), await twoFactorSection(refresh));
+            return;
+          }
           if (!can("admin")) {
-            show(view, h("h1", {}, "Settings"),
+            show(view, h("h1", {}, "Settings"), await twoFactorSection(refresh),
               h("p", {}, "Apps, keys, credentials and operators are managed by admin operators."),
               h("p", { class: "muted" }, `You are signed in as ${session.operator.name} (${session.operator.role}).`));
             return;
           }
-          const refresh = () => settingsPage(view);
-          const sections = [await appsSection()];
+          const sections = [await twoFactorSection(refresh), await appsSection()];
           if (session.app) {
             sections.push(await keysSection(refresh), credentialsSection(), await identitySection(refresh));
           }

@@ -20,6 +20,13 @@ public struct ConsoleSessionSettings: Sendable, Equatable {
     /// How long a browser or address stays trusted after the operator's last sign-in from it (seconds).
     /// Default 90 days.
     public var trustedSignInLifetime: Double = 90 * 24 * 60 * 60
+    /// Whether admin operators must use two-factor sign-in (`--require-admin-2fa`): an admin without it may
+    /// only enrol until they have. Default off.
+    public var requireAdminTwoFactor = false
+    /// How long the challenge a right password gets (with two-factor sign-in on) waits for the code (seconds).
+    public var signInChallengeLifetime: Double = 5 * 60
+    /// Codes one challenge may try before it ends and the password is needed again.
+    public var codeTriesPerChallenge = 5
 
     public init() {}
 }

@@ -56,6 +56,18 @@ public struct OperatorAdministration: Sendable {
         try store.removeSessions(operatorName: name)
     }
 
+    /// Turns off an operator's two-factor sign-in (their secret and recovery codes go), for one who lost both;
+    /// they sign in with the password, and an admin must enrol again while `--require-admin-2fa` is on.
+    /// - Throws: ``StoreError`` `notFound` for an unknown operator or one without two-factor sign-in.
+    public func resetTwoFactor(name: String) throws {
+        guard try store.operatorAccount(named: name) != nil else {
+            throw StoreError(code: .notFound, message: "there is no operator \(name)")
+        }
+        guard try store.removeSecondFactor(operatorName: name) else {
+            throw StoreError(code: .notFound, message: "\(name) has no two-factor sign-in")
+        }
+    }
+
     /// Removes an operator and their sessions. - Throws: ``StoreError`` `notFound`.
     public func remove(name: String) throws {
         guard try store.removeOperator(name: name) else {

@@ -28,5 +28,14 @@ extension ServerConfiguration {
                 configuration.consoleSessions.absoluteTimeout = seconds
                 return true
             }),
+        Setting(
+            flag: "require-admin-2fa", environment: "TIDINGS_REQUIRE_ADMIN_2FA", fileKey: "require_admin_2fa",
+            help:
+                "on or off (default off): admin operators must use two-factor sign-in (TOTP); one without it may only enrol until they have",
+            apply: { configuration, text in
+                guard let value = onOff(text) else { return false }
+                configuration.consoleSessions.requireAdminTwoFactor = value
+                return true
+            }),
     ]
 }

@@ -424,7 +424,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             }),
     ]
 
-    private static func onOff(_ text: String) -> Bool? {
+    static func onOff(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "on", "true", "1", "yes": true
         case "off", "false", "0", "no": false

@@ -454,6 +454,36 @@ extension SQLiteStore {
         );
         CREATE INDEX erasure_notices_forwarder ON erasure_notices(forwarder_id, erased_at);
         """,
+        // Operators' TOTP second factors (the secret sealed), their recovery codes by digest, the challenges of
+        // sign-ins waiting for a code, and failed sign-in counts shared by every instance on the store.
+        """
+        CREATE TABLE operator_second_factors (
+            operator_name TEXT PRIMARY KEY REFERENCES operators(name),
+            secret BLOB NOT NULL,
+            confirmed_at INTEGER,
+            last_used_step INTEGER NOT NULL,
+            recovery_salt BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE operator_recovery_codes (
+            operator_name TEXT NOT NULL REFERENCES operators(name),
+            digest BLOB NOT NULL,
+            PRIMARY KEY (operator_name, digest)
+        );
+        CREATE TABLE operator_sign_in_challenges (
+            id_digest BLOB PRIMARY KEY,
+            operator_name TEXT NOT NULL REFERENCES operators(name),
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            tries INTEGER NOT NULL
+        );
+        CREATE TABLE sign_in_failures (
+            bucket TEXT PRIMARY KEY,
+            level INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sign_in_failures_updated ON sign_in_failures(updated_at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -21,12 +21,23 @@ package enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Se
     }()
 
     /// A new, empty store of this backend: in its own temporary directory, or its own database.
-    package func makeStore() throws -> any Store {
+    package func makeStore(secretSealer: (any SecretSealer)? = nil) throws -> any Store {
+        try makeSharedStores(count: 1, secretSealer: secretSealer)[0]
+    }
+
+    /// `count` stores on one new, empty place (a SQLite directory, a PostgreSQL database), as several tidingsd
+    /// instances sharing a store open it; each seals secrets with `secretSealer`.
+    package func makeSharedStores(count: Int, secretSealer: (any SecretSealer)? = nil) throws -> [any Store] {
         switch self {
         case .sqlite:
-            return try SQLiteStore(directory: Self.root.appendingPathComponent(UUID().uuidString))
+            let directory = Self.root.appendingPathComponent(UUID().uuidString)
+            return try (0..<count).map { _ in
+                try SQLiteStore(directory: directory, secretSealer: secretSealer) as any Store
+            }
         case .postgres:
-            return try PostgresStore(configuration: Self.postgresConfiguration())
+            var configuration = try Self.postgresConfiguration()
+            configuration.secretSealer = secretSealer
+            return try (0..<count).map { _ in try PostgresStore(configuration: configuration) as any Store }
         }
     }
 

@@ -35,12 +35,17 @@ struct APIHarness {
     /// Each installation's secret as the API issued it, sent again with later requests for it as the SDK does.
     let secrets = LockedBox([String: String]())
 
+    /// - Parameters:
+    ///   - sharing: a store another harness made, as a second instance on it would open it: no apps or keys
+    ///     are added then, and `clock` is that harness's.
+    ///   - secretSealer: seals the new store's secrets (a TOTP secret is stored only sealed).
     init(
-        backend: StoreBackend = .sqlite, provider: (any PushProvider)? = nil,
+        backend: StoreBackend = .sqlite, provider: (any PushProvider)? = nil, sharing: (any Store)? = nil,
+        clock sharedClock: ManualClock? = nil, secretSealer: (any SecretSealer)? = nil,
         configure: (inout TidingsAPI.Configuration) -> Void = { _ in }
     ) throws {
-        store = try backend.makeStore()
-        clock = ManualClock(now: Self.startDate)
+        store = try sharing ?? backend.makeStore(secretSealer: secretSealer)
+        clock = sharedClock ?? ManualClock(now: Self.startDate)
         metrics = RecordingMetrics()
         var configuration = TidingsAPI.Configuration()
         configuration.keyCacheSeconds = 0
@@ -48,6 +53,7 @@ struct APIHarness {
         api = TidingsAPI(
             store: store, configuration: configuration, clock: clock, logger: .disabled(), metrics: metrics,
             provider: provider)
+        if sharing != nil { return }
         let now = clock.now.millisecondsSince1970
         try store.createApp(AppRecord(id: "app_main", name: "main", bundleID: "com.example.main", createdAt: now))
         try store.createApp(AppRecord(id: "app_other", name: "other", bundleID: "com.example.other", createdAt: now))

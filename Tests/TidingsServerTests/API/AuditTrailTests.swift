@@ -65,7 +65,7 @@ import TidingsTesting
 
     static func isStateChanging(_ route: HTTPRoute) -> Bool {
         route.method != "GET" && route.method != "HEAD"
-            && !APIService.readOnlyPosts.union(["/v1/session"]).contains(route.pattern)
+            && !APIService.readOnlyPosts.union(APIService.signInPaths).contains(route.pattern)
     }
 
     @Test func everyStateChangingRouteIsAuditedForEveryCredentialAndNoEntryHoldsASecret() async throws {

@@ -10,6 +10,19 @@ import TidingsServer
         #expect(sessions.absoluteTimeout == 43_200)
         #expect(!sessions.secureCookie)
         #expect(sessions.allowedOrigins.isEmpty)
+        #expect(!sessions.requireAdminTwoFactor)
+    }
+
+    @Test func twoFactorSignInIsRequiredOfAdminsByFlagVariableOrFile() throws {
+        #expect(
+            try ServerConfigurationTests.configuration(["--require-admin-2fa", "on"]).consoleSessions
+                .requireAdminTwoFactor)
+        #expect(
+            try ServerConfigurationTests.configuration([], environment: ["TIDINGS_REQUIRE_ADMIN_2FA": "true"])
+                .consoleSessions.requireAdminTwoFactor)
+        #expect(
+            try !ServerConfigurationTests.configuration(["--require-admin-2fa", "off"]).consoleSessions
+                .requireAdminTwoFactor)
     }
 
     @Test func anHTTPSConsoleOriginIsAcceptedAndMakesTheCookieSecure() throws {
@@ -24,7 +37,7 @@ import TidingsServer
 
     @Test(arguments: [
         ["--console-origin", "push.example.com"], ["--console-origin", "https://push.example.com/console"],
-        ["--session-idle", "5"], ["--session-max", "forever"],
+        ["--session-idle", "5"], ["--session-max", "forever"], ["--require-admin-2fa", "sometimes"],
     ])
     func badValuesAreRefusedNamingTheFlag(arguments: [String]) {
         do {
