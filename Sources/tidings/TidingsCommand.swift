@@ -8,8 +8,10 @@ enum TidingsCommand {
         commands:
           payload inspect [FILE|-] [--json]   decode a push payload of any dialect and show it
           payload lint [FILE|-] [--json]      report what Apple or the SDK would trip over
+          payload convert [FILE|-]            a vendor's payload in the native dialect, and what was left out
           queue stats|dump|flush --db PATH    inspect or upload an app's event store
           send TARGET CONTENT [--wait]        send a message through tidingsd; --wait follows the fan-out
+          cancel MESSAGE_ID                   stop every push of a message not handed to APNs or FCM yet
           live-activity start|update|end      start, update and end Live Activities on devices
           audience count EXPR                 how many installations an audience expression selects now
           devices list|show                   the installations registered with tidingsd
@@ -42,6 +44,7 @@ enum TidingsCommand {
             case "queue": return try await QueueCommand.run(rest)
             // Commands that talk to tidingsd's API (Sources/tidings/Server).
             case "send": return try await SendCommand.run(rest)
+            case "cancel": return try await CancelCommand.run(rest)
             case "live-activity": return try await LiveActivityCommand.run(rest)
             case "audience": return try await AudienceCommand.run(rest)
             case "devices": return try await DevicesCommand.run(rest)

@@ -84,10 +84,14 @@ import TidingsModel
         #expect(row?.dropFirst() == ["+05:45", "1", "0", "0", "0", "0"])
 
         // Cancelled, the zone's delivery stops waiting and is counted in its own column.
-        #expect(try await backend.tidingsConnected(["send", "cancel", id]).status == 0)
+        let cancelled = try await backend.tidingsConnected(["cancel", id])
+        #expect(cancelled.status == 0, "\(cancelled.standardError)")
+        #expect(cancelled.standardOutput.contains("1 cancelled, 0 sent, 0 failed, 0 skipped, of 1 targets"))
+        #expect(try await backend.tidingsConnected(["cancel"]).status == 2)
         let after = try await backend.tidingsConnected(["stats", id])
         let cancelledRow = after.standardOutput.split(separator: "\n").first { $0.contains("+05:45") }
-        #expect(cancelledRow?.split(separator: " ").dropFirst().map(String.init) == ["+05:45", "0", "0", "0", "0", "1"])
+        #expect(
+            cancelledRow?.split(separator: " ").dropFirst().map(String.init) == ["+05:45", "0", "0", "0", "0", "1"])
 
         let json = try await backend.tidingsConnected(["stats", id, "--json"])
         let answer = try JSONValue.parse(json.standardOutput)

@@ -47,6 +47,34 @@ public struct EventType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
         .uninstall,
     ]
 
+    /// Whether this is the app's own event (a `purchase`, a `sign_up`): a name of 1 to 64 lowercase letters, digits
+    /// or `_`, starting with a letter, that is not a built-in type. Names starting with `tidings_` are kept for
+    /// built-in types to come, so an app's events never change meaning when tidingsd learns a new one.
+    public var isCustom: Bool {
+        !Self.known.contains(self) && Self.isValidName(rawValue) && !rawValue.hasPrefix(Self.reservedPrefix)
+    }
+
+    /// Whether tidingsd stores events of this type: a built-in type or a custom one.
+    public var isAccepted: Bool { Self.known.contains(self) || isCustom }
+
+    /// The prefix of built-in types to come, which custom types may not use.
+    public static let reservedPrefix = "tidings_"
+
+    /// The rule every type name keeps: 1 to 64 lowercase ASCII letters, digits or `_`, starting with a letter.
+    public static func isValidName(_ name: String) -> Bool {
+        let letters = UInt8(ascii: "a")...UInt8(ascii: "z")
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard (1...64).contains(name.utf8.count), let first = name.utf8.first, letters.contains(first) else {
+            return false
+        }
+        return name.utf8.allSatisfy { letters.contains($0) || digits.contains($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    /// What an unaccepted type is told, naming the rule.
+    public static let customNameRule =
+        "a built-in type or a custom name of 1 to 64 lowercase letters, digits or '_', starting with a letter "
+        + "and not with '\(reservedPrefix)'"
+
     /// Events about one notification, which must carry its `message_id`.
     public var isNotificationEvent: Bool { Self.notificationEvents.contains(self) }
 

@@ -1,5 +1,5 @@
 extension TidingsEvent {
-    /// Checks the rules every event must keep: known type, the fields its type requires, sizes and time.
+    /// Checks the rules every event must keep: a built-in or custom type, the fields its type requires, sizes and time.
     ///
     /// - Parameters:
     ///   - now: Milliseconds since 1970, for the age and clock-skew checks.
@@ -8,9 +8,10 @@ extension TidingsEvent {
     public func validate(now: Int64, limits: EventLimits = .default, serializedBytes: Int? = nil)
         throws(EventValidationError)
     {
-        guard EventType.known.contains(type) else {
+        guard type.isAccepted else {
             throw EventValidationError(
-                code: .unknownType, field: Field.type, message: "event type '\(type.rawValue)' is not known")
+                code: .unknownType, field: Field.type,
+                message: "event type '\(type.rawValue)' is not \(EventType.customNameRule)")
         }
         if installationID.isEmpty {
             throw EventValidationError(

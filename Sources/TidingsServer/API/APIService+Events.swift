@@ -208,10 +208,9 @@ extension APIService {
         let limit = try pageLimit(request, maximum: format == .json ? nil : configuration.maximumExportRows)
         var query = EventQuery(limit: limit)
         if let type = request.queryValue("type"), !type.isEmpty {
-            guard EventType.known.contains(EventType(type)) else {
+            guard EventType(type).isAccepted else {
                 throw HTTPError(
-                    status: 400, code: "invalid_parameter",
-                    message: "type must be one of \(EventType.known.map(\.rawValue).sorted().joined(separator: ", "))")
+                    status: 400, code: "invalid_parameter", message: "type must be \(EventType.customNameRule)")
             }
             query.type = EventType(type)
         }

@@ -27,10 +27,8 @@ public struct ConversionGoal: Sendable, Hashable {
         for key in object.keys.sorted() where !["event", "within", "from"].contains(key) {
             throw .invalid("conversion.\(key)", "is not a field of a conversion (event, within, from)")
         }
-        guard let event = object["event"]?.stringValue, isEventName(event) else {
-            throw .invalid(
-                "conversion.event",
-                "must be an event name: 1 to 64 lowercase letters, digits or '_', starting with a letter")
+        guard let event = object["event"]?.stringValue, EventType(event).isAccepted else {
+            throw .invalid("conversion.event", "must be \(EventType.customNameRule)")
         }
         guard let within = object["within"].flatMap(seconds),
             (shortestWindow...longestWindow).contains(within)
@@ -47,17 +45,6 @@ public struct ConversionGoal: Sendable, Hashable {
             from = start
         }
         return ConversionGoal(event: event, withinSeconds: within, from: from)
-    }
-
-    static func isEventName(_ name: String) -> Bool {
-        guard (1...64).contains(name.utf8.count), let first = name.utf8.first,
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
-        else { return false }
-        return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_")
-        }
     }
 
     private static func seconds(_ value: JSONValue) -> Int64? {

@@ -57,6 +57,40 @@ import TidingsStoreTesting
         #expect(receipts.map { $0["status"] } == ["accepted", "duplicate"])
     }
 
+    /// The app's own events (a conversion goal's `purchase`) are stored from devices and backends alike, need no
+    /// message, and are listed by their type; names outside the rule are refused with it.
+    @Test(arguments: StoreBackend.allCases)
+    func theAppsOwnEventsAreStoredAndListedByType(_ backend: StoreBackend) async throws {
+        let harness = try await harnessWithInstallation(backend)
+        let fromDevice = try await harness.postEvents(json: [
+            "events": [
+                harness.event("purchase", message: nil, campaign: nil, extra: ["value": "order-1"]),
+                harness.event("sign_up", message: nil, campaign: nil),
+                harness.event("Purchase", message: nil, campaign: nil),
+                harness.event("tidings_checkout", message: nil, campaign: nil),
+            ]
+        ])
+        #expect(fromDevice.status == 200)
+        let receipts = fromDevice.json["receipts"]?.arrayValue ?? []
+        #expect(receipts.map { $0["status"]?.stringValue } == ["accepted", "accepted", "rejected", "rejected"])
+        #expect(receipts[2]["error"]?["code"] == "unknown_type")
+        #expect(receipts[3]["error"]?["message"]?.stringValue?.contains("not with 'tidings_'") == true)
+
+        let fromBackend = try await harness.postEvents(
+            json: ["events": [harness.event("purchase", installation: "inst-2", message: nil, campaign: nil)]],
+            key: harness.serverKey)
+        #expect(fromBackend.json["receipts"]?.arrayValue?.first?["status"] == "accepted")
+
+        let listed = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("type", "purchase")])
+        let purchases = listed.json["events"]?.arrayValue ?? []
+        #expect(Set(purchases.compactMap { $0["installation_id"]?.stringValue }) == ["inst-1", "inst-2"])
+        #expect(purchases.contains { $0["value"] == "order-1" })
+        let refused = try await harness.call(
+            "GET", "/v1/events", key: harness.serverKey, query: [("type", "tidings_checkout")])
+        #expect(refused.status == 400 && refused.json["error"]?["code"] == "invalid_parameter")
+    }
+
     @Test func invalidEventsAreRejectedAloneWithTheirReason() async throws {
         let harness = try await harnessWithInstallation()
         let good = UUID()
@@ -69,7 +103,7 @@ import TidingsStoreTesting
             "events": [
                 harness.event("open", id: good),
                 harness.event("open", id: noMessage, message: nil),
-                harness.event("teleport", id: unknownType),
+                harness.event("tidings_teleport", id: unknownType),
                 harness.event("open", id: future, extra: ["occurred_at": .integer(harness.now + 3 * 86_400_000)]),
                 harness.event(
                     "open", id: huge, extra: ["attributes": ["blob": .string(String(repeating: "x", count: 40_000))]]),
@@ -181,7 +215,8 @@ import TidingsStoreTesting
     }
 
     @Test(arguments: [
-        ("type", "opened"), ("message_id", ""), ("message_id", String(repeating: "m", count: 4097)),
+        ("type", "Opened"), ("type", "tidings_opened"), ("message_id", ""),
+        ("message_id", String(repeating: "m", count: 4097)),
         ("campaign_id", ""), ("campaign_id", String(repeating: "ü", count: 2049)),
     ])
     func aFilterNoStoredEventCanMatchIs400NamingIt(name: String, value: String) async throws {
@@ -214,9 +249,11 @@ import TidingsStoreTesting
         let text = try String(contentsOf: OpenAPISpecTests.specURL, encoding: .utf8)
         let lines = text.split(separator: "\n").drop { $0 != "    EventTypeFilter:" }
         let listed = lines.drop { !$0.hasSuffix("enum:") }.dropFirst()
-            .prefix { $0.hasPrefix("        - ") }
-            .map { $0.dropFirst(10).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            .prefix { $0.hasPrefix("            - ") }
+            .map { $0.dropFirst(14).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
         #expect(Set(listed) == Set(EventType.known.map(\.rawValue)).union([""]))
+        // The app's own types are the pattern beside the list.
+        #expect(lines.contains { $0.contains(#"pattern: "^[a-z][a-z0-9_]{0,63}$""#) })
     }
 
     @Test func storedEventsKeepTheirFieldsAndGainReceivedAt() async throws {

@@ -129,8 +129,10 @@ import TidingsTesting
             let marks = cells[2...4].map { $0 == "✓" }
             documented[route] =
                 marks == [true, true, true]
-                    && ["POST /v1/session", "GET /v1/session", "DELETE /v1/session"]
-                        .contains(route)
+                    && [
+                        "POST /v1/session", "GET /v1/session", "DELETE /v1/session", "POST /v1/session/second-factor",
+                    ]
+                    .contains(route)
                 ? .anyone
                 : marks[0] ? APIService.viewer : marks[1] ? APIService.editor : APIService.admin
         }
