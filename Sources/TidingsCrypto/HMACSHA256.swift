@@ -9,21 +9,7 @@ import COpenSSL
 public enum HMACSHA256 {
     /// The 32-byte authentication code of `message` under `key`.
     public static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var code = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let result = key.withUnsafeBytes { keyBytes in
-            message.withUnsafeBytes { messageBytes in
-                code.withUnsafeMutableBytes { output in
-                    HMAC(
-                        EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
-                        messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), messageBytes.count,
-                        output.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
-                }
-            }
-        }
-        // HMAC fails only when OpenSSL cannot allocate; no caller could recover from that.
-        precondition(result != nil && length == 32, "HMAC(SHA-256) failed")
-        return code
+        OpenSSLHMAC.authenticationCode(digest: EVP_sha256(), length: 32, key: key, message: message)
     }
 
     /// Whether `code` is the authentication code of `message` under `key`, compared in constant time.

@@ -87,7 +87,11 @@ public struct PayloadConversion: Sendable, Hashable {
         var carried = source
         carried.dialect = .native
         carried.unrecognized = [:]
-        native = carried.nativeJSON
+        // A value the native format cannot hold (a send time before 1970) reads back as a leftover: it is left
+        // out of the payload, and the round trip names its field.
+        var readBack = try PushPayload(json: carried.nativeJSON)
+        readBack.unrecognized = [:]
+        native = readBack.nativeJSON
         converted = try PushPayload(json: native)
         notCarried = Self.leaves(of: source.unrecognized, at: []).map { path, value in
             NotCarried(path: path.joined(separator: "."), value: value, reason: Self.reason(for: path))

@@ -100,6 +100,20 @@ import TidingsModel
         #expect(!conversion.isLossless)
     }
 
+    /// Found by the fuzzer: NHN Cloud's send time in the year 1013 has no native form. It is left out and named
+    /// by the round trip, and the native payload converts again without loss.
+    @Test func aValueTheNativeFormatCannotHoldIsLeftOutAndNamed() throws {
+        let conversion = try PayloadConversion(
+            jsonValue(
+                #"{"aps": {"alert": "Hi"}, "messageDeliveryReceiptData": {"messageId": 1, "sentDateTime": "1013-01-01T09:00:00.000+09:00"}}"#
+            ))
+        #expect(conversion.source.sentAt != nil && conversion.converted.sentAt == nil)
+        #expect(conversion.roundTripChanges.map(\.field) == ["sent_at"])
+        #expect(conversion.native["tidings"]?["sent"] == nil)
+        let again = try PayloadConversion(conversion.native)
+        #expect(again.isLossless && again.native == conversion.native)
+    }
+
     @Test func unreadableInputIsATypedError() {
         #expect(throws: PayloadDecodingError.self) { try PayloadConversion.convert(Array("[1]".utf8)) }
         do {
