@@ -22,6 +22,9 @@ import TidingsModel
         #expect(variants[2]["targets"] == .integer(control))
         #expect(report["funnel"]?["opened"] == report["devices_did"]?["opened"])
         #expect(report["failures"] == [])
+        // The split test's goal: every purchase the apps tracked after the push is one conversion in tidingsd.
+        #expect(report["funnel"]?["conversion"]?["converted"] == report["devices_did"]?["purchases"])
+        #expect(report["funnel"]?["conversion"]?["event"] == "purchase")
         // Progress goes to standard error, so standard output stays one JSON document.
         #expect(result.standardError.contains("[6/6]"))
         // The Live Activity went start → update → end on every device, and the SDKs removed its tokens.

@@ -5,6 +5,9 @@ public struct DeviceBehaviour: Sendable, Hashable {
     public var openProbability = 0.4
     /// Of the taps on a notification with buttons, the share that hits a button rather than the body.
     public var buttonProbability = 0.5
+    /// Of the people a notification opened the app for, the share who then buy: the app tracks its own
+    /// `purchase` event, which a campaign's conversion goal counts.
+    public var purchaseProbability = 0.5
     /// The chance an untapped notification is swiped away (the rest are left in the notification centre).
     public var dismissProbability = 0.3
     /// The chance the app is in the foreground when a push arrives (then both the extension and the app
@@ -19,7 +22,8 @@ public struct DeviceBehaviour: Sendable, Hashable {
     /// - Throws: ``DeviceFleetError/invalidBehaviour(_:)`` naming the first one that is not.
     public func validate() throws(DeviceFleetError) {
         let probabilities: [(String, Double)] = [
-            ("open", openProbability), ("button", buttonProbability), ("dismiss", dismissProbability),
+            ("open", openProbability), ("button", buttonProbability), ("purchase", purchaseProbability),
+            ("dismiss", dismissProbability),
             ("foreground", foregroundProbability), ("ads consent", adsConsentProbability),
         ]
         for (name, value) in probabilities where !(0...1).contains(value) {

@@ -39,6 +39,8 @@ public struct FleetTally: Sendable, Hashable {
     public var liveActivityRepeats = 0
     /// Live Activity pushes no activity or push-to-start token of the device could take.
     public var liveActivityRefused = 0
+    /// `purchase` events the apps tracked after a notification opened them.
+    public var purchases = 0
 
     public init() {}
 
@@ -62,6 +64,7 @@ public struct FleetTally: Sendable, Hashable {
         liveActivityOutdated += other.liveActivityOutdated
         liveActivityRepeats += other.liveActivityRepeats
         liveActivityRefused += other.liveActivityRefused
+        purchases += other.purchases
     }
 
     /// The events these actions must produce on the server, by funnel stage name: an open through a button
@@ -82,6 +85,7 @@ public struct FleetTally: Sendable, Hashable {
             "live_activity_starts": liveActivityStarts, "live_activity_updates": liveActivityUpdates,
             "live_activity_ends": liveActivityEnds, "live_activity_outdated": liveActivityOutdated,
             "live_activity_repeats": liveActivityRepeats, "live_activity_refused": liveActivityRefused,
+            "purchases": purchases,
         ]
         return .object(counts.mapValues { .integer(Int64($0)) })
     }

@@ -33,7 +33,8 @@ public enum SampleCampaign {
     }
 
     /// The same campaign split in two variants (different titles), each in English, Japanese and a default,
-    /// with 10% held back as a control group: what `tidings demo` sends to show variant and language funnels.
+    /// with 10% held back as a control group and a `purchase` within 24 hours as its conversion goal: what
+    /// `tidings demo` sends to show variant, language and conversion funnels.
     public static func splitBody(mediaURL: URL, target: JSONValue = ["all": true]) -> JSONValue {
         guard case .object(var body) = self.body(mediaURL: mediaURL, target: target),
             case .object(let content)? = body.removeValue(forKey: "content")
@@ -63,6 +64,9 @@ public enum SampleCampaign {
             ],
         ]
         body["control"] = 0.1
+        // The split test's goal: a purchase the app tracks within a day of the delivery (or, for the control
+        // group, of when it would have been sent).
+        body["conversion"] = ["event": "purchase", "within": "24h", "from": "delivery"]
         return .object(body)
     }
 }

@@ -170,7 +170,9 @@ public actor SimulatedDevice {
                 _ = await center.tap(shown.identifier, action: button.id, text: replyText)
                 tally.actions += 1
                 switch button.action {
-                case .openApp, .deepLink, .web: tally.buttonOpens += 1
+                case .openApp, .deepLink, .web:
+                    tally.buttonOpens += 1
+                    maybePurchase(after: payload, tally: &tally)
                 case .reply, .dismiss, .custom: break
                 }
                 switch button.action {
@@ -181,6 +183,7 @@ public actor SimulatedDevice {
             } else {
                 _ = await center.tap(shown.identifier)
                 tally.opened += 1
+                maybePurchase(after: payload, tally: &tally)
                 switch payload?.defaultAction {
                 case .deepLink(let url)? where configuration.deepLinks.allows(url): tally.deeplinkOpens += 1
                 case .web?: tally.linkOpens += 1
@@ -190,6 +193,14 @@ public actor SimulatedDevice {
         } else if draw() < behaviour.dismissProbability {
             if await center.dismiss(shown.identifier) != nil { tally.dismissed += 1 }
         }
+    }
+
+    /// Some people the notification brought into the app buy, and the app tracks it with the message's id.
+    private func maybePurchase(after payload: PushPayload?, tally: inout FleetTally) {
+        guard draw() < behaviour.purchaseProbability, let client = try? openClient(),
+            (try? client.track("purchase", value: "order-\(index)", messageID: payload?.messageID)) != nil
+        else { return }
+        tally.purchases += 1
     }
 
     private func draw() -> Double {

@@ -83,6 +83,9 @@ struct DemoReport {
         lines.append(
             "  devices: \(tally.mediaAttached) showed the image, \(tally.foreground) were in the foreground "
                 + "(delivery still counted once)")
+        lines.append(
+            "  purchases: \(tally.purchases) tracked by the apps after the push, "
+                + "\(funnel["conversion"]?["converted"]?.integerValue ?? 0) conversions counted by tidingsd")
         lines.append("  people: " + audience)
         let breakdown = BreakdownText.render(funnel: funnel)
         if !breakdown.isEmpty {
