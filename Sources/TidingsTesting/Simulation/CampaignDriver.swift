@@ -73,18 +73,29 @@ public struct CampaignDriver: Sendable {
     public func waitForFunnel(
         messageID: String, expected: [String: Int], fleet: DeviceFleet, timeout: Duration
     ) async throws(DeviceFleetError) -> JSONValue {
-        let deadline = clock.now.addingTimeInterval(timeout.seconds)
-        while true {
-            let funnel = try await message(messageID)["funnel"] ?? .null
+        let message = try await waitForMessage(messageID, fleet: fleet, timeout: timeout) { message in
+            let funnel = message["funnel"] ?? .null
             let differences = expected.keys.sorted().compactMap { stage -> String? in
                 let actual = Int(funnel[stage]?.integerValue ?? 0)
                 return actual == expected[stage] ? nil : "\(stage) \(actual) (devices: \(expected[stage] ?? 0))"
             }
-            if differences.isEmpty { return funnel }
-            if clock.now >= deadline {
-                throw .timedOut("after \(timeout) the funnel still differs: " + differences.joined(separator: ", "))
-            }
-            await fleet.flushPending()
+            return differences.isEmpty ? nil : "the funnel still differs: " + differences.joined(separator: ", ")
+        }
+        return message["funnel"] ?? .null
+    }
+
+    /// Reads `GET /v1/messages/{id}` until `mismatch` finds nothing to say, uploading what `fleet`'s devices still
+    /// hold between looks.
+    /// - Returns: the message as last answered; throws after `timeout` with what `mismatch` said last.
+    public func waitForMessage(
+        _ id: String, fleet: DeviceFleet? = nil, timeout: Duration, mismatch: (JSONValue) -> String?
+    ) async throws(DeviceFleetError) -> JSONValue {
+        let deadline = clock.now.addingTimeInterval(timeout.seconds)
+        while true {
+            let answer = try await message(id)
+            guard let reason = mismatch(answer) else { return answer }
+            if clock.now >= deadline { throw .timedOut("after \(timeout) \(reason)") }
+            await fleet?.flushPending()
             try? await clock.sleep(for: .milliseconds(200))
         }
     }

@@ -46,7 +46,13 @@ struct DemoLocalTime {
         do throws(DeviceFleetError) {
             let (messageID, _) = try await driver.send(body)
             outcome.messageID = messageID
-            let schedule = try await waitForSchedule(driver: driver, messageID: messageID, targets: targets)
+            // The audience is resolved in the background when it is larger than the first chunk.
+            let schedule =
+                try await driver.waitForMessage(messageID, timeout: .seconds(30)) { message in
+                    let planned = message["local_schedule"]?["waiting"]?.integerValue ?? 0
+                    return planned == Int64(targets)
+                        ? nil : "\(planned) of \(targets) deliveries of the local-time message have a due time"
+                }["local_schedule"] ?? .null
             outcome.zones = (schedule["zones"]?.arrayValue ?? []).map { zone in
                 Zone(
                     dueAt: zone["due_at"]?.integerValue ?? 0, utcOffset: zone["utc_offset"]?.stringValue ?? "?",
@@ -71,34 +77,15 @@ struct DemoLocalTime {
         return outcome
     }
 
-    /// The schedule once every installation has its due time (the audience is resolved in the background
-    /// when it is larger than the first chunk).
-    private static func waitForSchedule(driver: CampaignDriver, messageID: String, targets: Int)
-        async throws(DeviceFleetError) -> JSONValue
-    {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            let message = try await driver.message(messageID)
-            let schedule = message["local_schedule"] ?? .null
-            if schedule["waiting"]?.integerValue == Int64(targets) { return schedule }
-            guard ContinuousClock.now < deadline else {
-                throw .timedOut(
-                    "after 30 seconds \(schedule["waiting"]?.integerValue ?? 0) of \(targets) deliveries of the "
-                        + "local-time message have a due time")
-            }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-    }
-
     func text() -> [String] {
         var lines = [
             "A local-time message (\(messageID)): \"flash sale\" at \(localTime) in each device's zone, "
                 + "time to live 1 hour from its own due time:"
         ]
-        lines.append("  DUE (UTC)          OFFSET  WAITING  EXPIRES (UTC)")
+        lines.append("  DUE                       OFFSET  WAITING  EXPIRES")
         for zone in zones {
-            let due = Self.utc(zone.dueAt)
-            let expires = Self.utc(zone.dueAt + Self.ttlSeconds * 1000)
+            let due = DisplayText.timestamp(zone.dueAt)
+            let expires = DisplayText.timestamp(zone.dueAt + Self.ttlSeconds * 1000)
             let waiting = String(zone.waiting)
             lines.append(
                 "  \(due)  \(zone.utcOffset.padding(toLength: 6, withPad: " ", startingAt: 0))"
@@ -130,14 +117,5 @@ struct DemoLocalTime {
             "counts_after_cancel": afterCancel, "succeeded": .bool(succeeded),
             "failure": failure.map(JSONValue.string) ?? .null,
         ]
-    }
-
-    /// `2026-12-07 19:00` from Unix milliseconds.
-    private static func utc(_ milliseconds: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 }

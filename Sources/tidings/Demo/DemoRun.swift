@@ -63,8 +63,14 @@ struct DemoRun {
         do {
             funnel = try await driver.waitForFunnel(
                 messageID: messageID, expected: tally.expectedFunnel, fleet: fleet, timeout: .seconds(30))
-            funnel = try await Self.waitForConversions(
-                driver: driver, messageID: messageID, purchases: tally.purchases, fleet: fleet)
+            // Each device is one person and buys at most once: every purchase is one conversion.
+            let purchases = Int64(tally.purchases)
+            funnel =
+                try await driver.waitForMessage(messageID, fleet: fleet, timeout: .seconds(30)) { message in
+                    let converted = message["funnel"]?["conversion"]?["converted"]?.integerValue ?? 0
+                    return converted == purchases
+                        ? nil : "tidingsd counts \(converted) conversions; the devices tracked \(purchases) purchases"
+                }["funnel"] ?? .null
             Console.progress(line: "all in after \(Self.elapsed(since: mark))\n")
         } catch {
             matches = false
@@ -112,26 +118,6 @@ struct DemoRun {
             _ = await fleet.stop()
         }
         return matches ? ExitCode.success : ExitCode.failure
-    }
-
-    /// The funnel once tidingsd counts as many conversions (people who bought after the push) as the devices
-    /// tracked purchases: each device is one person and buys at most once.
-    static func waitForConversions(driver: CampaignDriver, messageID: String, purchases: Int, fleet: DeviceFleet)
-        async throws(DeviceFleetError) -> JSONValue
-    {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            let funnel = try await driver.message(messageID)["funnel"] ?? .null
-            let converted = funnel["conversion"]?["converted"]?.integerValue ?? 0
-            if converted == Int64(purchases) { return funnel }
-            guard ContinuousClock.now < deadline else {
-                throw .timedOut(
-                    "after 30 seconds tidingsd counts \(converted) conversions; the devices tracked \(purchases) purchases"
-                )
-            }
-            await fleet.flushPending()
-            try? await Task.sleep(for: .milliseconds(200))
-        }
     }
 
     static func elapsed(since start: ContinuousClock.Instant) -> String {
