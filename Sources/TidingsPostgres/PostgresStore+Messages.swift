@@ -136,6 +136,10 @@ extension PostgresStore {
                     UPDATE message_deliveries SET state = 'cancelled', reason = NULL, updated_at = $2
                     WHERE message_id = $1 AND state IN ('pending', 'claimed')
                     """, [.text(messageID), .integer(now)])
+                // A split test cancelled before its decision sends no winner.
+                try db.run(
+                    "UPDATE split_decisions SET state = 'cancelled' WHERE message_id = $1 AND state = 'testing'",
+                    [.text(messageID)])
                 try db.run(
                     "SELECT pg_notify($1, $2)",
                     [.text(StoreChange.notificationChannel), .text(change.notificationPayload)])

@@ -154,22 +154,25 @@ extension PostgresStore {
 
     @discardableResult
     public func appendAudit(_ entry: AuditEntry) throws -> AuditEntry {
-        try write { db in
-            let sequence = try db.scalar(
-                """
-                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq
-                """,
-                [
-                    .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
-                    entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
-                    entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
-                    entry.keyID.map { .text($0) } ?? .null,
-                ])
-            var stored = entry
-            stored.sequence = sequence ?? 0
-            return stored
-        }
+        try write { db in try Self.insertAudit(db, entry) }
+    }
+
+    /// Appends `entry` in `db`'s transaction.
+    static func insertAudit(_ db: PostgresConnection, _ entry: AuditEntry) throws -> AuditEntry {
+        let sequence = try db.scalar(
+            """
+            INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq
+            """,
+            [
+                .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
+                entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
+                entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
+                entry.keyID.map { .text($0) } ?? .null,
+            ])
+        var stored = entry
+        stored.sequence = sequence ?? 0
+        return stored
     }
 
     public func auditEntries(beforeSequence: Int64?, limit: Int) throws -> [AuditEntry] {

@@ -518,6 +518,22 @@ extension PostgresStore {
         );
         CREATE INDEX sign_in_failures_updated ON sign_in_failures (updated_at);
         """,
+        // Split tests that pick their winner: each test's decision, due its wait after the test's audience is
+        // resolved, then what was decided, on which numbers, and the follow-up message sending the winner.
+        """
+        CREATE TABLE split_decisions (
+            message_id text COLLATE "C" PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL,
+            state text NOT NULL,
+            after_ms bigint NOT NULL,
+            not_before bigint NOT NULL,
+            decide_at bigint,
+            decided_at bigint,
+            follow_up_message_id text COLLATE "C",
+            decision text
+        );
+        CREATE INDEX split_decisions_due ON split_decisions (state, decide_at);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -3,16 +3,29 @@ import TidingsSQLite
 
 extension SQLiteStore {
     public func createCampaign(_ message: MessageRecord, resolver: String?, leaseUntil: Int64?) throws {
+        try createCampaign(message, resolver: resolver, leaseUntil: leaseUntil, splitDecision: nil)
+    }
+
+    public func createCampaign(
+        _ message: MessageRecord, resolver: String?, leaseUntil: Int64?, splitDecision: SplitDecisionRecord?
+    ) throws {
         try database.write { db in
-            if try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) != nil {
-                throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
-            }
-            try db.run(
-                """
-                INSERT INTO messages (\(Self.messageColumns), resolver, resolver_expires_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
-                """, Self.messageValues(message) + [SQLiteValue(resolver), SQLiteValue(leaseUntil)])
+            try Self.insertCampaign(db, message, resolver: resolver, leaseUntil: leaseUntil)
+            if let splitDecision { try Self.insertSplitDecision(db, splitDecision) }
         }
+    }
+
+    static func insertCampaign(_ db: SQLiteConnection, _ message: MessageRecord, resolver: String?, leaseUntil: Int64?)
+        throws
+    {
+        if try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) != nil {
+            throw StoreError(code: .conflict, message: "a message with id \(message.id) already exists")
+        }
+        try db.run(
+            """
+            INSERT INTO messages (\(Self.messageColumns), resolver, resolver_expires_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+            """, Self.messageValues(message) + [SQLiteValue(resolver), SQLiteValue(leaseUntil)])
     }
 
     public func claimResolution(resolver: String, now: Int64, leaseUntil: Int64) throws -> ResolutionClaim? {
@@ -53,6 +66,14 @@ extension SQLiteStore {
                     finished ? .null : .text(resolver), finished ? .null : .integer(leaseUntil),
                 ])
             guard changed > 0 else { return false }
+            if finished {
+                // A split test's decision is due its wait after the test's audience is complete.
+                try db.run(
+                    """
+                    UPDATE split_decisions SET decide_at = MAX(?2 + after_ms, not_before)
+                    WHERE message_id = ?1 AND decide_at IS NULL
+                    """, [.text(messageID), .integer(now)])
+            }
             guard let appID = deliveries.first?.appID else { return true }
             try Self.insertDeliveries(db, deliveries, message: messageID, app: appID, now: now)
             return true

@@ -123,6 +123,10 @@ extension SQLiteStore {
                     UPDATE message_deliveries SET state = 'cancelled', reason = NULL, updated_at = ?2
                     WHERE message_id = ?1 AND state IN ('pending', 'claimed')
                     """, [.text(messageID), .integer(now)])
+                // A split test cancelled before its decision sends no winner.
+                try db.run(
+                    "UPDATE split_decisions SET state = 'cancelled' WHERE message_id = ?1 AND state = 'testing'",
+                    [.text(messageID)])
             }
             let message = try db.query(
                 "SELECT \(Self.messageColumns) FROM messages WHERE id = ?1 AND app_id = ?2",

@@ -151,22 +151,25 @@ extension SQLiteStore {
 
     @discardableResult
     public func appendAudit(_ entry: AuditEntry) throws -> AuditEntry {
-        try database.write { db in
-            try db.run(
-                """
-                INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                """,
-                [
-                    .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
-                    entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
-                    entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
-                    entry.keyID.map { .text($0) } ?? .null,
-                ])
-            var stored = entry
-            stored.sequence = db.lastInsertRowID
-            return stored
-        }
+        try database.write { db in try Self.insertAudit(db, entry) }
+    }
+
+    /// Appends `entry` in `db`'s transaction.
+    static func insertAudit(_ db: SQLiteConnection, _ entry: AuditEntry) throws -> AuditEntry {
+        try db.run(
+            """
+            INSERT INTO audit_log (at, operator_name, action, target, app_id, status, address, credential, key_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """,
+            [
+                .integer(entry.at), .text(entry.operatorName), .text(entry.action), .text(entry.target),
+                entry.appID.map { .text($0) } ?? .null, .integer(Int64(entry.status)),
+                entry.address.map { .text($0) } ?? .null, .text(entry.credential.rawValue),
+                entry.keyID.map { .text($0) } ?? .null,
+            ])
+        var stored = entry
+        stored.sequence = db.lastInsertRowID
+        return stored
     }
 
     public func auditEntries(beforeSequence: Int64?, limit: Int) throws -> [AuditEntry] {

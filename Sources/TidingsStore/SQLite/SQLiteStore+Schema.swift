@@ -484,6 +484,22 @@ extension SQLiteStore {
         );
         CREATE INDEX sign_in_failures_updated ON sign_in_failures(updated_at);
         """,
+        // Split tests that pick their winner: each test's decision, due its wait after the test's audience is
+        // resolved, then what was decided, on which numbers, and the follow-up message sending the winner.
+        """
+        CREATE TABLE split_decisions (
+            message_id TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            after_ms INTEGER NOT NULL,
+            not_before INTEGER NOT NULL,
+            decide_at INTEGER,
+            decided_at INTEGER,
+            follow_up_message_id TEXT,
+            decision TEXT
+        );
+        CREATE INDEX split_decisions_due ON split_decisions(state, decide_at);
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -8,6 +8,8 @@ public struct AuditEntry: Sendable, Hashable {
         case appKey = "app_key"
         case serverKey = "server_key"
         case adminKey = "admin_key"
+        /// tidingsd itself, acting on its own (a split test's winner picked when its test ended).
+        case server
     }
 
     /// Assigned by the store, increasing; zero before the entry is stored.
