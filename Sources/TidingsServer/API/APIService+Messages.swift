@@ -51,7 +51,9 @@ extension APIService {
             id: (configuration.instanceID.map { "\($0)/" } ?? "") + "api-" + UUID().lowercasedString)
         let lease = date.millisecondsSince1970 + Int64(resolver.configuration.lease.seconds * 1000)
         try storeCall {
-            try store.createCampaign(record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil)
+            try store.createCampaign(
+                record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil,
+                splitDecision: messageRequest.splitDecision(messageID: messageID, appID: caller.appID, now: date))
         }
         if dueNow {
             // One bounded chunk here; whatever remains is the background resolvers'.
@@ -148,6 +150,7 @@ extension APIService {
             object["schedule"] = plan.scheduleJSON
             if plan.hasVariants { object["variants"] = .array(plan.arms.compactMap { $0.id.map(JSONValue.string) }) }
             if let conversion = plan.conversion { object["conversion"] = conversion.json }
+            if let followUp = plan.followUp { object["follow_up_of"] = .string(followUp.parentID) }
         }
         return .object(object)
     }
@@ -168,6 +171,7 @@ extension APIService {
         guard case .object(var object) = Self.messageSummary(message) else { return .null }
         object["counts"] = Self.countsJSON(counts)
         object["funnel"] = try funnelJSON(message: message, counts: counts)
+        if let winner = try winnerJSON(message) { object["winner"] = winner }
         if let plan = CampaignPlan.decode(message.plan), case .localTime(let time, _, _) = plan.schedule {
             object["local_schedule"] =
                 LocalScheduleReport(time: time, countsByDue: try store.messageCountsByDueTime(messageID: message.id))

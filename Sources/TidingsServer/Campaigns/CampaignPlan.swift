@@ -38,14 +38,20 @@ struct CampaignPlan: Sendable, Hashable {
     /// false in the plans of messages accepted before, which keep assigning per message and installation.
     var splitsByPerson: Bool
     var conversion: ConversionGoal?
+    /// A split test that picks its winner: its variants go to the test share only.
+    var winner: WinnerRule?
+    /// A split test's follow-up: the winner, to everyone but the test share and the control group.
+    var followUp: WinnerFollowUp?
 
     var hasVariants: Bool { arms.first?.id != nil }
 
     init(
         target: JSONValue, kind: MessageKind, environment: OutgoingPush.Environment?, schedule: CampaignSchedule,
         arms: [Arm], control: Double, timeToLive: Int64? = nil, splitsByPerson: Bool = true,
-        conversion: ConversionGoal? = nil
+        conversion: ConversionGoal? = nil, winner: WinnerRule? = nil, followUp: WinnerFollowUp? = nil
     ) {
+        self.winner = winner
+        self.followUp = followUp
         self.timeToLive = timeToLive
         self.target = target
         self.kind = kind
@@ -67,7 +73,8 @@ struct CampaignPlan: Sendable, Hashable {
             schedule: request.schedule,
             arms: request.variants.isEmpty
                 ? [arm(nil, 1, request.localizedContent)] : request.variants.map { arm($0.id, $0.weight, $0.content) },
-            control: request.control, timeToLive: request.timeToLive, conversion: request.conversion)
+            control: request.control, timeToLive: request.timeToLive, conversion: request.conversion,
+            winner: request.winner)
     }
 
     /// The schedule as the API shows it.
@@ -104,7 +111,8 @@ struct CampaignPlan: Sendable, Hashable {
             "environment": environment.map { .string($0.rawValue) } ?? .null, "schedule": .object(scheduleJSON),
             "control": .double(control), "ttl": timeToLive.map(JSONValue.integer) ?? .null,
             "split": .string(splitsByPerson ? Self.personSplit : "installation"),
-            "conversion": conversion?.json ?? .null,
+            "conversion": conversion?.json ?? .null, "winner": winner?.json ?? .null,
+            "follow_up": followUp?.json ?? .null,
             "arms": .array(
                 arms.map { arm in
                     [
@@ -157,7 +165,8 @@ struct CampaignPlan: Sendable, Hashable {
             environment: object["environment"]?.stringValue.flatMap(OutgoingPush.Environment.init(rawValue:)),
             schedule: schedule, arms: arms, control: control, timeToLive: object["ttl"]?.integerValue,
             splitsByPerson: object["split"]?.stringValue == Self.personSplit,
-            conversion: ConversionGoal.decode(object["conversion"]))
+            conversion: ConversionGoal.decode(object["conversion"]), winner: WinnerRule.decode(object["winner"]),
+            followUp: WinnerFollowUp.decode(object["follow_up"]))
     }
 
     /// The `split` of plans that assign by person and campaign.

@@ -104,7 +104,7 @@ public final class CampaignResolver: Sendable {
             now: message.resolveAt ?? message.createdAt, store: store)
         let builder = DeliveryBuilder(message: message, plan: plan, now: now)
         let deliveries =
-            chunk.members.map { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }
+            chunk.members.compactMap { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }
             + chunk.unknownInstallationIDs.map(builder.unknown)
         let held = try store.appendDeliveries(
             messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,

@@ -47,7 +47,8 @@ public struct ConversionGoal: Sendable, Hashable {
         return ConversionGoal(event: event, withinSeconds: within, from: from)
     }
 
-    private static func seconds(_ value: JSONValue) -> Int64? {
+    /// Seconds, or a number with `s`, `m`, `h` or `d`; nil otherwise.
+    static func seconds(_ value: JSONValue) -> Int64? {
         if let seconds = MessagePayloadBuilder.integer(value) { return seconds }
         guard let text = value.stringValue, let unit = text.last, let number = Int64(text.dropLast()) else {
             return nil

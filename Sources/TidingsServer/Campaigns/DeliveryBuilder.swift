@@ -3,7 +3,8 @@ import TidingsModel
 import TidingsStore
 
 /// Turns a resolved installation into its delivery row: due at its own time, in its variant, with its
-/// language's content, or skipped for a reason known at resolution.
+/// language's content, or skipped for a reason known at resolution; or no row at all for someone a split test
+/// keeps for its winner (outside the test share) or whom a winner's follow-up leaves out (tested or held back).
 struct DeliveryBuilder {
     let message: MessageRecord
     let plan: CampaignPlan
@@ -17,7 +18,10 @@ struct DeliveryBuilder {
         assignment = plan.assignment
     }
 
-    func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery {
+    func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery? {
+        let subject = VariantAssignment.Subject(
+            userID: installation.userID, installationID: installation.installationID)
+        if let followUp = plan.followUp, followUp.excludes(subject) { return nil }
         var delivery = MessageDelivery.target(
             installation, messageID: message.id, kind: plan.kind, environment: plan.environment,
             targetUserID: targetUserID)
@@ -25,8 +29,6 @@ struct DeliveryBuilder {
         if plan.hasVariants {
             let variant: String
             if plan.splitsByPerson {
-                let subject = VariantAssignment.Subject(
-                    userID: installation.userID, installationID: installation.installationID)
                 variant = assignment.variant(splitKey: message.campaignID ?? message.id, subject: subject)
                 if case .user(let userID) = subject { delivery.splitUserID = userID }
             } else {
@@ -34,6 +36,13 @@ struct DeliveryBuilder {
             }
             delivery.variant = variant
             arm = plan.arms.first { $0.id == variant }
+            // The control group is held back (and counted) across the whole audience; the variants reach the
+            // test share only, and the winner the rest later.
+            if let winner = plan.winner, variant != CampaignVariant.controlID,
+                !winner.isTested(splitKey: message.campaignID ?? message.id, subject: subject)
+            {
+                return nil
+            }
         }
         delivery.language = arm?.language(for: installation.language ?? installation.locale)
         guard delivery.state == .pending else { return delivery }

@@ -62,7 +62,13 @@ public struct VariantAssignment: Sendable, Hashable {
 
     /// Where `subject` falls in `0..<1` for `splitKey`.
     public static func point(splitKey: String, subject: Subject) -> Double {
-        let digest = SHA256Digest.hash("tidings-split\u{1F}" + splitKey + "\u{1F}" + subject.hashKey)
+        point(label: "tidings-split", splitKey: splitKey, subject: subject)
+    }
+
+    /// Where `subject` falls in `0..<1` for `splitKey` in the draw named `label`: the same scheme, so draws of
+    /// different labels (the variant, a winner's test share) are independent of each other.
+    public static func point(label: String, splitKey: String, subject: Subject) -> Double {
+        let digest = SHA256Digest.hash(label + "\u{1F}" + splitKey + "\u{1F}" + subject.hashKey)
         let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Double(prefix >> 11) / Double(UInt64(1) << 53)
     }

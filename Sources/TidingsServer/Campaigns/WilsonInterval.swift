@@ -1,4 +1,4 @@
-/// The 95% Wilson score interval of a rate (successes / trials): unlike the normal approximation it stays
+/// The Wilson score interval (95% unless told) of a rate (successes / trials): unlike the normal approximation it stays
 /// inside 0...1 and holds up for small counts and rates near 0 or 1, which conversion rates often are.
 public struct WilsonInterval: Sendable, Hashable {
     public var rate: Double
@@ -6,11 +6,12 @@ public struct WilsonInterval: Sendable, Hashable {
     public var upper: Double
 
     /// Nil without trials.
-    public init?(successes: Int, trials: Int) {
+    /// - Parameter quantile: the interval's z; 95% by default (``ProportionDifference/quantile(confidence:)``).
+    public init?(successes: Int, trials: Int, quantile: Double = ProportionDifference.z95) {
         guard trials > 0 else { return nil }
         let n = Double(trials)
         let p = Double(successes) / n
-        let z = ProportionDifference.z95
+        let z = quantile
         let z2 = z * z
         let denominator = 1 + z2 / n
         let center = (p + z2 / (2 * n)) / denominator

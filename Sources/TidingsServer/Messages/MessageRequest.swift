@@ -18,6 +18,8 @@ public struct MessageRequest: Sendable, Hashable {
     public var control: Double = 0
     /// What counts as a conversion of this message, when it names one.
     public var conversion: ConversionGoal?
+    /// How the split test picks its winner, when it does (``WinnerRule``).
+    public var winner: WinnerRule?
     /// When the deliveries become due.
     public var schedule: CampaignSchedule = .now
     public var kind: MessageKind
@@ -53,7 +55,7 @@ public struct MessageRequest: Sendable, Hashable {
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
         "environment", "night", "type", "rate_per_second", "send_at", "local_time", "fallback_time_zone", "if_past",
-        "variants", "control", "audience", "conversion",
+        "variants", "control", "audience", "conversion", "winner",
     ]
 
     /// Validates `body`, received at `now`.
@@ -94,6 +96,9 @@ public struct MessageRequest: Sendable, Hashable {
         try request.parseContent(body)
         if let conversion = body["conversion"], !conversion.isNull {
             request.conversion = try ConversionGoal.parse(conversion)
+        }
+        if let winner = body["winner"], !winner.isNull {
+            request.winner = try WinnerRule.parse(winner, variants: request.variants, conversion: request.conversion)
         }
         request.schedule = try schedule(body, now: now)
         // The message's expiry counts from when its last delivery can become due: for a local time, the bound of

@@ -189,6 +189,7 @@ public final class TidingsService: Sendable {
             jobs.append(.uninstallChecks(UninstallCheckScheduler(store: store, interval: interval, logger: logger)))
         }
         jobs.append(.auditRetention(store: store, days: configuration.auditRetentionDays, logger: logger))
+        jobs.append(.winnerDecisions(WinnerSelector(store: store, logger: logger)))
         if let days = configuration.eventRetentionDays {
             jobs.append(.eventRetention(store: store, days: days, logger: logger))
         }
