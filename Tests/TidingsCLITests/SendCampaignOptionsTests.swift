@@ -57,11 +57,49 @@ import TidingsTestSupport
             (["--variant", "a:/no/such/file.json"], "cannot read"), (["--locale-content", notObject], "JSON object"),
             (["--variant", "a:\(content)", "--title", "x"], "--variant"),
             (["--variant", "a:\(content)", "--control", "x"], "--control"),
+            (["--variant", "a:\(content)", "--conversion", "purchase"], "--conversion 'purchase'"),
+            (["--variant", "a:\(content)", "--winner-after", "4h"], "--winner-test-share"),
+            (["--variant", "a:\(content)", "--winner-test-share", "a fifth"], "--winner-test-share 'a fifth'"),
         ] {
             let result = try await backend.tidingsConnected(["send", "--all"] + options)
             #expect(result.status == 2, "\(options)")
             #expect(result.standardError.contains(mention), "\(options): \(result.standardError)")
         }
+        await backend.stop()
+    }
+
+    /// A split test that picks its winner, from the options to the stored rule and back in `tidings stats`.
+    @Test func aWinnerTestIsSentAndItsStatePrinted() async throws {
+        let backend = try APIBackend(sending: false)
+        try await backend.register("phone-1")
+        let a = try file(#"{"title": "A"}"#)
+        let b = try file(#"{"title": "B"}"#)
+        let sent = try await backend.tidingsConnected(
+            [
+                "send", "--all", "--variant", "a:\(a)", "--variant", "b:\(b)", "--control", "0.1", "--conversion",
+                "purchase:24h:open", "--winner-test-share", "0.2", "--winner-after", "4h", "--winner-confidence",
+                "0.9", "--winner-if-inconclusive", "a", "--json",
+            ])
+        #expect(sent.status == 0, "\(sent.standardError)")
+        let id = try #require(try JSONValue.parse(sent.standardOutput)["message_id"]?.stringValue)
+        let plan = try JSONValue.parse(try #require(try backend.message(id)?.record.plan))
+        #expect(plan["conversion"] == ["event": "purchase", "within_seconds": 86400, "from": "open"])
+        #expect(
+            plan["winner"] == ["test_share": 0.2, "after_seconds": 14400, "confidence": 0.9, "if_inconclusive": "a"])
+        let stats = try await backend.tidingsConnected(["stats", id])
+        #expect(stats.status == 0, "\(stats.standardError)")
+        let lines = stats.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Winner      testing"), "\(stats.standardOutput)")
+        #expect(
+            lines.contains(
+                "Test share  20% (decided 4h after the test's sends, at 90% confidence; if inconclusive: a)"),
+            "\(stats.standardOutput)")
+
+        let refused = try await backend.tidingsConnected(
+            ["send", "--all", "--variant", "a:\(a)", "--variant", "b:\(b)", "--winner-test-share", "0.2"])
+        #expect(refused.status == 1, "the server refuses a winner without a conversion")
+        #expect(
+            refused.standardError.contains("winner: picks the variant that converts best"), "\(refused.standardError)")
         await backend.stop()
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import TidingsModel
 
 /// The campaign options of `tidings send`: when (`--at`, `--local-time`, `--fallback-time-zone`,
-/// `--if-past`), content per language (`--locale-content FILE`) and variants (`--variant`, `--control`), mapped
-/// onto `POST /v1/messages` (docs/campaigns.md). Times and shapes are the server's to judge; only what cannot be
-/// sent at all (an unreadable file, a malformed option) is a usage error here.
+/// `--if-past`), content per language (`--locale-content FILE`), variants (`--variant`, `--control`), the goal
+/// (`--conversion`) and a winner picked by a test (`--winner-*`), mapped onto `POST /v1/messages`
+/// (docs/campaigns.md). Times and shapes are the server's to judge; only what cannot be sent at all (an
+/// unreadable file, a malformed option) is a usage error here.
 enum CampaignOptions {
     /// Puts `content` (built from the other options) and the campaign options into `body`.
     static func apply(
@@ -39,6 +40,42 @@ enum CampaignOptions {
             }
             body["control"] = .double(share)
         }
+        if let conversion = arguments.option("conversion") { body["conversion"] = try self.conversion(conversion) }
+        if let winner = try winner(arguments) { body["winner"] = .object(winner) }
+    }
+
+    /// `EVENT:WITHIN` or `EVENT:WITHIN:FROM`: `purchase:24h`, `purchase:1h:open`.
+    static func conversion(_ text: String) throws -> JSONValue {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (2...3).contains(parts.count), !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw CommandLineError.usage("send: --conversion '\(text)' must be EVENT:WITHIN or EVENT:WITHIN:FROM")
+        }
+        var goal: [String: JSONValue] = [
+            "event": .string(parts[0]), "within": Int64(parts[1]).map(JSONValue.integer) ?? .string(parts[1]),
+        ]
+        if parts.count == 3 { goal["from"] = .string(parts[2]) }
+        return .object(goal)
+    }
+
+    /// The `winner` of the `--winner-*` options; nil without them. The server judges the values.
+    static func winner(_ arguments: ArgumentList) throws -> [String: JSONValue]? {
+        var winner: [String: JSONValue] = [:]
+        for (option, key) in [("winner-test-share", "test_share"), ("winner-confidence", "confidence")] {
+            guard let text = arguments.option(option) else { continue }
+            guard let value = Double(text) else {
+                throw CommandLineError.usage("send: --\(option) '\(text)' must be a number such as 0.2")
+            }
+            winner[key] = .double(value)
+        }
+        if let after = arguments.option("winner-after") {
+            winner["after"] = Int64(after).map(JSONValue.integer) ?? .string(after)
+        }
+        if let fallback = arguments.option("winner-if-inconclusive") { winner["if_inconclusive"] = .string(fallback) }
+        guard !winner.isEmpty else { return nil }
+        guard winner["test_share"] != nil else {
+            throw CommandLineError.usage("send: the --winner options need --winner-test-share")
+        }
+        return winner
     }
 
     /// `ID:WEIGHT:FILE` or `ID:FILE`: a variant whose content (one, or per language) is the JSON in FILE.

@@ -19,7 +19,8 @@ enum MessageBodyBuilder {
         "installation", "user", "tag-expression", "audience", "title", "subtitle", "body", "media", "button", "link",
         "deeplink",
         "screen", "coupon", "badge", "sound", "data", "campaign", "collapse-id", "ttl", "priority", "at", "local-time",
-        "fallback-time-zone", "if-past", "locale-content", "variant", "control", "rate",
+        "fallback-time-zone", "if-past", "locale-content", "variant", "control", "rate", "conversion",
+        "winner-test-share", "winner-after", "winner-confidence", "winner-if-inconclusive",
     ]
     static let flagNames: Set<String> = ["all", "background", "ad", "transactional"]
 

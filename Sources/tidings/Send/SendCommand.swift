@@ -48,6 +48,15 @@ enum SendCommand {
                                    the default unless FILE has "default"
           --variant ID:WEIGHT:FILE a split-test variant whose content is the JSON in FILE (repeatable)
           --control SHARE          hold back this share (0 to 0.5) as a control group that gets nothing
+          --conversion EVENT:WITHIN[:open]
+                                   the goal: EVENT (purchase) within WITHIN (24h) of the delivery (or the open)
+          --winner-test-share SHARE
+                                   test the variants on this share (0.2) and send the winner to the rest;
+                                   needs --conversion
+          --winner-after WAIT      decide this long (4h) after the test's sends
+          --winner-confidence C    the confidence a win must reach (0.8 to 0.99; default 0.95)
+          --winner-if-inconclusive best|ID
+                                   what goes to the rest when no variant wins (default best)
 
         output:
           --wait                   follow the fan-out (a progress bar on a terminal) and print the funnel

@@ -12,7 +12,9 @@ enum StatsCommand {
         A message shows its state and delivery counts (targets, sent, failed, skipped by reason) above the
         funnel; with variants each variant's funnel and, when the message names a conversion, each variant's
         conversions with their 95% intervals; a local-time message its due times (the next one, and per due time
-        and UTC offset how many wait, were sent, skipped or cancelled). A campaign shows the funnel of all its
+        and UTC offset how many wait, were sent, skipped or cancelled); a split test that picks its winner where
+        its decision stands and, once decided, each variant's conversions at the test's confidence and the
+        follow-up message that sends the winner. A campaign shows the funnel of all its
         messages. The funnel counts events per stage and the distinct installations behind them; rates divide
         installations by those delivered to. --overview shows the app's last N days (14 by default, at most 90)
         as the console's overview does: pushes sent, deliveries, and the open rate (opens of the messages
@@ -56,7 +58,8 @@ enum StatsCommand {
         } else {
             Console.write(
                 FunnelText.header(answer) + "\n" + FunnelText.render(funnel: funnel, counts: counts)
-                    + BreakdownText.render(funnel: funnel) + LocalScheduleText.render(answer["local_schedule"]))
+                    + BreakdownText.render(funnel: funnel) + LocalScheduleText.render(answer["local_schedule"])
+                    + (campaign == nil ? WinnerText.render(answer) : ""))
         }
         return ExitCode.success
     }
