@@ -108,7 +108,7 @@ export async function messagePage(view, messageID) {
       failed.length ? table(["Reason", "Count"], failed) : h("p", { class: "muted" }, "None."),
       h("h2", {}, "Skipped by reason"),
       skipped.length ? table(["Reason", "Count"], skipped) : h("p", { class: "muted" }, "None."),
-      localSchedule(message.local_schedule));
+      localSchedule(message.local_schedule), winner(message));
     const schedule = message.state === "scheduled" && message.resolve_at ?
       ` · sends from ${time(message.resolve_at)}` : "";
     status.textContent = `State: ${message.state} · created ${time(message.created_at)}${schedule}` +
@@ -147,4 +147,30 @@ function localSchedule(schedule) {
     schedule.zones.length ? table(["Due", "UTC offset", "Waiting", "Sent", "Failed", "Skipped"],
       schedule.zones.map((zone) => [time(zone.due_at), zone.utc_offset ?? "–", zone.waiting + zone.in_flight,
         zone.sent, zone.failed, zone.skipped])) : h("p", { class: "muted" }, "Not resolved yet."));
+}
+
+// A split test that picks its winner: where its decision stands and, once decided, the numbers it was made on
+// (each variant's rate with its interval at the test's confidence) and the follow-up sending the winner; a
+// follow-up links back to its test.
+function winner(message) {
+  const link = (id) => h("a", { href: `#/messages/${encodeURIComponent(id)}` }, id);
+  if (message.follow_up_of) {
+    return h("section", { id: "winner" }, h("h2", {}, "Winner of a split test"),
+      h("p", {}, "Sent to the rest of the audience of ", link(message.follow_up_of), "."));
+  }
+  const test = message.winner;
+  if (!test) return null;
+  const share = `${Math.round(1000 * test.test_share) / 10}%`;
+  const confidence = `${Math.round(1000 * test.confidence) / 10}%`;
+  const rule = `Tested on ${share} of the audience; decided ${test.decide_at ? time(test.decide_at) :
+    "after the test's sends are resolved"} at ${confidence} confidence; if inconclusive: ${test.if_inconclusive}.`;
+  const decided = test.state === "decided" ? [
+    h("p", {}, `Winner: ${test.variant} (${test.significant ? "significant" : "inconclusive, best was " + test.best}) · ` +
+      `decided ${time(test.decided_at)} · follow-up `, link(test.follow_up_message_id)),
+    table(["Variant", "Recipients", "Converted", "Rate", `${confidence} interval`], (test.variants ?? []).map((arm) =>
+      [arm.variant, arm.recipients, arm.converted, rate(arm.rate),
+        arm.low === null ? "–" : `${rate(arm.low)} to ${rate(arm.high)}`])),
+  ] : [h("p", {}, test.state === "cancelled" ? "Cancelled before the decision: no winner is sent." : "Testing.")];
+  return h("section", { id: "winner" }, h("h2", {}, "Split test that picks its winner"),
+    h("p", { class: "muted" }, rule), ...decided);
 }
