@@ -77,8 +77,8 @@ public struct WinnerDecision: Sendable, Hashable {
             case .best: "the best rate anyway"
             case .variant(let id): "variant \(id)"
             }
-        return
-            "the highest conversion rate wins; significant when the \(percent)% interval of its lead over the runner-up leaves out 0 (z = \(APIService.rounded(quantile))); when not, \(fallback)"
+        return "the highest conversion rate wins; significant when the \(percent)% interval of its lead over the "
+            + "runner-up leaves out 0 (z = \(APIService.rounded(quantile))); when not, \(fallback)"
     }
 
     /// The decision as stored and shown (`winner` of `GET /v1/messages/{id}`, after the state and the rule).

@@ -12,12 +12,8 @@ struct WinnerFollowUp: Sendable, Hashable {
     var testShare: Double
 
     func excludes(_ subject: VariantAssignment.Subject) -> Bool {
-        if WinnerRule(testShare: testShare, afterSeconds: 0, confidence: 0, ifInconclusive: .best)
-            .isTested(splitKey: splitKey, subject: subject)
-        {
-            return true
-        }
-        return VariantAssignment.point(splitKey: splitKey, subject: subject) < control
+        WinnerRule.isTested(share: testShare, splitKey: splitKey, subject: subject)
+            || VariantAssignment.point(splitKey: splitKey, subject: subject) < control
     }
 
     var json: JSONValue {

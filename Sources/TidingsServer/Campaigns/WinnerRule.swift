@@ -101,7 +101,12 @@ public struct WinnerRule: Sendable, Hashable {
     /// (``VariantAssignment/point(label:splitKey:subject:)`` with its own label), so the test share holds every
     /// variant and the control group in their proportions.
     public func isTested(splitKey: String, subject: VariantAssignment.Subject) -> Bool {
-        VariantAssignment.point(label: Self.drawLabel, splitKey: splitKey, subject: subject) < testShare
+        Self.isTested(share: testShare, splitKey: splitKey, subject: subject)
+    }
+
+    /// Whether `subject` is in a test share of `share` of the split `splitKey`.
+    static func isTested(share: Double, splitKey: String, subject: VariantAssignment.Subject) -> Bool {
+        VariantAssignment.point(label: drawLabel, splitKey: splitKey, subject: subject) < share
     }
 
     /// The label of the test-share draw.
