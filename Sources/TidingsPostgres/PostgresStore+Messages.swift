@@ -131,10 +131,15 @@ extension PostgresStore {
                 WHERE id = $1 AND app_id = $2 AND state IN ('queued', 'scheduled', 'resolving', 'sending')
                 """, [.text(messageID), .text(appID), .integer(now)])
             if changed > 0 {
+                // Rows are locked in key order, the order ``completeDeliveries(_:worker:now:)`` writes them in, so
+                // a cancel and a worker recording its answers wait for each other instead of deadlocking.
                 try db.run(
                     """
                     UPDATE message_deliveries SET state = 'cancelled', reason = NULL, updated_at = $2
-                    WHERE message_id = $1 AND state IN ('pending', 'claimed')
+                    WHERE message_id = $1 AND state IN ('pending', 'claimed') AND installation_id IN (
+                        SELECT installation_id FROM message_deliveries
+                        WHERE message_id = $1 AND state IN ('pending', 'claimed')
+                        ORDER BY installation_id FOR UPDATE)
                     """, [.text(messageID), .integer(now)])
                 // A split test cancelled before its decision sends no winner.
                 try db.run(

@@ -91,11 +91,25 @@ extension PostgresStore {
         }
     }
 
-    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed.
+    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed. They
+    /// are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
+    /// transactions over the same rows never wait for each other in a cycle (PostgreSQL would abort one as a
+    /// deadlock).
     @discardableResult
     public func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         guard !completions.isEmpty else { return [] }
-        return try write { db in
+        let order = completions.indices.sorted {
+            (completions[$0].messageID, completions[$0].installationID)
+                < (completions[$1].messageID, completions[$1].installationID)
+        }
+        let sorted = try completeSorted(order.map { completions[$0] }, worker: worker, now: now)
+        var recorded = [Bool](repeating: false, count: completions.count)
+        for (position, index) in order.enumerated() { recorded[index] = sorted[position] }
+        return recorded
+    }
+
+    private func completeSorted(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
+        try write { db in
             let changed = try db.pipeline(
                 Self.completeDeliverySQL,
                 completions.map { completion in
