@@ -10,6 +10,14 @@ struct DeliveryBuilder {
     let plan: CampaignPlan
     let now: Date
     let assignment: VariantAssignment
+    /// The content key of each (variant, language tag) met so far: an audience has few distinct tags, and
+    /// matching one builds the arm's language table (a million times over, for a million installations).
+    private var languageKeys: [LanguageKey: String?] = [:]
+
+    private struct LanguageKey: Hashable {
+        var variant: String?
+        var tag: String?
+    }
 
     init(message: MessageRecord, plan: CampaignPlan, now: Date) {
         self.message = message
@@ -18,7 +26,7 @@ struct DeliveryBuilder {
         assignment = plan.assignment
     }
 
-    func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery? {
+    mutating func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery? {
         let subject = VariantAssignment.Subject(
             userID: installation.userID, installationID: installation.installationID)
         if let followUp = plan.followUp, followUp.excludes(subject) { return nil }
@@ -44,7 +52,14 @@ struct DeliveryBuilder {
                 return nil
             }
         }
-        delivery.language = arm?.language(for: installation.language ?? installation.locale)
+        let tag = installation.language ?? installation.locale
+        let key = LanguageKey(variant: arm?.id, tag: tag)
+        if let known = languageKeys[key] {
+            delivery.language = known
+        } else {
+            delivery.language = arm?.language(for: tag)
+            languageKeys[key] = .some(delivery.language)
+        }
         guard delivery.state == .pending else { return delivery }
         switch plan.schedule.due(timeZone: installation.timezone, now: now) {
         case .at(let milliseconds):
