@@ -309,17 +309,16 @@ export async function composePage(view, duplicateOf) {
     sendButton.textContent = when.scheduled ? "Schedule" : "Send now";
     const ready = editor && previewIsCurrent();
     sendButton.disabled = !ready;
-    if (!editor) sendHint.textContent = "Viewers see the lock-screen preview and checks; previewing a send and sending need an editor.";
-    else if (ready) {
-      sendHint.textContent = `${sendButton.textContent} ${when.scheduled ? "schedules" : "sends"} exactly what the preview below shows.`;
-    }
-    else if (previewed) sendHint.textContent = "The form has changed since the preview: preview again to send.";
-    else sendHint.textContent = "Preview first: it shows who would get this and what their devices show, sending nothing.";
-    if (previewed && !previewIsCurrent()) {
-      show(previewStatus, h("p", { class: "stale" }, h("strong", {}, "Out of date: "),
-        "the form has changed since this preview. Preview again to see and send the new version."));
-    } else if (previewed) {
-      show(previewStatus);
+    let hint = "Preview first: it shows who would get this and what their devices show, sending nothing.";
+    if (!editor) hint = "Viewers see the lock-screen preview and checks; previewing a send and sending need an editor.";
+    else if (ready) hint = `${sendButton.textContent} ${when.scheduled ? "schedules" : "sends"} exactly what the preview below shows.`;
+    else if (previewed) hint = "The form has changed since the preview: preview again to send.";
+    // Only a change touches the page, so a screen reader announces it once, not at every key.
+    if (sendHint.textContent !== hint) sendHint.textContent = hint;
+    const stale = previewed !== null && !ready;
+    if (stale !== (previewStatus.querySelector(".stale") !== null)) {
+      show(previewStatus, stale ? h("p", { class: "stale" }, h("strong", {}, "Out of date: "),
+        "the form has changed since this preview. Preview again to see and send the new version.") : null);
     }
   }
 
