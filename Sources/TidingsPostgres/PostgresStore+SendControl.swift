@@ -236,4 +236,18 @@ extension PostgresStore {
             return granted
         }
     }
+
+    public func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int] {
+        guard !installationIDs.isEmpty else { return [:] }
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT installation_id, COUNT(*) FROM frequency_slots
+                WHERE app_id = $1 AND reserved_at > $2 AND installation_id = ANY($3::text[])
+                GROUP BY installation_id
+                """, [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })]
+            ) { ($0.text(0), Int($0.int64(1))) }
+        }
+        return Dictionary(rows, uniquingKeysWith: +)
+    }
 }

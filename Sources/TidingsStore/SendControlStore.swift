@@ -36,4 +36,8 @@ public protocol SendControlStore: Sendable {
     func reserveFrequencySlots(
         appID: String, messageID: String, installationIDs: [String], cap: FrequencyCap, now: Int64
     ) throws -> Set<String>
+    /// How many frequency-cap slots each of `installationIDs` holds that were reserved after `since`: what
+    /// ``reserveFrequencySlots(appID:messageID:installationIDs:cap:now:)`` would count as taken, read without
+    /// reserving or removing anything (a dry run). Installations holding none are left out.
+    func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int]
 }

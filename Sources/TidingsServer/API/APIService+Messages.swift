@@ -9,43 +9,17 @@ extension APIService {
     ///
     /// The audience is resolved by a ``CampaignResolver`` in bounded chunks that stream into the delivery
     /// queue. When resolution is due now, the first chunk is resolved here (so a small audience is complete in
-    /// the answer); the rest continues in the background.
+    /// the answer); the rest continues in the background. With `"dry_run": true` it answers 200 with what the
+    /// send would do (``dryRunMessage(_:)``) and stores nothing.
     func postMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
-        guard provider != nil else {
-            throw HTTPError(
-                status: 503, code: "no_provider",
-                message: "this server has no push provider configured (APNs credentials); it cannot send messages")
-        }
-        let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
-        let date = clock.now
-        let messageRequest: MessageRequest
-        let payloads: CampaignPayloads
-        let messageID = "msg_" + UUID().lowercasedString
-        // The app's own default time to live, when it set one, replaces the server's.
-        let appTTL = try storeCall { try store.sendSettings(appID: caller.appID) }.defaultTTLSeconds
-        do {
-            messageRequest = try MessageRequest.parse(
-                body, now: date, defaultTimeToLive: appTTL.map { .seconds($0) } ?? configuration.defaultTimeToLive)
-            payloads = try CampaignPayloads.build(
-                messageRequest, messageID: messageID,
-                builder: MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts))
-        } catch {
-            throw HTTPError(status: error.status, code: error.code, message: error.message)
-        }
-        guard let app = try store.app(id: caller.appID) else {
-            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(caller.appID)")
-        }
-        let resolveAt = messageRequest.schedule.resolveAt(now: date).millisecondsSince1970
-        let dueNow = resolveAt <= date.millisecondsSince1970
-        let record = MessageRecord(
-            id: messageID, appID: caller.appID, state: dueNow ? .resolving : .scheduled, kind: messageRequest.kind,
-            messageType: messageRequest.messageType, campaignID: messageRequest.campaignID, topic: app.bundleID,
-            payload: payloads.main, priority: messageRequest.priority,
-            expiresAt: messageRequest.expiration?.millisecondsSince1970, collapseID: messageRequest.collapseID,
-            nightPolicy: messageRequest.nightPolicy, createdAt: date.millisecondsSince1970,
-            plan: CampaignPlan(request: messageRequest).encoded(), resolveAt: resolveAt,
-            payloadVariants: payloads.variants, ratePerSecond: messageRequest.ratePerSecond)
+        let accepted = try acceptMessage(request, appID: caller.appID)
+        if accepted.request.dryRun { return try dryRunMessage(accepted) }
+        let record = accepted.record
+        let messageID = record.id
+        let date = Date(millisecondsSince1970: record.createdAt)
+        let resolveAt = record.resolveAt ?? record.createdAt
+        let dueNow = resolveAt <= record.createdAt
         let resolver = CampaignResolver(
             store: store, clock: clock, logger: logger,
             id: (configuration.instanceID.map { "\($0)/" } ?? "") + "api-" + UUID().lowercasedString)
@@ -72,6 +46,46 @@ extension APIService {
         ]
         if !dueNow { answer["resolve_at"] = .integer(resolveAt) }
         return json(.object(answer), status: 202)
+    }
+
+    /// Validates a `POST /v1/messages` body and builds its payloads and message row, storing nothing: the same
+    /// checks and errors for a real send and a dry run.
+    func acceptMessage(_ request: HTTPRequest, appID: String) throws -> AcceptedMessage {
+        guard provider != nil else {
+            throw HTTPError(
+                status: 503, code: "no_provider",
+                message: "this server has no push provider configured (APNs credentials); it cannot send messages")
+        }
+        let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
+        let date = clock.now
+        let messageRequest: MessageRequest
+        let payloads: CampaignPayloads
+        let messageID = "msg_" + UUID().lowercasedString
+        let settings = try storeCall { try store.sendSettings(appID: appID) }
+        // The app's own default time to live, when it set one, replaces the server's.
+        let appTTL = settings.defaultTTLSeconds
+        do {
+            messageRequest = try MessageRequest.parse(
+                body, now: date, defaultTimeToLive: appTTL.map { .seconds($0) } ?? configuration.defaultTimeToLive)
+            payloads = try CampaignPayloads.build(
+                messageRequest, messageID: messageID,
+                builder: MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts))
+        } catch {
+            throw HTTPError(status: error.status, code: error.code, message: error.message)
+        }
+        guard let app = try store.app(id: appID) else {
+            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(appID)")
+        }
+        let resolveAt = messageRequest.schedule.resolveAt(now: date).millisecondsSince1970
+        let plan = CampaignPlan(request: messageRequest)
+        let record = MessageRecord(
+            id: messageID, appID: appID, state: resolveAt <= date.millisecondsSince1970 ? .resolving : .scheduled,
+            kind: messageRequest.kind, messageType: messageRequest.messageType, campaignID: messageRequest.campaignID,
+            topic: app.bundleID, payload: payloads.main, priority: messageRequest.priority,
+            expiresAt: messageRequest.expiration?.millisecondsSince1970, collapseID: messageRequest.collapseID,
+            nightPolicy: messageRequest.nightPolicy, createdAt: date.millisecondsSince1970, plan: plan.encoded(),
+            resolveAt: resolveAt, payloadVariants: payloads.variants, ratePerSecond: messageRequest.ratePerSecond)
+        return AcceptedMessage(request: messageRequest, record: record, plan: plan, settings: settings)
     }
 
     /// `GET /v1/messages`: the app's messages, newest first, optionally in one state; paged by `cursor`.

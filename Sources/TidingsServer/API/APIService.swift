@@ -92,7 +92,7 @@ final class APIService: Sendable {
             HTTPRoute.immediate("GET", "/v1/events") { try self.getEvents($0) },
             HTTPRoute("GET", "/v1/campaigns/{campaign_id}/stats") { try await self.campaignStats($0) },
             HTTPRoute("GET", "/v1/messages/{message_id}/stats") { try await self.messageStats($0) },
-            idempotent(HTTPRoute("POST", "/v1/messages") { try await self.postMessage($0) }, .serverKey),
+            sendRoute(),
             HTTPRoute("GET", "/v1/messages") { try await self.listMessages($0) },
             idempotent(HTTPRoute("POST", "/v1/uninstall-checks") { try await self.postUninstallCheck($0) }, .serverKey),
             HTTPRoute("GET", "/v1/messages/{message_id}") { try await self.getMessage($0) },

@@ -37,6 +37,8 @@ public struct MessageRequest: Sendable, Hashable {
     public var nightPolicy: MessageRecord.NightPolicy = .skip
     /// Pushes per second this message may go out at, at most; nil: as fast as the app's ceiling allows.
     public var ratePerSecond: Int?
+    /// `dry_run: true`: answer what sending would do, and send and write nothing (``MessageDryRun``).
+    public var dryRun = false
 
     /// The longest `ttl`: 30 days, as long as APNs stores a notification.
     public static let maximumTTLSeconds: Int64 = 30 * 24 * 3600
@@ -53,7 +55,7 @@ public struct MessageRequest: Sendable, Hashable {
     static let keys: Set<String> = [
         "target", "content", "kind", "message_type", "priority", "expiration", "ttl", "collapse_id", "campaign_id",
         "environment", "night", "type", "rate_per_second", "send_at", "local_time", "fallback_time_zone", "if_past",
-        "variants", "control", "audience", "conversion",
+        "variants", "control", "audience", "conversion", "dry_run",
     ]
 
     /// Validates `body`, received at `now`.
@@ -170,6 +172,10 @@ public struct MessageRequest: Sendable, Hashable {
                 throw .invalid("night", "must be skip or defer")
             }
             request.nightPolicy = value
+        }
+        if let value = body["dry_run"], !value.isNull {
+            guard case .bool(let dryRun) = value else { throw .invalid("dry_run", "must be true or false") }
+            request.dryRun = dryRun
         }
         return request
     }

@@ -215,4 +215,25 @@ extension SQLiteStore {
         let held = rows.contains(messageID)
         return (held, rows.count - (held ? 1 : 0))
     }
+
+    public func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int] {
+        guard !installationIDs.isEmpty else { return [:] }
+        return try reader.read { db in
+            var counts: [String: Int] = [:]
+            // Bounded statements: SQLite caps the number of parameters of one.
+            for start in stride(from: 0, to: installationIDs.count, by: 500) {
+                let ids = installationIDs[start..<min(start + 500, installationIDs.count)]
+                let placeholders = (3...ids.count + 2).map { "?\($0)" }.joined(separator: ", ")
+                let rows = try db.query(
+                    """
+                    SELECT installation_id, COUNT(*) FROM frequency_slots
+                    WHERE app_id = ?1 AND reserved_at > ?2 AND installation_id IN (\(placeholders))
+                    GROUP BY installation_id
+                    """, [.text(appID), .integer(since)] + ids.map { .text($0) }
+                ) { ($0.text(at: 0), Int($0.int64(at: 1))) }
+                for (id, count) in rows { counts[id] = count }
+            }
+            return counts
+        }
+    }
 }
