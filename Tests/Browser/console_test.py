@@ -335,6 +335,7 @@ def run(demo, console, bin_dir):
     WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
     console.text_in("#view", "State: cancelled")
     check(demo.api_get(f"/v1/messages/{scheduled_id}")["state"] == "cancelled", "cancelling a scheduled message stops it")
+    preview_local_time(demo, console)
 
     # A local-time message shows its due times: twelve hours ahead read as UTC is resolved at once, and waits
     # in every zone behind UTC+12; a fallback zone gives the devices without one a due time too.
@@ -488,6 +489,38 @@ def preview_campaign(demo, console):
     previewed = console.bodies("POST /v1/messages")[-1]
     del previewed["dry_run"]
     return previewed, report
+
+
+def preview_local_time(demo, console):
+    """A refused preview says why in place; a local-time send's preview lists the server's due times."""
+    driver = console.driver
+    console.go("#/compose", "#compose-form")
+    form = driver.find_element(By.ID, "compose-form")
+    form.find_element(By.NAME, "title").send_keys("Local sale")
+    form.find_element(By.CSS_SELECTOR, "input[name=audience][value=audience]").click()
+    detail = form.find_element(By.NAME, "audience_detail")
+    detail.send_keys("platform = ios and")
+    driver.find_element(By.ID, "preview-send").click()
+    console.text_in("#dry-run-error", "column")
+    check(not driver.find_element(By.ID, "send-now").is_enabled(), "a refused preview is explained in place, and Send stays off")
+    detail.clear()
+    detail.send_keys("platform = ios")
+    form.find_element(By.CSS_SELECTOR, "input[name=when][value=local]").click()
+    driver.execute_script(
+        """const [input, value] = arguments;
+           input.value = value;
+           input.dispatchEvent(new Event("input", { bubbles: true }));
+           input.dispatchEvent(new Event("change", { bubbles: true }));""",
+        form.find_element(By.NAME, "send_time"), time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() + 12 * 3600)))
+    console.record_requests()
+    driver.find_element(By.ID, "preview-send").click()
+    console.visible("#dry-run-would-send")
+    report = demo.api_post("/v1/messages", console.bodies("POST /v1/messages")[0])
+    rows = driver.find_elements(By.CSS_SELECTOR, "#dry-run-local-schedule tbody tr")
+    shown = [int(row.find_elements(By.TAG_NAME, "td")[2].text.replace(",", "")) for row in rows]
+    check(shown == [wave["would_send"] for wave in report["local_schedule"]] and sum(shown) == report["reach"]["would_send"],
+          f"a local-time preview lists the server's due times: {shown}")
+    console.shot("compose-preview-local-time")
 
 
 def counts_match_preview(demo, message_id, report):
