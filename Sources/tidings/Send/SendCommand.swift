@@ -50,6 +50,8 @@ enum SendCommand {
           --control SHARE          hold back this share (0 to 0.5) as a control group that gets nothing
 
         output:
+          --dry-run                send nothing: print the reach, the skips by reason, the variants, the
+                                   duration and each rendering's size, lint and device previews
           --wait                   follow the fan-out (a progress bar on a terminal) and print the funnel
           --timeout SECONDS        give up waiting after this long (default 600; exit 1)
           --json                   the server's answer as JSON
@@ -68,7 +70,7 @@ enum SendCommand {
         let arguments = try ArgumentList(
             rawArguments,
             options: MessageBodyBuilder.optionNames.union(ServerConnection.optionNames).union(["timeout"]),
-            flags: MessageBodyBuilder.flagNames.union(["wait", "json"]))
+            flags: MessageBodyBuilder.flagNames.union(["wait", "json", "dry-run"]))
         if let extra = arguments.positionals.first {
             throw CommandLineError.usage("send: unexpected argument '\(extra)'; run 'tidings send --help'")
         }
@@ -81,8 +83,18 @@ enum SendCommand {
             timeout = seconds
         }
         let client = try ServerClient(arguments: arguments)
-        let sent = try await client.sendMessage(body)
         let json = arguments.flag("json")
+        if arguments.flag("dry-run") {
+            guard !arguments.flag("wait") else {
+                throw CommandLineError.usage("send: --dry-run sends nothing, so there is nothing to --wait for")
+            }
+            guard case .object(var object) = body else { return ExitCode.failure }
+            object["dry_run"] = true
+            let answer = try await client.json("POST", ["v1", "messages"], body: .object(object))
+            if json { try Console.writeJSON(answer) } else { Console.write(DryRunText.render(answer)) }
+            return ExitCode.success
+        }
+        let sent = try await client.sendMessage(body)
         guard arguments.flag("wait") else {
             if json { try Console.writeJSON(sent.json) } else { Console.write(describe(sent)) }
             return ExitCode.success
