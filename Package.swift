@@ -101,12 +101,13 @@ let package = Package(
             name: "TidingsForwarding",
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
 
-        // The backend: HTTP API, auth, messages, fan-out, policy, service wiring.
+        // The backend: HTTP API, auth, messages, fan-out, policy, service wiring. It imports the SDK only for the
+        // dry run's device previews, which must be the SDK's own handling.
         .target(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
-                "TidingsPostgres", "TidingsForwarding", "CQRencode",
+                "TidingsPostgres", "TidingsForwarding", "Tidings", "CQRencode",
             ]
         ),
 
@@ -183,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "TidingsServerTests",
             dependencies: [
-                "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsTestSupport", "TidingsStoreTesting",
+                "Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsTestSupport",
+                "TidingsStoreTesting",
             ]),
         .testTarget(
             name: "TidingsCLITests",

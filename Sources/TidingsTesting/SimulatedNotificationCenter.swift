@@ -46,17 +46,15 @@ public actor SimulatedNotificationCenter {
     /// - Returns: the notification as shown, or nil for a background push (nothing is shown).
     @discardableResult
     public func deliver(userInfo: JSONValue, identifier: String = UUID().uuidString) async throws -> Delivered? {
-        let payload = try? PushPayload(json: userInfo)
-        let aps = userInfo["aps"]?.objectValue ?? [:]
-        let hasAlert = aps["alert"] != nil
-        guard hasAlert || aps["sound"] != nil || aps["badge"] != nil else {
+        let system = SystemHandling(userInfo: userInfo)
+        guard system.isPresented else {
             _ = client.handleBackground(userInfo: userInfo, appState: appState)
             return nil
         }
         var notification = Delivered(
-            identifier: identifier, userInfo: userInfo, categoryID: aps["category"]?.stringValue ?? "",
+            identifier: identifier, userInfo: userInfo, categoryID: userInfo["aps"]?["category"]?.stringValue ?? "",
             attachment: nil, presentation: nil)
-        if payload?.mutableContent == true, hasAlert {
+        if system.runsServiceExtension {
             let pipeline = try NotificationServicePipeline(configuration: extensionConfiguration)
             let request = NotificationServiceRequest(
                 identifier: identifier, userInfo: userInfo, categoryIdentifier: notification.categoryID,
@@ -71,7 +69,7 @@ public actor SimulatedNotificationCenter {
         }
         if appState == .foreground {
             notification.presentation = client.handleIncoming(userInfo: userInfo, appState: .foreground).presentation
-        } else if payload?.contentAvailable == true {
+        } else if system.wakesApp {
             _ = client.handleBackground(userInfo: userInfo, appState: appState)
         }
         delivered.append(notification)

@@ -143,9 +143,10 @@ final class MediaDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable
                     code: .httpStatus, message: "the server answered \(http.statusCode)", status: http.statusCode))
             return completionHandler(.cancel)
         }
-        let declared = http.expectedContentLength
-        if declared > Int64(limit) {
-            fail(.tooLarge(kind, limit: limit, measured: "is \(declared) bytes (Content-Length)"))
+        do {
+            try policy.checkDeclaredLength(http.expectedContentLength, of: kind)
+        } catch {
+            fail(error)
             return completionHandler(.cancel)
         }
         guard FileManager.default.createFile(atPath: partURL.path, contents: nil),

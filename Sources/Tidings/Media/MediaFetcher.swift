@@ -72,7 +72,7 @@ public struct MediaFetcher: Sendable {
     private func download(
         _ media: PushMedia, from text: String, deadline: ContinuousClock.Instant
     ) async throws(MediaFetchError) -> MediaAttachmentPlan {
-        let url = try remoteURL(text)
+        let url = try policy.requestURL(text)
         if Task.isCancelled { throw MediaFetchError(code: .cancelled, message: "the fetch was cancelled") }
         try prepareDestination()
         let partURL = policy.destinationDirectory.appendingPathComponent("tidings-media-\(UUID().uuidString).part")
@@ -121,22 +121,6 @@ public struct MediaFetcher: Sendable {
         }
     }
 
-    private func remoteURL(_ text: String) throws(MediaFetchError) -> URL {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
-            scheme == "https" || scheme == "http",
-            let host = url.host, !host.isEmpty
-        else {
-            throw MediaFetchError(code: .invalidURL, message: "not an http(s) URL with a host: \(trimmed.prefix(200))")
-        }
-        guard policy.permitsScheme(of: url) else {
-            throw MediaFetchError(
-                code: .insecureURL,
-                message: "plain http (\(host)) is refused: the policy is HTTPS only (allowInsecureHTTP is false)")
-        }
-        return url
-    }
-
     private static func accept(for kind: PushMedia.Kind) -> String {
         switch kind {
         case .image, .gif: "image/*"
@@ -148,9 +132,7 @@ public struct MediaFetcher: Sendable {
     // MARK: Bundled
 
     private func copyBundled(_ media: PushMedia, named name: String) throws(MediaFetchError) -> MediaAttachmentPlan {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw MediaFetchError(code: .invalidURL, message: "a bundled media name must be a plain file name: \(name)")
-        }
+        try policy.checkBundledName(name)
         guard let directory = policy.bundleDirectory else {
             throw MediaFetchError(code: .bundledMissing, message: "\(name): the policy has no bundle directory")
         }
@@ -186,21 +168,8 @@ public struct MediaFetcher: Sendable {
         _ file: URL, byteCount: Int64, head: [UInt8], contentType: String?, extensions: [String], media: PushMedia,
         move: Bool
     ) throws(MediaFetchError) -> MediaAttachmentPlan {
-        // Without a server's Content-Type (bundled files, or a server that sends none), the payload's MIME type stands in.
-        let contentType = contentType ?? media.mimeType
-        guard let format = MediaFormat.identify(head: head, contentType: contentType, extensions: extensions) else {
-            let hex = head.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-            throw MediaFetchError(
-                code: .unknownType,
-                message:
-                    "not an attachable format (Content-Type \(contentType ?? "none"), first bytes \(hex.isEmpty ? "none" : hex))"
-            )
-        }
-        let kind = try format.reconciled(withDeclared: media.kind)
-        let limit = policy.maximumBytes(for: kind)
-        guard byteCount <= Int64(limit) else {
-            throw MediaFetchError.tooLarge(kind, limit: limit, measured: "is \(byteCount) bytes")
-        }
+        let (format, kind) = try policy.admit(
+            media, head: head, contentType: contentType, extensions: extensions, byteCount: byteCount)
         let target = policy.destinationDirectory.appendingPathComponent("\(UUID().uuidString).\(format.fileExtension)")
         do {
             if move {

@@ -73,7 +73,7 @@ extension PushPayload {
     }
 
     /// The JSON value of a payload's bytes, with the errors decoding throws.
-    static func parseJSON(_ bytes: [UInt8]) throws(PayloadDecodingError) -> JSONValue {
+    public static func parseJSON(_ bytes: [UInt8]) throws(PayloadDecodingError) -> JSONValue {
         do {
             return try JSONValue.parse(bytes)
         } catch {

@@ -6,7 +6,10 @@ import TidingsStore
 extension APIService {
     /// `POST /v1/messages` with `"dry_run": true`: answers 200 with what the send would do and writes nothing.
     func dryRunMessage(_ accepted: AcceptedMessage) throws -> HTTPResponse {
-        let report = try storeCall { try MessageDryRun(store: store).run(accepted, evaluatedAt: clock.now) }
+        let previews = DryRunPreviews(insecureMediaHosts: configuration.insecureMediaHosts)
+        let report = try storeCall {
+            try MessageDryRun(store: store, previews: previews).run(accepted, evaluatedAt: clock.now)
+        }
         logger.info(
             "message dry run",
             metadata: [

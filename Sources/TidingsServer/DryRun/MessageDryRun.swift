@@ -17,6 +17,7 @@ struct MessageDryRun {
     /// Installations read at a time, as the resolver reads them.
     var chunkSize = CampaignResolver.Configuration().chunkSize
     var linter = PayloadLinter()
+    var previews = DryRunPreviews()
 
     /// - Parameter evaluatedAt: now, by the server's clock.
     func run(_ accepted: AcceptedMessage, evaluatedAt: Date) throws -> DryRunReport {
@@ -135,11 +136,12 @@ struct MessageDryRun {
                     (try? PayloadReport.analyze(
                         bytes, now: Date(millisecondsSince1970: at), isVoIP: message.kind == .voip, linter: linter
                     ).warnings) ?? []
-                renderings.append(
-                    DryRunRendering(
-                        variant: arm.id, language: languageKey, installationID: sample?.installationID,
-                        payload: (try? JSONValue.parse(bytes)) ?? .null, payloadBytes: bytes.count,
-                        limitBytes: message.kind.payloadLimit, lint: lint))
+                var rendering = DryRunRendering(
+                    variant: arm.id, language: languageKey, installationID: sample?.installationID,
+                    payload: (try? JSONValue.parse(bytes)) ?? .null, payloadBytes: bytes.count,
+                    limitBytes: message.kind.payloadLimit, lint: lint)
+                rendering.devicePreviews = previews.previews(of: bytes, kind: message.kind)
+                renderings.append(rendering)
             }
         }
         return renderings
@@ -147,7 +149,8 @@ struct MessageDryRun {
 
     private func notes(_ accepted: AcceptedMessage, pace: DryRunDuration.Limit) -> [String] {
         var notes = [
-            "Payloads carry a placeholder message id of the same length as the one a real send is given."
+            "Payloads carry a placeholder message id of the same length as the one a real send is given.",
+            DryRunPreviews.note(kind: accepted.record.kind),
         ]
         if accepted.plan.hasVariants && accepted.record.campaignID == nil {
             notes.append(

@@ -46,7 +46,7 @@ import TidingsTesting
         #expect(rendering["payload"]?["aps"]?["alert"]?["title"] == "Hello")
         #expect(rendering["limit_bytes"] == 4096)
         #expect(rendering["fits"] == true)
-        #expect(rendering["device_previews"] == .array([]))
+        #expect(rendering["device_previews"]?.arrayValue?.first?["title"] == "Hello")
     }
 
     @Test func nothingIsWrittenNotEvenTheIdempotencyKey() async throws {
