@@ -456,9 +456,11 @@ def preview_campaign(demo, console):
     check(len(cards) == len(report["renderings"][0]["device_previews"]) >= 1,
           f"the rendering shows a card per simulated device ({len(cards)})")
     check("Weekend picks" in cards[0].text and "Tap" in cards[0].text,
-          f"a device card shows the title and where a tap goes: {cards[0].text}")
+          "a device card shows the title and where a tap goes: " + cards[0].text.replace("\n", " · "))
     driver.execute_script("document.getElementById('dry-run').scrollIntoView()")
     console.shot("compose-preview")
+    driver.execute_script("arguments[0].scrollIntoView()", cards[0])
+    console.shot("compose-preview-devices")
 
     # An edit makes the preview out of date; a very long body is flagged over APNs' limit.
     body = form.find_element(By.NAME, "body")
