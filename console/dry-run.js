@@ -36,7 +36,7 @@ const taps = { deep_link: "Opens the deep link", web: "Opens the web page", scre
 const number = (value) => new Intl.NumberFormat().format(value ?? 0);
 
 // 190 → "3 min 10 s": how long a person waits, not a stopwatch reading.
-export function duration(seconds) {
+function duration(seconds) {
   if (seconds < 1) return "under a second";
   const whole = Math.round(seconds);
   const parts = [[Math.floor(whole / 3600), "h"], [Math.floor((whole % 3600) / 60), "min"], [whole % 60, "s"]];
@@ -51,9 +51,8 @@ function offset(seconds) {
 }
 
 // The size of a payload against APNs' limit, said in words so the state never rests on colour alone.
-export function sizeState(bytes, limit, id) {
-  const fits = bytes <= limit;
-  return h("div", { class: `size ${fits ? "fits" : "over-limit"}`, id },
+function sizeState(bytes, limit, fits = bytes <= limit) {
+  return h("div", { class: `size ${fits ? "fits" : "over-limit"}` },
     h("meter", { min: "0", max: String(limit), value: String(Math.min(bytes, limit)), high: String(limit * 0.9),
       optimum: "0", "aria-label": `Payload size, ${bytes} of ${limit} bytes` }),
     h("p", {}, fits ?
@@ -141,7 +140,7 @@ function buttonsText(buttons) {
 
 // One simulated device: what its screen shows, then the facts a screen cannot show (where a tap goes, and
 // whether that is allowed; how the app in the foreground presents it).
-export function deviceCard(preview) {
+function deviceCard(preview) {
   const image = preview.image;
   const notification = preview.shown === false ?
     h("p", { class: "not-shown" }, "Not shown", preview.not_shown_reason ? ` (${preview.not_shown_reason})` : "", ".") :
@@ -183,7 +182,7 @@ function rendering(item, index) {
     h("p", { class: "muted" }, item.installation_id ?
       ["Personalised for installation ", h("code", {}, item.installation_id), "."] :
       "No installation in the audience gets it: shown without personalisation."),
-    sizeState(item.payload_bytes, item.limit_bytes),
+    sizeState(item.payload_bytes, item.limit_bytes, item.fits),
     h("h5", {}, "Checks"), lintList(item.lint),
     h("details", { open: true }, h("summary", {}, `Payload (${number(item.payload_bytes)} bytes)`),
       h("pre", { class: "payload", tabindex: "0", "aria-label": "Payload as JSON" },
