@@ -102,10 +102,13 @@ public final class CampaignResolver: Sendable {
         let chunk = try AudienceChunk.read(
             plan: plan, appID: message.appID, cursor: cursor, limit: configuration.chunkSize,
             now: message.resolveAt ?? message.createdAt, store: store)
-        let builder = DeliveryBuilder(message: message, plan: plan, now: now)
-        let deliveries =
-            chunk.members.map { builder.delivery(for: $0.installation, targetUserID: $0.targetUserID) }
-            + chunk.unknownInstallationIDs.map(builder.unknown)
+        var builder = DeliveryBuilder(message: message, plan: plan, now: now)
+        var deliveries: [MessageDelivery] = []
+        deliveries.reserveCapacity(chunk.members.count + chunk.unknownInstallationIDs.count)
+        for member in chunk.members {
+            deliveries.append(builder.delivery(for: member.installation, targetUserID: member.targetUserID))
+        }
+        deliveries += chunk.unknownInstallationIDs.map(builder.unknown)
         let held = try store.appendDeliveries(
             messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
             finished: chunk.finished, leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),

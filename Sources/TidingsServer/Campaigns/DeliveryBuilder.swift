@@ -9,6 +9,14 @@ struct DeliveryBuilder {
     let plan: CampaignPlan
     let now: Date
     let assignment: VariantAssignment
+    /// The content key of each (variant, language tag) met so far: an audience has few distinct tags, and
+    /// matching one builds the arm's language table (a million times over, for a million installations).
+    private var languageKeys: [LanguageKey: String?] = [:]
+
+    private struct LanguageKey: Hashable {
+        var variant: String?
+        var tag: String?
+    }
 
     init(message: MessageRecord, plan: CampaignPlan, now: Date) {
         self.message = message
@@ -17,7 +25,7 @@ struct DeliveryBuilder {
         assignment = plan.assignment
     }
 
-    func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery {
+    mutating func delivery(for installation: Installation, targetUserID: String?) -> MessageDelivery {
         var delivery = MessageDelivery.target(
             installation, messageID: message.id, kind: plan.kind, environment: plan.environment,
             targetUserID: targetUserID)
@@ -35,7 +43,14 @@ struct DeliveryBuilder {
             delivery.variant = variant
             arm = plan.arms.first { $0.id == variant }
         }
-        delivery.language = arm?.language(for: installation.language ?? installation.locale)
+        let tag = installation.language ?? installation.locale
+        let key = LanguageKey(variant: arm?.id, tag: tag)
+        if let known = languageKeys[key] {
+            delivery.language = known
+        } else {
+            delivery.language = arm?.language(for: tag)
+            languageKeys[key] = .some(delivery.language)
+        }
         guard delivery.state == .pending else { return delivery }
         switch plan.schedule.due(timeZone: installation.timezone, now: now) {
         case .at(let milliseconds):

@@ -24,7 +24,7 @@ struct MessageDryRun {
         let message = accepted.record
         let plan = accepted.plan
         let resolvedAt = message.resolveAt ?? message.createdAt
-        let builder = DeliveryBuilder(message: message, plan: plan, now: Date(millisecondsSince1970: resolvedAt))
+        var builder = DeliveryBuilder(message: message, plan: plan, now: Date(millisecondsSince1970: resolvedAt))
         let cap = message.messageType.isMarketing ? accepted.settings.frequencyCap : nil
         var tally = DryRunTally()
         var samples = Samples()
