@@ -248,7 +248,7 @@ def run(demo, console, bin_dir):
     consents = demo.api_get(f"/v1/installations/{muted}")["consents"]
     demo.api_put(f"/v1/installations/{muted}", {"consents": {**consents, "notifications": False}})
     previewed, report = preview_campaign(demo, console)
-    check(report["reach"]["skipped"]["consent"] == 1, f"the preview skips the person without consent: {report['reach']}")
+    check(report["reach"]["skipped"]["consent"] == 1, f"the preview skips the person without consent ({report['reach']['skipped']['consent']})")
     console.record_requests()
     driver.find_element(By.ID, "send-now").click()
     confirmation = WebDriverWait(driver, 10).until(EC.alert_is_present())
@@ -260,7 +260,7 @@ def run(demo, console, bin_dir):
     message_id = driver.execute_script("return location.hash").split("/")[-1]
     check(True, f"the push was sent as {message_id}")
     sent = console.bodies("POST /v1/messages")
-    check(sent == [previewed], f"the send is exactly the request previewed: {sent} vs {previewed}")
+    check(sent == [previewed], f"the send posts exactly the request previewed ({sorted(previewed)})")
     def delivered_and_opened(d):
         # The funnel's third and fourth rows, once the table has them: it is drawn, then redrawn as counts
         # arrive, so it may have fewer rows, or rows replaced, at the moment it is read.
@@ -539,7 +539,7 @@ def counts_match_preview(demo, message_id, report):
           and counts["sent"] + counts["failed"] == reach["would_send"]
           and {reason: count for reason, count in counts["skipped_by_reason"].items() if count}
           == {reason: count for reason, count in reach["skipped"].items() if count},
-          f"the message's counts match the preview's reach: {counts} vs {reach}")
+          f"the message's counts match the preview's reach: {counts}")
 
 
 def button_openers(demo, console):
