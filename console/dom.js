@@ -1,4 +1,5 @@
-// Builds elements without innerHTML, so text from the server is never parsed as markup.
+// Builds elements without innerHTML, so text from the server is never parsed as markup. Children may be
+// nested arrays (a section's parts), flattened in order.
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -7,7 +8,7 @@ export function h(tag, attributes = {}, ...children) {
     else if (name === "text") element.textContent = value;
     else element.setAttribute(name, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     element.append(child instanceof Node ? child : String(child));
   }
@@ -47,5 +48,5 @@ export function rate(value) {
 
 // Replaces what `view` shows; null, undefined and false children (a section left out) show nothing, as in h().
 export function show(view, ...children) {
-  view.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  view.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false));
 }

@@ -1,4 +1,5 @@
 import { api, can } from "/console/api.js";
+import { dryRunError, dryRunReport } from "/console/dry-run.js";
 import { field, h, show } from "/console/dom.js";
 
 // NHN Cloud's limit, which keeps buttons readable on Android too; iOS itself would show four.
@@ -232,7 +233,7 @@ function lockScreen(report) {
 }
 
 export async function composePage(view, duplicateOf) {
-  const preview = h("div", { id: "preview" });
+  const lockScreenView = h("div", { id: "preview" });
   const lint = h("div", { class: "lint", "aria-live": "polite", id: "lint" });
   const result = h("p", { "aria-live": "polite", id: "send-result" });
   let timer = null;
@@ -252,7 +253,7 @@ export async function composePage(view, duplicateOf) {
     try {
       const checked = await api("POST", "/v1/lint", single);
       const warnings = checked.report.warnings;
-      show(preview, lockScreen(checked.report));
+      show(lockScreenView, lockScreen(checked.report));
       show(lint, h("h2", {}, "Checks"), warnings.length === 0 ? h("p", { class: "ok" }, "No findings.") :
         h("ul", {}, warnings.map((warning) => h("li", { class: warning.severity }, `${warning.severity}: ${warning.message}`))),
         h("p", { class: "muted" }, `${checked.report.size_bytes} of ${checked.report.size_limit} bytes`));
@@ -270,7 +271,7 @@ export async function composePage(view, duplicateOf) {
     if (Object.keys(single.content).length > 0 || single.kind === "background") {
       await lintPayload(single);
     } else {
-      show(preview);
+      show(lockScreenView);
       show(lint, h("h2", {}, "Checks"), h("p", { class: "muted", id: "lint-waiting" }, "Checked as you write."));
     }
     try {
@@ -285,12 +286,71 @@ export async function composePage(view, duplicateOf) {
     timer = setTimeout(check, 300);
   }
 
+  // The Preview step: the server's dry run of exactly this request, which sends and stores nothing. Send is
+  // offered only for the request last previewed, and sends that request, so what goes out is what was seen.
+  const previewSection = h("section", { id: "dry-run", "aria-labelledby": "dry-run-heading", hidden: true });
+  const previewStatus = h("div", { id: "dry-run-status", role: "status" });
+  const previewBody = h("div", { id: "dry-run-body" });
+  previewSection.append(h("h2", { id: "dry-run-heading", tabindex: "-1" }, "Preview of the send"), previewStatus,
+    previewBody);
+  // { json, report }: the request as previewed (without dry_run) and the server's answer.
+  let previewed = null;
+  const current = () => JSON.stringify(request());
+  const previewIsCurrent = () => previewed !== null && previewed.json === current();
+
   const testTarget = h("input", { name: "test_installation" });
+  const editor = can("editor");
+  const previewButton = h("button", { type: "button", id: "preview-send", disabled: !editor }, "Preview");
+  const sendButton = h("button", { type: "submit", class: "primary", id: "send-now", disabled: true }, "Send now");
+  const sendHint = h("p", { class: "muted", id: "send-hint" });
+
+  // Send follows the preview: enabled while the form still says what was previewed.
+  function syncSend() {
+    sendButton.textContent = when.scheduled ? "Schedule" : "Send now";
+    const ready = editor && previewIsCurrent();
+    sendButton.disabled = !ready;
+    let hint = "Preview first: it shows who would get this and what their devices show, sending nothing.";
+    if (!editor) hint = "Viewers see the lock-screen preview and checks; previewing a send and sending need an editor.";
+    else if (ready) hint = `${sendButton.textContent} ${when.scheduled ? "schedules" : "sends"} exactly what the preview below shows.`;
+    else if (previewed) hint = "The form has changed since the preview: preview again to send.";
+    // Only a change touches the page, so a screen reader announces it once, not at every key.
+    if (sendHint.textContent !== hint) sendHint.textContent = hint;
+    const stale = previewed !== null && !ready;
+    if (stale !== (previewStatus.querySelector(".stale") !== null)) {
+      show(previewStatus, stale ? h("p", { class: "stale" }, h("strong", {}, "Out of date: "),
+        "the form has changed since this preview. Preview again to see and send the new version.") : null);
+    }
+  }
+
+  async function previewSend() {
+    const json = current();
+    previewed = null;
+    previewSection.hidden = false;
+    previewButton.disabled = true;
+    show(previewStatus, h("p", { class: "muted" }, "Previewing…"));
+    show(previewBody);
+    try {
+      const report = await api("POST", "/v1/messages", { ...JSON.parse(json), dry_run: true });
+      // A server without dry runs refuses the field; an answer that is not a dry run is never taken for one.
+      if (report?.dry_run !== true) throw new Error("the server did not answer with a dry run");
+      previewed = { json, report };
+      show(previewStatus);
+      show(previewBody, dryRunReport(report));
+    } catch (error) {
+      show(previewStatus);
+      show(previewBody, dryRunError(error));
+    } finally {
+      previewButton.disabled = !editor;
+      syncSend();
+      previewSection.querySelector("#dry-run-heading").focus();
+    }
+  }
+
   async function send(target, label) {
     result.className = "";
     result.textContent = `${label}…`;
     try {
-      const body = request();
+      const body = target ? request() : JSON.parse(previewed.json);
       if (target) {
         // A test goes out now, whatever the message's schedule.
         body.target = target;
@@ -308,7 +368,7 @@ export async function composePage(view, duplicateOf) {
       result.textContent = error.message;
     }
   }
-  const editor = can("editor");
+  previewButton.addEventListener("click", previewSend);
   const form = h("form", { id: "compose-form" }, sections.map((section) => section.element),
     h("fieldset", {}, h("legend", {}, "Send"),
       field("Send a test to one installation", testTarget),
@@ -316,20 +376,22 @@ export async function composePage(view, duplicateOf) {
         h("button", { type: "button", id: "send-test", disabled: !editor,
           onclick: () => testTarget.value.trim() && send({ installation_ids: [testTarget.value.trim()] }, "Sending test") },
           "Send test"),
-        h("button", { type: "submit", class: "primary", id: "send-now", disabled: !editor }, "Send now")),
-      editor ? null : h("p", { class: "muted" }, "Viewers may preview but not send."),
-      result));
+        previewButton, sendButton),
+      sendHint, result));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const who = audience.count.textContent.replace("Reaches ", "") || "the audience";
+    if (!editor || !previewIsCurrent()) return;
+    const reach = previewed.report.reach;
+    const skipped = Object.values(reach.skipped ?? {}).reduce((sum, count) => sum + count, 0);
+    const who = `${reach.would_send} installation(s)${skipped ? `, ${skipped} skipped` : ""}`;
     if (confirm(when.scheduled ? `Schedule for ${who}?` : `Send to ${who}?`)) send(null, when.scheduled ? "Scheduling" : "Sending");
   });
-  form.addEventListener("input", schedule);
-  form.addEventListener("change", () => {
-    form.querySelector("#send-now").textContent = when.scheduled ? "Schedule" : "Send now";
-  });
+  form.addEventListener("input", () => { schedule(); syncSend(); });
+  form.addEventListener("change", syncSend);
+  syncSend();
   show(view, h("h1", {}, "Compose"), h("div", { class: "split" }, form,
-    h("aside", { "aria-label": "Preview" }, h("h2", {}, "Preview"), preview, lint)));
+    h("aside", { "aria-label": "Lock screen and checks" }, h("h2", {}, "Lock screen"), lockScreenView, lint)),
+    previewSection);
   if (duplicateOf) {
     const page = await api("GET", "/v1/stats/messages?limit=100");
     const original = page.messages.find((message) => message.message_id === duplicateOf);

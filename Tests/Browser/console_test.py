@@ -67,6 +67,13 @@ class Demo:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response)
 
+    def api_put(self, path, body):
+        request = urllib.request.Request(
+            self.api + path, data=json.dumps(body).encode(), method="PUT",
+            headers={"Authorization": f"Bearer {self.server_key}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
     def stop(self):
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
@@ -135,14 +142,18 @@ class Console:
             """, method, path, body, csrf)
 
     def record_requests(self):
-        """From now on, every fetch the page makes is listed in `window.tidingsRequests` as "METHOD path"."""
+        """From now on, every fetch the page makes is listed in `window.tidingsRequests` as "METHOD path", and
+        with its body in `window.tidingsBodies`."""
         self.driver.execute_script(
             """
             window.tidingsRequests = [];
+            window.tidingsBodies = [];
             if (!window.tidingsFetch) {
               window.tidingsFetch = window.fetch;
               window.fetch = (path, init) => {
-                window.tidingsRequests.push(`${init?.method ?? "GET"} ${path}`);
+                const request = `${init?.method ?? "GET"} ${path}`;
+                window.tidingsRequests.push(request);
+                window.tidingsBodies.push([request, init?.body ?? null]);
                 return window.tidingsFetch(path, init);
               };
             }
@@ -150,6 +161,11 @@ class Console:
 
     def requests(self):
         return self.driver.execute_script("return window.tidingsRequests")
+
+    def bodies(self, request):
+        """The JSON bodies of the recorded requests that are `request` ("POST /v1/messages"), in order."""
+        recorded = self.driver.execute_script("return window.tidingsBodies")
+        return [json.loads(body) for name, body in recorded if name == request and body]
 
     def errors(self):
         """Errors in the browser's console since the last call (a failed request is one)."""
@@ -226,11 +242,25 @@ def run(demo, console, bin_dir):
     driver.execute_script("window.scrollTo(0, 0)")
     check(True, "the lock-screen preview and the live audience count follow the form")
     console.shot("compose")
+    check(not driver.find_element(By.ID, "send-now").is_enabled(), "Send waits for a preview of what is written")
+    # One person has turned notifications off, so the preview and the send skip someone, for a reason.
+    muted = demo.api_get("/v1/installations?limit=12")["installations"][-1]["installation_id"]
+    consents = demo.api_get(f"/v1/installations/{muted}")["consents"]
+    demo.api_put(f"/v1/installations/{muted}", {"consents": {**consents, "notifications": False}})
+    previewed, report = preview_campaign(demo, console)
+    check(report["reach"]["skipped"]["consent"] == 1, f"the preview skips the person without consent ({report['reach']['skipped']['consent']})")
+    console.record_requests()
     driver.find_element(By.ID, "send-now").click()
-    WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
+    confirmation = WebDriverWait(driver, 10).until(EC.alert_is_present())
+    question = confirmation.text
+    confirmation.accept()
+    check(f"Send to {report['reach']['would_send']} installation(s)" in question,
+          f"sending asks with the preview's reach: {question}")
     WebDriverWait(driver, 15).until(lambda d: d.execute_script("return location.hash").startswith("#/messages/msg_"))
     message_id = driver.execute_script("return location.hash").split("/")[-1]
     check(True, f"the push was sent as {message_id}")
+    sent = console.bodies("POST /v1/messages")
+    check(sent == [previewed], f"the send posts exactly the request previewed ({sorted(previewed)})")
     def delivered_and_opened(d):
         # The funnel's third and fourth rows, once the table has them: it is drawn, then redrawn as counts
         # arrive, so it may have fewer rows, or rows replaced, at the moment it is read.
@@ -248,6 +278,8 @@ def run(demo, console, bin_dir):
     counts = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[2].text for row in rows}
     check(counts["Targets"] == "12", f"the funnel fills in while devices report: {counts}")
     console.shot("message")
+    counts_match_preview(demo, message_id, report)
+    demo.api_put(f"/v1/installations/{muted}", {"consents": consents})
     button_openers(demo, console)
     split_conversions(demo, console)
 
@@ -274,6 +306,14 @@ def run(demo, console, bin_dir):
            input.dispatchEvent(new Event("change", { bubbles: true }));""",
         form.find_element(By.NAME, "send_time"))
     console.text_in("#send-now", "Schedule")
+    driver.find_element(By.ID, "preview-send").click()
+    console.visible("#dry-run-variants")
+    variants = [row.find_elements(By.TAG_NAME, "td")[0].text
+                for row in driver.find_elements(By.CSS_SELECTOR, "#dry-run-variants tbody tr")]
+    check(variants == ["a", "b", "control"], f"the preview of a split test lists each variant and the control group: {variants}")
+    console.text_in("#dry-run-duration", "Sending starts")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#dry-run .rendering")) == 4,
+          "the preview renders each variant in each language (a and b, default and ja)")
     console.shot("compose-scheduled")
     driver.find_element(By.ID, "send-now").click()
     WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
@@ -295,6 +335,7 @@ def run(demo, console, bin_dir):
     WebDriverWait(driver, 10).until(EC.alert_is_present()).accept()
     console.text_in("#view", "State: cancelled")
     check(demo.api_get(f"/v1/messages/{scheduled_id}")["state"] == "cancelled", "cancelling a scheduled message stops it")
+    preview_local_time(demo, console)
 
     # A local-time message shows its due times: twelve hours ahead read as UTC is resolved at once, and waits
     # in every zone behind UTC+12; a fallback zone gives the devices without one a due time too.
@@ -354,6 +395,8 @@ def run(demo, console, bin_dir):
     console.sign_in("vera", viewer_password)
     console.go("#/compose", "#compose-form")
     check(not driver.find_element(By.ID, "send-now").is_enabled(), "a viewer sees Send disabled")
+    check(not driver.find_element(By.ID, "preview-send").is_enabled(),
+          "a viewer cannot preview a send, which the server allows only to those who may send")
     status = console.fetch("POST", "/v1/messages", {"target": {"all": True}, "content": {"title": "viewer"}}, csrf=True)
     check(status == 403, f"a viewer's send is refused by the server ({status})")
     check(not driver.find_element(By.CSS_SELECTOR, '#nav a[href="#/events"]').is_displayed(),
@@ -371,6 +414,132 @@ def run(demo, console, bin_dir):
     console.shot("overview-phone-dark")
     width = driver.execute_script("return document.documentElement.scrollWidth")
     check(width <= 400, f"the overview fits a phone's width ({width}px)")
+
+
+def shown_number(driver, css):
+    return int("".join(character for character in driver.find_element(By.CSS_SELECTOR, css).text if character.isdigit()))
+
+
+def preview_campaign(demo, console):
+    """The Preview step on the composed form: the page shows the server's dry run of exactly the request it
+    would send (asked again here with the server key), a rendering with its device previews, an over-limit
+    payload flagged, and an edit after the preview that must be previewed again. Returns the request previewed
+    (without `dry_run`) and the server's answer to it."""
+    driver = console.driver
+    form = driver.find_element(By.ID, "compose-form")
+    console.record_requests()
+    driver.find_element(By.ID, "preview-send").click()
+    console.visible("#dry-run-would-send")
+    posted = console.bodies("POST /v1/messages")
+    check(len(posted) == 1 and posted[0].get("dry_run") is True, "Preview posts the composed message with dry_run")
+    report = demo.api_post("/v1/messages", posted[0])
+    check(report["dry_run"] is True and report["audience"]["matched"] == 12, "the server answers the same request as a dry run")
+    reach = report["reach"]
+    shown = {name: shown_number(driver, f"#dry-run-{name}") for name in ("matched", "would-send", "skipped")}
+    expected = {"matched": report["audience"]["matched"], "would-send": reach["would_send"],
+                "skipped": sum(reach["skipped"].values())}
+    check(shown == expected, f"the preview's reach is the server's: {shown}")
+    skips = {}
+    for row in driver.find_elements(By.CSS_SELECTOR, "#dry-run-skips tbody tr"):
+        cells = row.find_elements(By.TAG_NAME, "td")
+        skips[cells[0].text] = int("".join(character for character in cells[1].text if character.isdigit()))
+        check(cells[2].text != "", f"the skip reason {cells[0].text} is explained")
+    check(skips == {reason: count for reason, count in reach["skipped"].items() if count},
+          f"the preview lists the server's skips by reason: {skips}")
+    renderings = driver.find_elements(By.CSS_SELECTOR, "#dry-run .rendering")
+    check(len(renderings) == len(report["renderings"]) >= 1, f"the preview shows each rendering ({len(renderings)})")
+    first = renderings[0]
+    payload = json.loads(first.find_element(By.CSS_SELECTOR, "pre.payload").text)
+    check(payload["aps"] == report["renderings"][0]["payload"]["aps"] and "Fits" in first.find_element(By.CSS_SELECTOR, ".size").text,
+          "the rendering shows the payload and its size within the limit")
+    cards = first.find_elements(By.CSS_SELECTOR, ".device-preview")
+    check(len(cards) == len(report["renderings"][0]["device_previews"]) >= 1,
+          f"the rendering shows a card per simulated device ({len(cards)})")
+    check("Weekend picks" in cards[0].text and "Tap" in cards[0].text,
+          "a device card shows the title and where a tap goes: " + cards[0].text.replace("\n", " · "))
+    driver.execute_script("document.getElementById('dry-run').scrollIntoView()")
+    console.shot("compose-preview")
+    driver.execute_script("arguments[0].scrollIntoView()", cards[0])
+    console.shot("compose-preview-devices")
+
+    # An edit makes the preview out of date; a very long body is flagged over APNs' limit.
+    body = form.find_element(By.NAME, "body")
+    original = body.get_attribute("value")
+
+    def write(text):
+        driver.execute_script("""const [input, text] = arguments;
+                                 input.value = text;
+                                 input.dispatchEvent(new Event("input", { bubbles: true }));""", body, text)
+
+    write("日" * 2000)
+    console.text_in("#dry-run-status", "Out of date")
+    check(not driver.find_element(By.ID, "send-now").is_enabled(), "an edit after the preview must be previewed again")
+    driver.find_element(By.ID, "preview-send").click()
+    console.text_in("#dry-run .over-limit", "Over the limit")
+    check("4,096" in driver.find_element(By.CSS_SELECTOR, "#dry-run .over-limit").text
+          or "4096" in driver.find_element(By.CSS_SELECTOR, "#dry-run .over-limit").text,
+          "a very long body is flagged over the limit, with the limit")
+    console.text_in("#lint", "the limit is 4096 bytes")
+    console.shot("compose-preview-over-limit")
+
+    write(original)
+    console.record_requests()
+    driver.find_element(By.ID, "preview-send").click()
+    console.visible("#dry-run-would-send")
+    check(shown_number(driver, "#dry-run-would-send") == reach["would_send"]
+          and driver.find_element(By.ID, "send-now").is_enabled(), "previewed again, the message may be sent")
+    previewed = console.bodies("POST /v1/messages")[-1]
+    del previewed["dry_run"]
+    return previewed, report
+
+
+def preview_local_time(demo, console):
+    """A refused preview says why in place; a local-time send's preview lists the server's due times."""
+    driver = console.driver
+    console.go("#/compose", "#compose-form")
+    form = driver.find_element(By.ID, "compose-form")
+    form.find_element(By.NAME, "title").send_keys("Local sale")
+    form.find_element(By.CSS_SELECTOR, "input[name=audience][value=audience]").click()
+    detail = form.find_element(By.NAME, "audience_detail")
+    detail.send_keys("platform = ios and")
+    driver.find_element(By.ID, "preview-send").click()
+    console.text_in("#dry-run-error", "column")
+    check(not driver.find_element(By.ID, "send-now").is_enabled(), "a refused preview is explained in place, and Send stays off")
+    detail.clear()
+    detail.send_keys("platform = ios")
+    form.find_element(By.CSS_SELECTOR, "input[name=when][value=local]").click()
+    driver.execute_script(
+        """const [input, value] = arguments;
+           input.value = value;
+           input.dispatchEvent(new Event("input", { bubbles: true }));
+           input.dispatchEvent(new Event("change", { bubbles: true }));""",
+        form.find_element(By.NAME, "send_time"), time.strftime("%Y-%m-%dT%H:%M", time.gmtime(time.time() + 12 * 3600)))
+    console.record_requests()
+    driver.find_element(By.ID, "preview-send").click()
+    console.visible("#dry-run-would-send")
+    report = demo.api_post("/v1/messages", console.bodies("POST /v1/messages")[0])
+    rows = driver.find_elements(By.CSS_SELECTOR, "#dry-run-local-schedule tbody tr")
+    shown = [int(row.find_elements(By.TAG_NAME, "td")[2].text.replace(",", "")) for row in rows]
+    check(shown == [wave["would_send"] for wave in report["local_schedule"]] and sum(shown) == report["reach"]["would_send"],
+          f"a local-time preview lists the server's due times: {shown}")
+    console.shot("compose-preview-local-time")
+
+
+def counts_match_preview(demo, message_id, report):
+    """Once the send is over, its counts are what the preview said: every target the preview counted, sent (or
+    handed to the provider and failed) as many as it would send, skipped as many by the same reasons."""
+    deadline = time.monotonic() + 30
+    while True:
+        counts = demo.api_get(f"/v1/messages/{message_id}")["counts"]
+        if counts["queued"] == 0 and counts["in_flight"] == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    reach = report["reach"]
+    check(counts["targets"] == reach["would_send"] + sum(reach["skipped"].values())
+          and counts["sent"] + counts["failed"] == reach["would_send"]
+          and {reason: count for reason, count in counts["skipped_by_reason"].items() if count}
+          == {reason: count for reason, count in reach["skipped"].items() if count},
+          f"the message's counts match the preview's reach: {counts}")
 
 
 def button_openers(demo, console):

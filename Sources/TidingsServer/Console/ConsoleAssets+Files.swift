@@ -411,9 +411,38 @@ extension ConsoleAssets {
         }
         header select { width: auto; max-width: 16rem; }
         .split aside { position: sticky; top: 8px; align-self: start; }
+        #dry-run { border-top: 1px solid var(--line); margin-top: 24px; }
+        #dry-run h3 { font-size: 1.05rem; margin: 20px 0 8px; }
+        .stale { border-left: 4px solid var(--chart-3); padding-left: 8px; }
+        .rendering { border: 1px solid var(--line); border-radius: 8px; padding: 12px; margin: 12px 0; }
+        .rendering h4 { font-size: 1rem; margin: 0 0 4px; }
+        .rendering h5 { font-size: 0.95rem; margin: 12px 0 4px; }
+        .size meter { width: 100%; max-width: 36rem; height: 1rem; }
+        .size p { margin: 4px 0; }
+        .size.fits p { color: var(--good); }
+        .over-limit { color: var(--bad); border-left: 4px solid var(--bad); padding-left: 8px; }
+        pre.payload {
+          background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px; margin: 4px 0;
+          max-height: 24rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem;
+        }
+        .phones { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 16px; align-items: start; }
+        .device-preview { margin: 0; }
+        .device-preview figcaption { font-weight: 600; margin-bottom: 6px; }
+        .phone {
+          border: 8px solid #1c1f26; border-radius: 32px; padding: 10px 10px 28px; max-width: 300px; min-height: 12rem;
+          background: linear-gradient(160deg, #3a4a6b, #1c2233); color: #fff;
+        }
+        .phone::before { content: ""; display: block; width: 36%; height: 6px; margin: 0 auto 16px; border-radius: 3px; background: #0b0d12; }
+        .phone .not-shown { font-style: italic; text-align: center; }
+        .notification .subtitle { font-weight: 600; }
+        .notification .buttons span.destructive { color: #b42318; }
+        .facts { margin: 8px 0 0; font-size: 0.9rem; max-width: 300px; }
+        .facts dt { font-weight: 700; }
+        .facts dd { margin: 0 0 6px; overflow-wrap: anywhere; }
         """#,
         "dom.js": #"""
-        // Builds elements without innerHTML, so text from the server is never parsed as markup.
+        // Builds elements without innerHTML, so text from the server is never parsed as markup. Children may be
+        // nested arrays (a section's parts), flattened in order.
         export function h(tag, attributes = {}, ...children) {
           const element = document.createElement(tag);
           for (const [name, value] of Object.entries(attributes)) {
@@ -422,7 +451,7 @@ extension ConsoleAssets {
             else if (name === "text") element.textContent = value;
             else element.setAttribute(name, value === true ? "" : value);
           }
-          for (const child of children.flat()) {
+          for (const child of children.flat(Infinity)) {
             if (child === null || child === undefined || child === false) continue;
             element.append(child instanceof Node ? child : String(child));
           }
@@ -462,7 +491,227 @@ extension ConsoleAssets {
 
         // Replaces what `view` shows; null, undefined and false children (a section left out) show nothing, as in h().
         export function show(view, ...children) {
-          view.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+          view.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false));
+        }
+        """#,
+        "dry-run.js": #"""
+        // Draws the server's dry-run answer (POST /v1/messages with "dry_run": true; docs/campaigns.md, "Dry run"):
+        // reach and skips, variants, local schedule, duration, each rendering and what simulated devices show of it.
+        import { h, table, time } from "/console/dom.js";
+
+        // Every key a send counts under skipped_by_reason, in words an operator can act on; an unknown key (a newer
+        // server) is shown as it is.
+        const skipReasons = {
+          consent: "Notifications are off: the device has not given notification consent.",
+          ad_consent: "An ad, and the device has not agreed to ads.",
+          night: "An ad during the device's night (21:00–08:00 local) without night-time ad consent.",
+          frequency_cap: "The device already had the app's frequency cap of marketing pushes in its window.",
+          no_token: "The device has no push token of the kind this message needs.",
+          unregistered: "The installation no longer exists.",
+          expired: "The message would expire before this device's turn comes.",
+          control: "In the split test's control group: counted, never sent.",
+          past_local_time: "The chosen local time has already passed in the device's zone (and \"send at once\" is off).",
+          unknown_time_zone: "A local-time send, and the device has no known time zone and there is no fallback zone.",
+          environment: "The device is in the other APNs environment (sandbox or production) than the message.",
+          unknown_installation: "An installation id the message names does not exist in this app.",
+          left_audience: "The device left the audience before its local due time.",
+          user_changed: "Sent to a user, and the device now belongs to another user or none.",
+          rendered_payload_too_large: "Personalised for this device, the payload is over APNs' size limit.",
+          no_apns_credentials: "The device has only an APNs token and the app has no APNs credentials.",
+          no_fcm_credentials: "The device has only an FCM token and the app has no FCM service account.",
+          no_credentials: "The app has credentials for neither of the device's tokens.",
+        };
+
+        const limits = {
+          message_rate: "the message's own rate (rate_per_second)",
+          app_ceiling: "the app's sending ceiling (send settings)",
+        };
+
+        const taps = { deep_link: "Opens the deep link", web: "Opens the web page", screen: "Opens a screen of the app",
+          app: "Opens the app" };
+
+        const number = (value) => new Intl.NumberFormat().format(value ?? 0);
+
+        // 190 → "3 min 10 s": how long a person waits, not a stopwatch reading.
+        function duration(seconds) {
+          if (seconds < 1) return "under a second";
+          const whole = Math.round(seconds);
+          const parts = [[Math.floor(whole / 3600), "h"], [Math.floor((whole % 3600) / 60), "min"], [whole % 60, "s"]];
+          return parts.filter(([value]) => value > 0).slice(0, 2).map(([value, unit]) => `${value} ${unit}`).join(" ");
+        }
+
+        function offset(seconds) {
+          if (seconds === null || seconds === undefined) return "sent at once (time already past)";
+          const sign = seconds < 0 ? "−" : "+";
+          const minutes = Math.abs(seconds) / 60;
+          return `UTC${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+        }
+
+        // The size of a payload against APNs' limit, said in words so the state never rests on colour alone.
+        function sizeState(bytes, limit, fits = bytes <= limit) {
+          return h("div", { class: `size ${fits ? "fits" : "over-limit"}` },
+            h("meter", { min: "0", max: String(limit), value: String(Math.min(bytes, limit)), high: String(limit * 0.9),
+              optimum: "0", "aria-label": `Payload size, ${bytes} of ${limit} bytes` }),
+            h("p", {}, fits ?
+              `✓ Fits: ${number(bytes)} of ${number(limit)} bytes.` :
+              h("strong", {}, `✗ Over the limit: ${number(bytes)} of ${number(limit)} bytes, ${number(bytes - limit)} too many. ` +
+                "APNs refuses it; shorten the content.")));
+        }
+
+        function reach(report) {
+          const skipped = Object.entries(report.reach?.skipped ?? {}).filter(([, count]) => count > 0)
+            .sort(([, a], [, b]) => b - a);
+          const totalSkipped = skipped.reduce((sum, [, count]) => sum + count, 0);
+          const deferred = report.reach?.deferred?.night ?? 0;
+          const card = (label, value, id) => h("div", { class: "card" },
+            h("div", { class: "muted" }, label), h("div", { class: "value", id }, number(value)));
+          return [
+            h("h3", {}, "Reach"),
+            h("div", { class: "cards" },
+              card("Matched by the target", report.audience?.matched, "dry-run-matched"),
+              card("Would be sent", report.reach?.would_send, "dry-run-would-send"),
+              card("Would be skipped", totalSkipped, "dry-run-skipped"),
+              deferred > 0 ? card("Ads held to 08:00 local, then sent", deferred, "dry-run-deferred") : null),
+            skipped.length === 0 ? h("p", { class: "ok" }, "✓ No one would be skipped.") :
+              h("div", { id: "dry-run-skips" }, table(["Reason", "Installations", "What it means"],
+                skipped.map(([reason, count]) => [h("code", {}, reason), number(count), skipReasons[reason] ?? ""]),
+                "Skipped, by reason (reasons with none are left out)")),
+          ];
+        }
+
+        function variants(report) {
+          if (!report.by_variant?.length) return [];
+          return [h("h3", {}, "By variant"), h("div", { id: "dry-run-variants" },
+            table(["Variant", "Would be sent", "Held back (control group)"], report.by_variant.map((arm) =>
+              [arm.variant, number(arm.would_send), arm.holdout === undefined ? "–" : number(arm.holdout)])))];
+        }
+
+        function localSchedule(report) {
+          if (!report.local_schedule?.length) return [];
+          return [h("h3", {}, "Local schedule"), h("div", { id: "dry-run-local-schedule" },
+            table(["Due (your time)", "Zones at", "Would be sent"], report.local_schedule.map((wave) =>
+              [time(wave.due_at), offset(wave.utc_offset_seconds), number(wave.would_send)]),
+            "Each device gets it at the chosen time on its own clock"))];
+        }
+
+        function timing(report) {
+          const pace = report.duration ?? {};
+          const when = report.send_at > report.evaluated_at + 60_000 ? `Sending starts ${time(report.send_at)}. ` :
+            "Sending starts at once. ";
+          let text;
+          if (!report.reach?.would_send) text = "Nothing would be sent.";
+          else if (pace.limited_by === "none" || !pace.rate_per_second) {
+            text = "No rate applies: pushes go out as fast as the provider takes them.";
+          } else {
+            text = `About ${duration(pace.seconds)} at ${number(pace.rate_per_second)} pushes a second, limited by ` +
+              `${limits[pace.limited_by] ?? pace.limited_by}.`;
+          }
+          const span = pace.first_send_at && pace.last_send_at && pace.last_send_at !== pace.first_send_at ?
+            ` First push ${time(pace.first_send_at)}, last ${time(pace.last_send_at)}.` : "";
+          return [h("h3", {}, "How long it takes"), h("p", { id: "dry-run-duration" }, when, text, span)];
+        }
+
+        function renderingTitle(rendering) {
+          const parts = [];
+          if (rendering.variant !== null && rendering.variant !== undefined) parts.push(`Variant ${rendering.variant}`);
+          if (rendering.language !== null && rendering.language !== undefined) {
+            parts.push(rendering.language === "default" ? "default language" : `language ${rendering.language}`);
+          }
+          return parts.length ? parts.join(", ") : "The message";
+        }
+
+        function lintList(findings) {
+          if (!findings?.length) return h("p", { class: "ok" }, "✓ No findings.");
+          return h("ul", { class: "lint" }, findings.map((finding) => h("li", { class: finding.severity },
+            h("strong", {}, `${finding.severity}: `), finding.message,
+            finding.path ? [" (", h("code", {}, finding.path), ")"] : null)));
+        }
+
+        function buttonsText(buttons) {
+          return buttons.map((button) => {
+            const notes = [button.opens_app ? "opens the app" : "works in the background"];
+            if (button.destructive) notes.push("destructive");
+            return `${button.title} (${notes.join(", ")})`;
+          }).join("; ");
+        }
+
+        // One simulated device: what its screen shows, then the facts a screen cannot show (where a tap goes, and
+        // whether that is allowed; how the app in the foreground presents it).
+        function deviceCard(preview) {
+          const image = preview.image;
+          const notification = preview.shown === false ?
+            h("p", { class: "not-shown" }, "Not shown", preview.not_shown_reason ? ` (${preview.not_shown_reason})` : "", ".") :
+            h("div", { class: "notification" },
+              h("div", { class: "head" }, h("span", {}, "YOUR APP"), h("span", {}, "now")),
+              preview.title ? h("div", { class: "title" }, preview.title) : null,
+              preview.subtitle ? h("div", { class: "subtitle" }, preview.subtitle) : null,
+              preview.body ? h("div", { class: "body" }, preview.body) : null,
+              image?.attached && image.url ? h("img", { src: image.url, alt: "The attached image" }) : null,
+              preview.buttons?.length ? h("div", { class: "buttons" }, preview.buttons.map((button) =>
+                h("span", { class: button.destructive ? "destructive" : null }, button.title))) : null);
+          const tap = preview.tap;
+          // A push that shows nothing has no image, buttons or tap to speak of; what it still does (a badge) is listed.
+          const facts = preview.shown === false ? [] : [
+            ["Image", !image ? "None" : image.attached ? "✓ Attached" :
+              `✗ Not attached${image.reason ? `: ${image.reason}` : ""}`],
+            ["Buttons", preview.buttons?.length ? buttonsText(preview.buttons) : "None"],
+            ["Category", preview.category ?? "None"],
+            ["Tap", !tap ? "Not known" : [`${taps[tap.kind] ?? tap.kind}`, tap.destination ? [" ", h("code", {}, tap.destination)] : null,
+              tap.allowed === false ? `: ✗ not allowed${tap.reason ? ` (${tap.reason})` : ""}.` : ": ✓ allowed."]],
+            ["In the foreground", preview.foreground_presentation === null || preview.foreground_presentation === undefined ?
+              "Not applicable: the app is in the background" :
+              preview.foreground_presentation.length ? preview.foreground_presentation.join(", ") : "Nothing is presented"],
+          ];
+          if (preview.badge !== null && preview.badge !== undefined) facts.push(["Badge", String(preview.badge)]);
+          if (preview.sound) facts.push(["Sound", preview.sound]);
+          if (preview.inbox) facts.push(["Inbox", "Kept in the app's inbox"]);
+          return h("figure", { class: "device-preview" },
+            h("figcaption", {}, preview.device ?? "A device"),
+            h("div", { class: "phone" }, h("div", { class: "screen" }, notification)),
+            facts.length ? h("dl", { class: "facts" }, facts.map(([term, detail]) => [h("dt", {}, term), h("dd", {}, detail)])) : null);
+        }
+
+        function rendering(item, index) {
+          const id = `dry-run-rendering-${index}`;
+          const previews = item.device_previews ?? [];
+          return h("article", { class: "rendering", "aria-labelledby": `${id}-title`, id },
+            h("h4", { id: `${id}-title` }, renderingTitle(item)),
+            h("p", { class: "muted" }, item.installation_id ?
+              ["Personalised for installation ", h("code", {}, item.installation_id), "."] :
+              "No installation in the audience gets it: shown without personalisation."),
+            sizeState(item.payload_bytes, item.limit_bytes, item.fits),
+            h("h5", {}, "Checks"), lintList(item.lint),
+            h("details", { open: true }, h("summary", {}, `Payload (${number(item.payload_bytes)} bytes)`),
+              h("pre", { class: "payload", tabindex: "0", "aria-label": "Payload as JSON" },
+                h("code", {}, JSON.stringify(item.payload, null, 2)))),
+            h("h5", {}, "On devices"),
+            previews.length ? h("div", { class: "phones" }, previews.map(deviceCard)) :
+              h("p", { class: "muted" }, "This server did not simulate devices for this rendering."));
+        }
+
+        // A refused preview, inline: the same refusal a real send would get. A payload over APNs' limit is the
+        // over-limit state itself, not a generic error.
+        export function dryRunError(error) {
+          if (error.code === "payload_too_large") {
+            return h("div", { class: "size over-limit", role: "alert", id: "dry-run-error" }, h("p", {},
+              h("strong", {}, "✗ Over the limit: "), `${error.message}. APNs refuses a payload over its limit; shorten the content.`));
+          }
+          return h("p", { class: "error", role: "alert", id: "dry-run-error" },
+            h("strong", {}, "The server refused the preview: "), error.message, error.code ? [" (", h("code", {}, error.code), ")"] : null);
+        }
+
+        // The whole answer, below the heading the page gives it.
+        export function dryRunReport(report) {
+          const renderings = report.renderings ?? [];
+          return [
+            h("p", { class: "muted" }, `Evaluated ${time(report.evaluated_at)} against the audience as it is now; `,
+              "nothing was sent or stored."),
+            reach(report), variants(report), localSchedule(report), timing(report),
+            h("h3", {}, `Renderings (${renderings.length})`),
+            h("p", { class: "muted" }, "Each variant and language, as the payload a real send would push."),
+            renderings.map(rendering),
+            report.notes?.length ? [h("h3", {}, "Notes"), h("ul", { id: "dry-run-notes" }, report.notes.map((note) => h("li", {}, note)))] : null,
+          ];
         }
         """#,
         "index.html": #"""
@@ -523,6 +772,7 @@ extension ConsoleAssets {
         """#,
         "page-compose.js": #"""
         import { api, can } from "/console/api.js";
+        import { dryRunError, dryRunReport } from "/console/dry-run.js";
         import { field, h, show } from "/console/dom.js";
 
         // NHN Cloud's limit, which keeps buttons readable on Android too; iOS itself would show four.
@@ -756,7 +1006,7 @@ extension ConsoleAssets {
         }
 
         export async function composePage(view, duplicateOf) {
-          const preview = h("div", { id: "preview" });
+          const lockScreenView = h("div", { id: "preview" });
           const lint = h("div", { class: "lint", "aria-live": "polite", id: "lint" });
           const result = h("p", { "aria-live": "polite", id: "send-result" });
           let timer = null;
@@ -776,7 +1026,7 @@ extension ConsoleAssets {
             try {
               const checked = await api("POST", "/v1/lint", single);
               const warnings = checked.report.warnings;
-              show(preview, lockScreen(checked.report));
+              show(lockScreenView, lockScreen(checked.report));
               show(lint, h("h2", {}, "Checks"), warnings.length === 0 ? h("p", { class: "ok" }, "No findings.") :
                 h("ul", {}, warnings.map((warning) => h("li", { class: warning.severity }, `${warning.severity}: ${warning.message}`))),
                 h("p", { class: "muted" }, `${checked.report.size_bytes} of ${checked.report.size_limit} bytes`));
@@ -794,7 +1044,7 @@ extension ConsoleAssets {
             if (Object.keys(single.content).length > 0 || single.kind === "background") {
               await lintPayload(single);
             } else {
-              show(preview);
+              show(lockScreenView);
               show(lint, h("h2", {}, "Checks"), h("p", { class: "muted", id: "lint-waiting" }, "Checked as you write."));
             }
             try {
@@ -809,12 +1059,71 @@ extension ConsoleAssets {
             timer = setTimeout(check, 300);
           }
 
+          // The Preview step: the server's dry run of exactly this request, which sends and stores nothing. Send is
+          // offered only for the request last previewed, and sends that request, so what goes out is what was seen.
+          const previewSection = h("section", { id: "dry-run", "aria-labelledby": "dry-run-heading", hidden: true });
+          const previewStatus = h("div", { id: "dry-run-status", role: "status" });
+          const previewBody = h("div", { id: "dry-run-body" });
+          previewSection.append(h("h2", { id: "dry-run-heading", tabindex: "-1" }, "Preview of the send"), previewStatus,
+            previewBody);
+          // { json, report }: the request as previewed (without dry_run) and the server's answer.
+          let previewed = null;
+          const current = () => JSON.stringify(request());
+          const previewIsCurrent = () => previewed !== null && previewed.json === current();
+
           const testTarget = h("input", { name: "test_installation" });
+          const editor = can("editor");
+          const previewButton = h("button", { type: "button", id: "preview-send", disabled: !editor }, "Preview");
+          const sendButton = h("button", { type: "submit", class: "primary", id: "send-now", disabled: true }, "Send now");
+          const sendHint = h("p", { class: "muted", id: "send-hint" });
+
+          // Send follows the preview: enabled while the form still says what was previewed.
+          function syncSend() {
+            sendButton.textContent = when.scheduled ? "Schedule" : "Send now";
+            const ready = editor && previewIsCurrent();
+            sendButton.disabled = !ready;
+            let hint = "Preview first: it shows who would get this and what their devices show, sending nothing.";
+            if (!editor) hint = "Viewers see the lock-screen preview and checks; previewing a send and sending need an editor.";
+            else if (ready) hint = `${sendButton.textContent} ${when.scheduled ? "schedules" : "sends"} exactly what the preview below shows.`;
+            else if (previewed) hint = "The form has changed since the preview: preview again to send.";
+            // Only a change touches the page, so a screen reader announces it once, not at every key.
+            if (sendHint.textContent !== hint) sendHint.textContent = hint;
+            const stale = previewed !== null && !ready;
+            if (stale !== (previewStatus.querySelector(".stale") !== null)) {
+              show(previewStatus, stale ? h("p", { class: "stale" }, h("strong", {}, "Out of date: "),
+                "the form has changed since this preview. Preview again to see and send the new version.") : null);
+            }
+          }
+
+          async function previewSend() {
+            const json = current();
+            previewed = null;
+            previewSection.hidden = false;
+            previewButton.disabled = true;
+            show(previewStatus, h("p", { class: "muted" }, "Previewing…"));
+            show(previewBody);
+            try {
+              const report = await api("POST", "/v1/messages", { ...JSON.parse(json), dry_run: true });
+              // A server without dry runs refuses the field; an answer that is not a dry run is never taken for one.
+              if (report?.dry_run !== true) throw new Error("the server did not answer with a dry run");
+              previewed = { json, report };
+              show(previewStatus);
+              show(previewBody, dryRunReport(report));
+            } catch (error) {
+              show(previewStatus);
+              show(previewBody, dryRunError(error));
+            } finally {
+              previewButton.disabled = !editor;
+              syncSend();
+              previewSection.querySelector("#dry-run-heading").focus();
+            }
+          }
+
           async function send(target, label) {
             result.className = "";
             result.textContent = `${label}…`;
             try {
-              const body = request();
+              const body = target ? request() : JSON.parse(previewed.json);
               if (target) {
                 // A test goes out now, whatever the message's schedule.
                 body.target = target;
@@ -832,7 +1141,7 @@ extension ConsoleAssets {
               result.textContent = error.message;
             }
           }
-          const editor = can("editor");
+          previewButton.addEventListener("click", previewSend);
           const form = h("form", { id: "compose-form" }, sections.map((section) => section.element),
             h("fieldset", {}, h("legend", {}, "Send"),
               field("Send a test to one installation", testTarget),
@@ -840,20 +1149,22 @@ extension ConsoleAssets {
                 h("button", { type: "button", id: "send-test", disabled: !editor,
                   onclick: () => testTarget.value.trim() && send({ installation_ids: [testTarget.value.trim()] }, "Sending test") },
                   "Send test"),
-                h("button", { type: "submit", class: "primary", id: "send-now", disabled: !editor }, "Send now")),
-              editor ? null : h("p", { class: "muted" }, "Viewers may preview but not send."),
-              result));
+                previewButton, sendButton),
+              sendHint, result));
           form.addEventListener("submit", (event) => {
             event.preventDefault();
-            const who = audience.count.textContent.replace("Reaches ", "") || "the audience";
+            if (!editor || !previewIsCurrent()) return;
+            const reach = previewed.report.reach;
+            const skipped = Object.values(reach.skipped ?? {}).reduce((sum, count) => sum + count, 0);
+            const who = `${reach.would_send} installation(s)${skipped ? `, ${skipped} skipped` : ""}`;
             if (confirm(when.scheduled ? `Schedule for ${who}?` : `Send to ${who}?`)) send(null, when.scheduled ? "Scheduling" : "Sending");
           });
-          form.addEventListener("input", schedule);
-          form.addEventListener("change", () => {
-            form.querySelector("#send-now").textContent = when.scheduled ? "Schedule" : "Send now";
-          });
+          form.addEventListener("input", () => { schedule(); syncSend(); });
+          form.addEventListener("change", syncSend);
+          syncSend();
           show(view, h("h1", {}, "Compose"), h("div", { class: "split" }, form,
-            h("aside", { "aria-label": "Preview" }, h("h2", {}, "Preview"), preview, lint)));
+            h("aside", { "aria-label": "Lock screen and checks" }, h("h2", {}, "Lock screen"), lockScreenView, lint)),
+            previewSection);
           if (duplicateOf) {
             const page = await api("GET", "/v1/stats/messages?limit=100");
             const original = page.messages.find((message) => message.message_id === duplicateOf);
