@@ -657,9 +657,10 @@ extension ConsoleAssets {
             ["Buttons", preview.buttons?.length ? buttonsText(preview.buttons) : "None"],
             ["Category", preview.category ?? "None"],
             ["Tap", !tap ? "Not known" : [`${taps[tap.kind] ?? tap.kind}`, tap.destination ? [" ", h("code", {}, tap.destination)] : null,
-              tap.allowed === false ? `: ✗ not allowed${tap.reason ? ` (${tap.reason})` : ""}.` : ": ✓ allowed."]],
+              tap.allowed === false ? `: ✗ not allowed${tap.reason ? ` (${tap.reason})` : ""}.` :
+                tap.allowed === null ? `: ? the app decides${tap.reason ? ` (${tap.reason})` : ""}.` : ": ✓ allowed."]],
             ["In the foreground", preview.foreground_presentation === null || preview.foreground_presentation === undefined ?
-              "Not applicable: the app is in the background" :
+              "Not applicable: the app is not in the foreground" :
               preview.foreground_presentation.length ? preview.foreground_presentation.join(", ") : "Nothing is presented"],
           ];
           if (preview.badge !== null && preview.badge !== undefined) facts.push(["Badge", String(preview.badge)]);
