@@ -13,6 +13,8 @@ import TidingsServer
 /// - `TIDINGS_BENCH_FANOUT_HTTP_INSTALLATIONS`: N (default 50,000; 1,000,000 for the issue's second goal).
 /// - `TIDINGS_BENCH_FANOUT_HTTP_ROUNDS`: rounds (default 3).
 /// - `TIDINGS_BENCH_FANOUT_HTTP_ARGS`: more tidingsd flags, separated by spaces (e.g. `--apns-connections 1`).
+/// - `TIDINGS_BENCH_FANOUT_HTTP_SEEDED`: a directory to keep the seeded store in and reuse in later runs of
+///   the same N (seeding is slow: an installation a transaction).
 /// - `TIDINGS_BENCH_FANOUT_HTTP_PERF`: a file: the first round's tidingsd is recorded by
 ///   `perf record --call-graph dwarf` from the POST until the message is done (read with `perf report -i`).
 /// - `TIDINGS_BENCH_FANOUT_HTTP_PEER`: another tidingsd binary (an earlier build) run the same way in every
@@ -41,8 +43,13 @@ enum FanoutHTTPBench {
         let peer = environment["TIDINGS_BENCH_FANOUT_HTTP_PEER"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-fanout-http-\(UUID())")
-        let seeded = directory.appendingPathComponent("seeded")
-        try FileManager.default.createDirectory(at: seeded, withIntermediateDirectories: true)
+        // Seeding writes an installation a transaction: minutes for 50,000 on a busy machine, so a store seeded
+        // once can be kept and reused.
+        let kept = environment["TIDINGS_BENCH_FANOUT_HTTP_SEEDED"].flatMap {
+            $0.isEmpty ? nil : URL(fileURLWithPath: $0)
+        }
+        let seeded = kept ?? directory.appendingPathComponent("seeded")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // Started from this thread, not a task's: a process spawned from a dispatch worker inherits its blocked
         // signals, and h2o would never see the SIGTERM that stops it.
@@ -50,10 +57,20 @@ enum FanoutHTTPBench {
         defer { sink.stop() }
 
         let seedStart = ContinuousClock.now
-        let serverKey = try SeededApp.create(directory: seeded, bundleID: bundleID, installations: installations)
-            .app.serverKey
+        let keyFile = seeded.appendingPathComponent("bench-server-key-\(installations)")
+        let serverKey: String
+        var seeding = "written through the SQLite store in "
+        if let key = try? String(contentsOf: keyFile, encoding: .utf8) {
+            serverKey = key
+            seeding = "reused from \(seeded.path), opened in "
+        } else {
+            try FileManager.default.createDirectory(at: seeded, withIntermediateDirectories: true)
+            serverKey = try SeededApp.create(directory: seeded, bundleID: bundleID, installations: installations)
+                .app.serverKey
+            if kept != nil { try Data(serverKey.utf8).write(to: keyFile) }
+        }
         Measure.line(
-            "fanout-http: \(installations) installations written through the SQLite store in "
+            "fanout-http: \(installations) installations \(seeding)"
                 + String(format: "%.1f s", (ContinuousClock.now - seedStart).seconds)
                 + "; tidingsd (release, own process) → h2o sink (TLS, HTTP/2, 1 thread); "
                 + "tidingsd flags: \(extraArguments.isEmpty ? "defaults" : extraArguments.joined(separator: " "))")
