@@ -97,7 +97,7 @@ public final class APNsClient: PushProvider {
     /// - Parameters:
     ///   - authorization: the JWT source; nil sends no `authorization` header (an emulator, certificate auth).
     ///   - metrics: where outcome counters go.
-    /// - Throws: ``HTTP2ClientError`` when libcurl cannot start.
+    /// - Throws: ``HTTP2ClientError`` when libcurl cannot start. Connections are made on first use.
     public init(
         configuration: Configuration = Configuration(), authorization: (any APNsAuthorization)?,
         metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger? = nil
@@ -107,20 +107,11 @@ public final class APNsClient: PushProvider {
         self.statistics = APNsStatistics(registry: metrics)
         self.clock = clock
         self.logger = logger
+        try CurlMultiClient.checkLibrary()
         pools = Dictionary(
             uniqueKeysWithValues: [OutgoingPush.Environment.production, .sandbox].map {
                 ($0, APNsConnectionPool(settings: configuration.pool))
             })
-    }
-
-    /// The connections open now to `environment`'s host.
-    public func openConnections(_ environment: OutgoingPush.Environment) -> Int {
-        pools[environment]?.openConnections ?? 0
-    }
-
-    /// The connections opened to `environment`'s host since the client started, closed ones included.
-    public func connectionsOpened(_ environment: OutgoingPush.Environment) -> Int {
-        pools[environment]?.connectionsOpened ?? 0
     }
 
     /// Sends `push` and classifies the answer; never throws.

@@ -63,7 +63,7 @@ final class APNsConnectionPool: Sendable {
     /// Connections opened since the pool was made (closed ones included).
     var connectionsOpened: Int { state.withLock { $0.opened } }
 
-    /// Sends `request` on the least busy connection, opening one when every open one is full.
+    /// Sends `request` on the oldest connection with a stream free, opening one when every open one is full.
     func send(_ request: HTTP2Request) async throws(HTTP2ClientError) -> HTTP2Response {
         let (client, startSweeper, idle) = try pick()
         for spare in idle { spare.shutdown() }
