@@ -88,12 +88,15 @@ enum EndToEndBench {
         await mediaServer.shutdown()
     }
 
-    /// Starts the `tidingsd` built beside this binary and reads its address from the banner.
-    static func startTidingsd(dataDirectory: URL, apnsEndpoint: URL, extraArguments: [String] = []) throws -> (
-        process: Process, url: URL
-    ) {
+    /// Starts `executable` (default: the `tidingsd` built beside this binary) and reads its address from the
+    /// banner.
+    static func startTidingsd(
+        dataDirectory: URL, apnsEndpoint: URL, extraArguments: [String] = [], executable: URL? = nil
+    ) throws -> (process: Process, url: URL) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        process.executableURL =
+            executable
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("tidingsd")
         process.arguments =
             [

@@ -13,6 +13,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("forwarding", ForwardingBench.run),
     ("campaign", CampaignBench.run),
     ("campaign-fanout", CampaignFanoutBench.run),
+    ("fanout-http", FanoutHTTPBench.run),
     ("console-scale", ConsoleScaleBench.run),
     ("audience", AudienceBench.run),
     ("dryrun", DryRunBench.run),

@@ -13,8 +13,10 @@ Answers POST /3/device/<token> by the token's prefix:
   expired...       403 {"reason":"ExpiredProviderToken"} the first time for that token, then 200
   alwaysexpired... 403 {"reason":"ExpiredProviderToken"} every time
   slow...          200 after 5 seconds
+  drop...          no answer: the connection it came on is cut, failing every stream in flight on it
   anything else    200 with the request's apns-id
-GET /stats gives {"connections": n, "requests": n}; GET /recorded/<token> the last request headers for it.
+GET /stats gives {"connections": n, "open": n, "requests": n} (connections ever accepted, open now); GET
+/recorded/<token> the last request headers for it.
 """
 import asyncio
 import json
@@ -29,7 +31,7 @@ import h2.events
 import h2.exceptions
 import h2.settings
 
-STATE = {"connections": 0, "requests": 0}
+STATE = {"connections": 0, "open": 0, "requests": 0}
 RECORDED = {}
 EXPIRED_ONCE = set()
 
@@ -99,6 +101,9 @@ class Connection:
         recorded = dict(headers)
         recorded["body-length"] = str(len(body))
         RECORDED[token] = recorded
+        if token.startswith("drop"):
+            self.writer.transport.abort()
+            return
         status, error, extra = scripted(token, headers)
         extra = dict(extra)
         if "apns-id" in headers:
@@ -110,6 +115,7 @@ class Connection:
 
     async def run(self):
         STATE["connections"] += 1
+        STATE["open"] += 1
         self.conn.initiate_connection()
         self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
         self.flush()
@@ -141,6 +147,7 @@ class Connection:
         except (ConnectionError, ssl.SSLError):
             pass
         finally:
+            STATE["open"] -= 1
             self.writer.close()
 
 

@@ -4,7 +4,8 @@ import TidingsMetrics
 import TidingsModel
 
 /// The APNs provider: sends each push as one HTTP/2 stream, multiplexed by ``CurlMultiClient`` on few
-/// connections, and classifies Apple's answer into a ``PushOutcome``.
+/// connections (more while the open ones are full: ``APNsConnectionPool``), and classifies Apple's answer into
+/// a ``PushOutcome``. Every connection uses the one `authorization`, so one provider token serves them all.
 ///
 /// ```swift
 /// let apns = try APNsClient(configuration: .init(), authorization: jwtSigner, metrics: registry)
@@ -24,9 +25,16 @@ public final class APNsClient: PushProvider {
         public var productionEndpoint: String = Configuration.productionEndpoint
         /// The sandbox (development) host.
         public var sandboxEndpoint: String = Configuration.sandboxEndpoint
-        /// Connections per host (each carries many streams).
+        /// Connections per host kept open once opened (each carries many streams).
         public var connectionsPerHost: Int = 1
-        /// Our cap on concurrent streams per connection; APNs announces its own (often 500–1,500).
+        /// Connections per host at most: another is opened while every open one has ``maxConcurrentStreams``
+        /// pushes in flight, up to this many (``APNsConnectionPool``); nil: ``connectionsPerHost``.
+        public var maximumConnectionsPerHost: Int?
+        /// How long a connection beyond ``connectionsPerHost`` may go without a push before it is closed.
+        public var idleConnectionTimeout: Duration = .seconds(60)
+        /// Our cap on concurrent streams per connection, and what makes a connection full; APNs announces its
+        /// own (often 500–1,500) and libcurl keeps to the lower of the two, so set this to what the host
+        /// announces.
         public var maxConcurrentStreams: Int = 1000
         /// The deadline of one request.
         public var requestTimeout: Duration = .seconds(30)
@@ -53,17 +61,26 @@ public final class APNsClient: PushProvider {
             return raw.hasSuffix("/") ? String(raw.dropLast()) : raw
         }
 
-        var http: CurlMultiClient.Configuration {
-            var http = CurlMultiClient.Configuration()
-            http.maxConnectionsPerHost = connectionsPerHost
+        /// One HTTP/2 connection per pooled client, each with its own window of streams; over HTTP/1.1 (an
+        /// emulator) a single client with many connections, one request each.
+        var pool: APNsConnectionPool.Settings {
+            var pool = APNsConnectionPool.Settings()
+            pool.minimum = max(1, connectionsPerHost)
+            pool.maximum = max(pool.minimum, maximumConnectionsPerHost ?? pool.minimum)
+            pool.streamsPerConnection = max(1, maxConcurrentStreams)
+            pool.idleTimeout = idleConnectionTimeout
+            pool.http.maxConnectionsPerHost = 1
+            pool.http.maxConcurrentStreams = pool.streamsPerConnection
+            pool.http.caBundlePath = caBundlePath
+            pool.http.insecureSkipTLSVerificationForTestsOnly = insecureSkipTLSVerificationForTestsOnly
             if speaksHTTP1 {
                 // One request at a time per connection: one connection would send a push per round trip.
-                http.maxConnectionsPerHost = max(connectionsPerHost, Self.http1ConnectionsPerHost)
+                pool.minimum = 1
+                pool.maximum = 1
+                pool.http.maxConnectionsPerHost = max(connectionsPerHost, Self.http1ConnectionsPerHost)
+                pool.streamsPerConnection = pool.http.maxConnectionsPerHost
             }
-            http.maxConcurrentStreams = maxConcurrentStreams
-            http.caBundlePath = caBundlePath
-            http.insecureSkipTLSVerificationForTestsOnly = insecureSkipTLSVerificationForTestsOnly
-            return http
+            return pool
         }
     }
 
@@ -72,14 +89,15 @@ public final class APNsClient: PushProvider {
     private let authorization: (any APNsAuthorization)?
     private let clock: any TidingsClock
     private let logger: Logger?
-    private let http: CurlMultiClient
+    /// The connections to each environment's host.
+    let pools: [OutgoingPush.Environment: APNsConnectionPool]
 
     /// Starts the HTTP/2 client.
     ///
     /// - Parameters:
     ///   - authorization: the JWT source; nil sends no `authorization` header (an emulator, certificate auth).
     ///   - metrics: where outcome counters go.
-    /// - Throws: ``HTTP2ClientError`` when libcurl cannot start.
+    /// - Throws: ``HTTP2ClientError`` when libcurl cannot start. Connections are made on first use.
     public init(
         configuration: Configuration = Configuration(), authorization: (any APNsAuthorization)?,
         metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger? = nil
@@ -89,7 +107,11 @@ public final class APNsClient: PushProvider {
         self.statistics = APNsStatistics(registry: metrics)
         self.clock = clock
         self.logger = logger
-        self.http = try CurlMultiClient(configuration: configuration.http)
+        try CurlMultiClient.checkLibrary()
+        pools = Dictionary(
+            uniqueKeysWithValues: [OutgoingPush.Environment.production, .sandbox].map {
+                ($0, APNsConnectionPool(settings: configuration.pool))
+            })
     }
 
     /// Sends `push` and classifies the answer; never throws.
@@ -101,7 +123,7 @@ public final class APNsClient: PushProvider {
 
     /// Stops the HTTP/2 client: pushes in flight come back as `retry` with reason `shutdown`.
     public func shutdown() {
-        http.shutdown()
+        for pool in pools.values { pool.shutdown() }
     }
 
     private func attempt(_ push: OutgoingPush) async -> PushOutcome {
@@ -127,7 +149,8 @@ public final class APNsClient: PushProvider {
             }
             let response: HTTP2Response
             do {
-                response = try await http.send(request)
+                guard let pool = pools[push.environment] else { preconditionFailure("a pool per environment") }
+                response = try await pool.send(request)
             } catch {
                 return PushOutcome(noResponse: error, apnsID: push.apnsID)
             }

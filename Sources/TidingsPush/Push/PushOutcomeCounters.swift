@@ -1,4 +1,5 @@
 import TidingsMetrics
+import TidingsModel
 
 /// One provider's counters in a ``MetricsRegistry``: final outcomes by disposition and reason
 /// (`<outcomes metric>{outcome,reason}`), and credentials the provider rejected and we replaced. The
@@ -11,13 +12,37 @@ struct PushOutcomeCounters: Sendable {
     /// The rejected-credentials counter's name and help.
     let renewalsMetric: String
     let renewalsHelp: String
+    /// The outcome counters asked for so far, by outcome and reason: every push is counted, and the registry
+    /// renders and checks the labels on each lookup.
+    private let known = LockedBox<[OutcomeKey: Counter]>([:])
+
+    private struct OutcomeKey: Hashable {
+        var outcome: String
+        var reason: String
+    }
+
+    init(
+        registry: MetricsRegistry, outcomesMetric: String, outcomesHelp: String, renewalsMetric: String,
+        renewalsHelp: String
+    ) {
+        self.registry = registry
+        self.outcomesMetric = outcomesMetric
+        self.outcomesHelp = outcomesHelp
+        self.renewalsMetric = renewalsMetric
+        self.renewalsHelp = renewalsHelp
+    }
 
     /// Counts one final outcome.
     func record(_ outcome: PushOutcome) {
-        registry.counter(
-            name: outcomesMetric, help: outcomesHelp,
-            labels: ["outcome": Self.label(outcome.disposition), "reason": outcome.reason ?? "none"]
-        ).increment()
+        let key = OutcomeKey(outcome: Self.label(outcome.disposition), reason: outcome.reason ?? "none")
+        if let counter = known.withLock({ $0[key] }) {
+            counter.increment()
+            return
+        }
+        let counter = registry.counter(
+            name: outcomesMetric, help: outcomesHelp, labels: ["outcome": key.outcome, "reason": key.reason])
+        known.withLock { $0[key] = counter }
+        counter.increment()
     }
 
     /// Counts one credential invalidated after the provider rejected it.

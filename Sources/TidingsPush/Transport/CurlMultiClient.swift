@@ -70,6 +70,13 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     private static let globalInit: CURLcode = curl_global_init(TIDINGS_CURL_GLOBAL_DEFAULT)
 
+    /// Throws when libcurl cannot be initialised, for owners that make their clients later, on first use.
+    static func checkLibrary() throws(HTTP2ClientError) {
+        guard globalInit == CURLE_OK else {
+            throw HTTP2ClientError(code: .invalidRequest, message: "libcurl could not be initialised")
+        }
+    }
+
     /// Starts the loop thread.
     ///
     /// - Throws: ``HTTP2ClientError`` `invalidRequest` when libcurl cannot be initialised.

@@ -55,6 +55,7 @@ public final class RoutingPushProvider: PushProvider, Sendable {
     private let metrics: MetricsRegistry?
     private let logger: Logger
     private let knownApps = LockedBox<[String: AppRoutes]>([:])
+    private let routeCounters = LockedBox<[String: Counter]>([:])
     /// Forgets an app's routes when the store announces a change to its settings (a new bundle id) or
     /// credentials, here or on another instance.
     private let storeChanges: StoreChangeObservation
@@ -129,11 +130,18 @@ public final class RoutingPushProvider: PushProvider, Sendable {
         }
     }
 
+    /// Counts a push under its route; the counters are kept, since the registry renders labels on each lookup.
     private func count(_ route: String) {
-        metrics?.counter(
+        guard let metrics else { return }
+        if let counter = routeCounters.withLock({ $0[route] }) {
+            counter.increment()
+            return
+        }
+        let counter = metrics.counter(
             name: "tidings_push_routes_total", help: "Pushes by the provider that carried them.",
-            labels: ["route": route]
-        ).increment()
+            labels: ["route": route])
+        routeCounters.withLock { $0[route] = counter }
+        counter.increment()
     }
 
     private func routes(topic: String) throws -> AppRoutes {

@@ -63,9 +63,20 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Whether writes made with app keys are audited too (`--audit-app-keys`).
     public var auditsAppKeyWrites = false
 
+    /// APNs connections per app and environment at most, by default: one until its streams are all busy, then
+    /// more with the load (`--apns-connections`).
+    public static let defaultAPNsConnections = 4
+
+    /// The APNs client's settings tidingsd starts from: Apple's hosts, up to ``defaultAPNsConnections``.
+    public static var defaultAPNs: APNsClient.Configuration {
+        var apns = APNsClient.Configuration()
+        apns.maximumConnectionsPerHost = defaultAPNsConnections
+        return apns
+    }
+
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), dataDirectory: String = "./tidings-data",
-        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = APNsClient.Configuration(),
+        logLevel: Logger.Level = .info, apns: APNsClient.Configuration = ServerConfiguration.defaultAPNs,
         fanout: FanoutWorker.Configuration = FanoutWorker.Configuration()
     ) {
         self.http = http
@@ -281,6 +292,20 @@ public struct ServerConfiguration: Sendable, Equatable {
                 configuration.apns.caBundlePath = text
                 return true
             }),
+        Setting(
+            flag: "apns-connections", environment: "TIDINGS_APNS_CONNECTIONS", fileKey: "apns_connections",
+            help:
+                "HTTP/2 connections per app and APNs environment at most (1 to 64, default 4): another opens while every open one has all its streams busy, and one idle for a minute closes",
+            apply: { configuration, text in
+                guard let value = Int(text), (1...64).contains(value) else { return false }
+                configuration.apns.maximumConnectionsPerHost = value
+                return true
+            }),
+        Setting(
+            flag: "apns-streams", environment: "TIDINGS_APNS_STREAMS", fileKey: "apns_streams",
+            help:
+                "pushes one APNs connection carries at once (1 to 1000, default 1000, what Apple announces); set it to what the host announces, since a connection counts as full at this many",
+            integerIn: 1...1000, into: \.apns.maxConcurrentStreams),
         Setting(
             flag: "fcm-endpoint", environment: "TIDINGS_FCM_ENDPOINT", fileKey: "fcm_endpoint",
             help: "send FCM messages here instead of https://fcm.googleapis.com (a local stand-in)",

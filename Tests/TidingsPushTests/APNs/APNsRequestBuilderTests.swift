@@ -89,15 +89,27 @@ struct APNsRequestBuilderTests {
         #expect(configuration.endpoint(for: .sandbox) == "http://127.0.0.1:9000")
     }
 
-    @Test("Apple's HTTP/2 endpoints share one connection; a cleartext HTTP/1.1 emulator gets one per request")
+    @Test(
+        "Apple's HTTP/2 endpoints get one connection per pooled client, more up to the maximum; a cleartext HTTP/1.1 emulator one client with a connection per request"
+    )
     func connectionsPerHost() {
         var configuration = APNsClient.Configuration()
-        #expect(configuration.http.maxConnectionsPerHost == 1)
+        #expect(configuration.pool.http.maxConnectionsPerHost == 1)
+        #expect(configuration.pool.minimum == 1)
+        #expect(configuration.pool.maximum == 1)
+        configuration.maximumConnectionsPerHost = 4
+        configuration.maxConcurrentStreams = 100
+        #expect(configuration.pool.maximum == 4)
+        #expect(configuration.pool.streamsPerConnection == 100)
+        #expect(configuration.pool.http.maxConcurrentStreams == 100)
+        #expect(configuration.pool.http.maxConnectionsPerHost == 1)
         configuration.productionEndpoint = "http://127.0.0.1:9000"
         let http1 = CurlMultiClient.cleartextVersion == TIDINGS_CURL_HTTP_VERSION_1_1
         // One HTTP/1.1 connection carries one request at a time: pushes would go one per round trip.
-        #expect(configuration.http.maxConnectionsPerHost == (http1 ? 32 : 1))
+        #expect(configuration.pool.http.maxConnectionsPerHost == (http1 ? 32 : 1))
+        #expect(configuration.pool.maximum == (http1 ? 1 : 4))
         configuration.connectionsPerHost = 40
-        #expect(configuration.http.maxConnectionsPerHost == 40)
+        #expect(configuration.pool.http.maxConnectionsPerHost == (http1 ? 40 : 1))
+        #expect(configuration.pool.minimum == (http1 ? 1 : 40))
     }
 }

@@ -66,10 +66,13 @@ final class APNsStandIn: @unchecked Sendable {  // the Process and pipes are use
         process.waitUntilExit()
     }
 
-    /// `{"connections": n, "requests": n}` from the stand-in.
-    func stats(using client: CurlMultiClient) async throws -> (connections: Int, requests: Int) {
+    /// `{"connections": n, "open": n, "requests": n}` from the stand-in: connections ever accepted, those
+    /// open now, and pushes received.
+    func stats(using client: CurlMultiClient) async throws -> (connections: Int, open: Int, requests: Int) {
         let object = try await json(client, "/stats")
-        return ((object["connections"] as? Int) ?? -1, (object["requests"] as? Int) ?? -1)
+        return (
+            (object["connections"] as? Int) ?? -1, (object["open"] as? Int) ?? -1, (object["requests"] as? Int) ?? -1
+        )
     }
 
     /// The headers of the last request for `token`, as the stand-in saw them.

@@ -92,13 +92,32 @@ import TidingsServer
     }
 
     @Test func anAPNsEndpointReplacesBothOfApplesHosts() throws {
-        #expect(try Self.configuration([]).apns == APNsClient.Configuration())
+        #expect(try Self.configuration([]).apns == ServerConfiguration.defaultAPNs)
         let configuration = try Self.configuration(
             ["--apns-endpoint", "http://127.0.0.1:8443/", "--apns-ca-file", "/etc/ca.pem"])
         #expect(configuration.apns.productionEndpoint == "http://127.0.0.1:8443")
         #expect(configuration.apns.sandboxEndpoint == "http://127.0.0.1:8443")
         #expect(configuration.apns.caBundlePath == "/etc/ca.pem")
         #expect(throws: ServerConfigurationError.self) { try Self.configuration(["--apns-endpoint", "ftp://x"]) }
+    }
+
+    @Test func apnsConnectionsAndStreamsFromFlagAndEnvironment() throws {
+        let defaults = try Self.configuration([]).apns
+        #expect(defaults.connectionsPerHost == 1)
+        #expect(defaults.maximumConnectionsPerHost == 4)
+        #expect(defaults.maxConcurrentStreams == 1000)
+        let configuration = try Self.configuration(["--apns-connections", "8", "--apns-streams", "100"]).apns
+        #expect(configuration.maximumConnectionsPerHost == 8)
+        #expect(configuration.maxConcurrentStreams == 100)
+        let fromEnvironment = try Self.configuration([], environment: ["TIDINGS_APNS_CONNECTIONS": "1"]).apns
+        #expect(fromEnvironment.maximumConnectionsPerHost == 1)
+        for (flag, bad) in [
+            ("--apns-connections", "0"), ("--apns-connections", "65"), ("--apns-connections", "some"),
+            ("--apns-streams", "0"), ("--apns-streams", "1001"),
+        ] {
+            let error = #expect(throws: ServerConfigurationError.self) { try Self.configuration([flag, bad]) }
+            #expect(error?.message.contains(flag) == true)
+        }
     }
 
     @Test func sendingSettingsReachTheirProviders() throws {

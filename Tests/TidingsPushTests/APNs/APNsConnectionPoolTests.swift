@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import TidingsModel
+
+@testable import TidingsCrypto
+@testable import TidingsPush
+
+/// Several connections per APNs host, opened while the open ones are full and closed when idle, against the
+/// HTTP/2 stand-in over TLS. `slow…` pushes hold their stream for 5 s, so a window fills on demand.
+@Suite("APNsClient: connections with the load", .serialized, .timeLimit(.minutes(1)))
+struct APNsConnectionPoolTests {
+    /// Counts the distinct headers a provider token hands out: one means one signature for every connection.
+    final class RecordingAuthorization: APNsAuthorization {
+        let wrapped: APNsProviderToken
+        private let headers = LockedBox<Set<String>>([])
+
+        init(_ wrapped: APNsProviderToken) { self.wrapped = wrapped }
+
+        var distinctHeaders: Set<String> { headers.withLock { $0 } }
+
+        func authorizationHeader(now: Date) throws -> String {
+            let header = try wrapped.authorizationHeader(now: now)
+            _ = headers.withLock { $0.insert(header) }
+            return header
+        }
+
+        func invalidate(_ header: String) { wrapped.invalidate(header) }
+    }
+
+    static func client(
+        _ server: APNsStandIn, streams: Int, maximum: Int, idleTimeout: Duration = .seconds(30),
+        authorization: (any APNsAuthorization)? = CountingAuthorization()
+    ) throws -> APNsClient {
+        var configuration = APNsClient.Configuration()
+        configuration.productionEndpoint = server.endpoint
+        configuration.sandboxEndpoint = server.endpoint
+        configuration.caBundlePath = APNsStandIn.certificatePath
+        configuration.maxConcurrentStreams = streams
+        configuration.maximumConnectionsPerHost = maximum
+        configuration.idleConnectionTimeout = idleTimeout
+        return try APNsClient(configuration: configuration, authorization: authorization)
+    }
+
+    static func push(_ token: String) -> OutgoingPush {
+        OutgoingPush(token: token, environment: .production, topic: "com.example.app", payload: Array("{}".utf8))
+    }
+
+    /// Polls `condition` every 10 ms for up to `seconds`.
+    static func eventually(within seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return try await condition()
+    }
+
+    @Test("a full connection opens another, up to the maximum; the excess queues; idle ones close")
+    func growsUnderLoadAndShrinksWhenIdle() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        let apns = try Self.client(server, streams: 2, maximum: 3, idleTimeout: .milliseconds(300))
+        defer { apns.shutdown() }
+        let pool = try #require(apns.pools[.production])
+        #expect(pool.openConnections == 0)
+
+        // One push at a time needs one connection, however many are sent one after another.
+        for index in 0..<5 {
+            #expect(await apns.send(Self.push(String(format: "%064x", index))).disposition == .sent)
+        }
+        #expect(pool.openConnections == 1)
+
+        // Seven slow pushes: two streams on each of three connections, the seventh waits on the emptiest.
+        let slow = Task {
+            await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+                for index in 0..<7 { group.addTask { await apns.send(Self.push("slow\(index)")).disposition } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await Self.eventually { pool.inFlightPerConnection.reduce(0, +) == 7 })
+        #expect(pool.openConnections == 3)
+        #expect(pool.inFlightPerConnection.sorted() == [2, 2, 3])
+        let probe = try APNsStandIn.probe()
+        defer { probe.shutdown() }
+        // The three, and the probe's own.
+        #expect(try await Self.eventually { try await server.stats(using: probe).open == 4 })
+
+        let outcomes = await slow.value
+        #expect(outcomes.count == 7)
+        #expect(outcomes.allSatisfy { $0 == .sent })
+        // Idle past the timeout: back to the one that is always kept, with no push to trigger it.
+        #expect(await Self.eventually { pool.openConnections == 1 })
+        #expect(try await Self.eventually { try await server.stats(using: probe).open == 2 })
+        #expect(pool.connectionsOpened == 3)
+        // And the one left still sends.
+        #expect(await apns.send(Self.push("after")).disposition == .sent)
+    }
+
+    @Test("every connection sends with the one provider token: signed once, renewed once after a rejection")
+    func oneSignedTokenForEveryConnection() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        let token = try APNsProviderToken(
+            key: ES256Key.generate(), configuration: .init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ"))
+        let authorization = RecordingAuthorization(token)
+        let apns = try Self.client(server, streams: 2, maximum: 4, authorization: authorization)
+        defer { apns.shutdown() }
+        let pool = try #require(apns.pools[.production])
+
+        let tokens = (0..<8).map { "slow\($0)" }
+        let outcomes = await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+            for deviceToken in tokens { group.addTask { await apns.send(Self.push(deviceToken)).disposition } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.allSatisfy { $0 == .sent })
+        #expect(pool.connectionsOpened == 4)
+        #expect(authorization.distinctHeaders.count == 1)
+        let probe = try APNsStandIn.probe()
+        defer { probe.shutdown() }
+        var seen = Set<String>()
+        for deviceToken in tokens {
+            seen.insert(try await server.recorded(deviceToken, using: probe)["authorization"] ?? "none")
+        }
+        #expect(seen == authorization.distinctHeaders)
+
+        // APNs rejects the token: it is signed again once, and every connection takes the new one.
+        #expect(await apns.send(Self.push("expired0")).disposition == .sent)
+        #expect(authorization.distinctHeaders.count == 2)
+        let later = (0..<4).map { "slowlater\($0)" }
+        let renewed = await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+            for deviceToken in later { group.addTask { await apns.send(Self.push(deviceToken)).disposition } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(renewed.allSatisfy { $0 == .sent })
+        #expect(authorization.distinctHeaders.count == 2)
+        let latest = try await server.recorded("expired0", using: probe)["authorization"]
+        for deviceToken in later {
+            #expect(try await server.recorded(deviceToken, using: probe)["authorization"] == latest)
+        }
+    }
+
+    @Test("a connection cut mid-flight fails only its own pushes, as retries; the others and later pushes are sent")
+    func aBrokenConnectionLosesNoPush() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        let apns = try Self.client(server, streams: 2, maximum: 2)
+        defer { apns.shutdown() }
+        let pool = try #require(apns.pools[.production])
+
+        // Two slow pushes fill the first connection.
+        let first = Task {
+            await withTaskGroup(of: (String, PushOutcome).self) { group in
+                for token in ["slowA0", "slowA1"] { group.addTask { (token, await apns.send(Self.push(token))) } }
+                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+        }
+        #expect(await Self.eventually { pool.inFlightPerConnection == [2] })
+        // A slow push opens the second; the push that cuts its connection follows it there.
+        let victim = Task { await apns.send(Self.push("slowB0")) }
+        #expect(await Self.eventually { pool.inFlightPerConnection == [2, 1] })
+        let cutter = await apns.send(Self.push("dropB1"))
+        let cut = await victim.value
+
+        // Both pushes of the cut connection come back to be sent again, not as sent and not as lost.
+        #expect(cutter.disposition.isRetry)
+        #expect(cut.disposition.isRetry)
+        // The first connection's pushes are untouched.
+        let untouched = await first.value
+        #expect(untouched.values.allSatisfy { $0.disposition == .sent })
+        #expect(untouched.count == 2)
+        // The retry goes out: a new connection replaces the cut one.
+        #expect(await apns.send(Self.push("slowB0")).disposition == .sent)
+        #expect(pool.openConnections == 2)
+    }
+}
+
+extension PushOutcome.Disposition {
+    fileprivate var isRetry: Bool {
+        if case .retry = self { return true }
+        return false
+    }
+}
