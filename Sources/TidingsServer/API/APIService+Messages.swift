@@ -14,7 +14,7 @@ extension APIService {
     func postMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let accepted = try acceptMessage(request, appID: caller.appID)
-        if accepted.request.dryRun { return try dryRunMessage(accepted) }
+        if accepted.request.dryRun { return try await dryRunMessage(accepted) }
         let record = accepted.record
         let messageID = record.id
         let date = Date(millisecondsSince1970: record.createdAt)
@@ -27,7 +27,7 @@ extension APIService {
         try storeCall {
             try store.createCampaign(
                 record, resolver: dueNow ? resolver.id : nil, leaseUntil: dueNow ? lease : nil,
-                splitDecision: messageRequest.splitDecision(messageID: messageID, appID: caller.appID, now: date))
+                splitDecision: accepted.request.splitDecision(messageID: messageID, appID: caller.appID, now: date))
         }
         if dueNow {
             // One bounded chunk here; whatever remains is the background resolvers'.

@@ -37,7 +37,9 @@ struct DryRunPreviews: Sendable {
             DeepLinkAllowList(schemes: [scheme], hosts: components.host.map { [$0] } ?? []).allows(url)
         else { return preview }
         tap["allowed"] = .null
-        let listed = scheme == "https" ? "TidingsDeepLinkHosts lists \(components.host ?? "")" : "TidingsDeepLinkSchemes lists \(scheme)"
+        let listed =
+            scheme == "https"
+            ? "TidingsDeepLinkHosts lists \(components.host ?? "")" : "TidingsDeepLinkSchemes lists \(scheme)"
         tap["reason"] = .string("opened if the app's \(listed); otherwise the tap opens the app")
         object["tap"] = .object(tap)
         return .object(object)

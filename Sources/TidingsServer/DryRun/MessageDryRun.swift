@@ -101,7 +101,8 @@ struct MessageDryRun {
             rate: pace.rate, limit: pace.limit, localTime: localTime)
         return DryRunReport(
             evaluatedAt: evaluatedAt.millisecondsSince1970, sendAt: resolvedAt, matched: tally.matched,
-            wouldSend: summary.wouldSend, skipped: summary.skipped, deferredNight: tally.deferredNight, awaitingWinner: tally.awaitingWinner,
+            wouldSend: summary.wouldSend, skipped: summary.skipped, deferredNight: tally.deferredNight,
+            awaitingWinner: tally.awaitingWinner,
             byVariant: summary.byVariant, localSchedule: summary.localSchedule, duration: summary.duration,
             renderings: renderings(message, plan: plan, samples: samples, at: resolvedAt),
             notes: notes(accepted, pace: pace.limit))

@@ -2,7 +2,7 @@ import TidingsStore
 
 /// A `POST /v1/messages` body as accepted: validated, its payloads built and its message row made, nothing
 /// stored yet. A real send stores it; a dry run (``MessageDryRun``) only reads the audience against it.
-struct AcceptedMessage {
+struct AcceptedMessage: Sendable {
     var request: MessageRequest
     var record: MessageRecord
     var plan: CampaignPlan

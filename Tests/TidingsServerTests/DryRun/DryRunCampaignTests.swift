@@ -74,6 +74,26 @@ import TidingsTesting
         #expect(renderings.allSatisfy { $0["installation_id"]?.stringValue != nil })
     }
 
+    /// A split test that picks a winner sends its variants to the test share only: the dry run counts the rest
+    /// as awaiting the winner, neither sent nor skipped, exactly as many as the send leaves without a delivery.
+    @Test func aWinnerTestCountsThoseOutsideItsTestShareAsAwaitingTheWinner() async throws {
+        let fixture = try MessageFixture()
+        for index in 0..<80 { try await fixture.register("inst-\(index)", seed: index + 1) }
+        let body: JSONValue = [
+            "target": ["all": true], "control": 0.1, "campaign_id": "autumn",
+            "variants": [["id": "a", "content": ["title": "A"]], ["id": "b", "content": ["title": "B"]]],
+            "conversion": ["event": "purchase", "within": "24h"],
+            "winner": ["test_share": 0.3, "after": "4h"],
+        ]
+        let answer = try await fixture.expectDryRunMatchesSend(body)
+        let awaiting = try #require(answer["reach"]?["awaiting_winner"]?.integerValue)
+        let wouldSend = try #require(answer["reach"]?["would_send"]?.integerValue)
+        let skipped = (answer["reach"]?["skipped"]?.objectValue ?? [:]).values.compactMap(\.integerValue).reduce(0, +)
+        #expect(awaiting > 0 && wouldSend > 0)
+        #expect(awaiting + wouldSend + skipped == 80)
+        #expect(Int64(fixture.provider.pushes.count) == wouldSend)
+    }
+
     @Test func aLocalTimeSendIsDecidedPerZoneAtItsOwnDueTime() async throws {
         let fixture = try MessageFixture()
         // 2027-01-15T03:00Z: 09:00 has passed in Tokyo but not in Berlin or New York.

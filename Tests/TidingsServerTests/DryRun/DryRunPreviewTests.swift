@@ -29,11 +29,13 @@ import TidingsTesting
             ])
         // Exactly the SDK's answer for the rendered payload.
         let payload = try (rendering["payload"] ?? .null).serialized()
-        #expect(
-            previews
-                == (try NotificationPreviewer().previews(payload: payload)).map {
-                    DryRunPreviews.leavingDeepLinksToTheApp($0.json)
-                })
+        // Exactly the SDK's answer but for the deep link's verdict, which the app's allow-list gives (below).
+        func withoutTap(_ preview: JSONValue) -> JSONValue? {
+            preview.objectValue.map { .object($0.filter { $0.key != "tap" }) }
+        }
+        let sdk = try NotificationPreviewer().previews(payload: payload).map(\.json)
+        #expect(previews.map(withoutTap) == sdk.map(withoutTap))
+        #expect(sdk[0]["tap"]?["allowed"] == false)
 
         let background = previews[0]
         #expect(background["shown"] == true && background["title"] == "Hello" && background["body"] == "World")
