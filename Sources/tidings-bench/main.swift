@@ -15,6 +15,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("campaign-fanout", CampaignFanoutBench.run),
     ("console-scale", ConsoleScaleBench.run),
     ("audience", AudienceBench.run),
+    ("import", ImportBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.
