@@ -5,7 +5,8 @@ import TidingsModel
 /// A row is checked whole before anything of it is written (its user's tombstone, its installations'
 /// attribute count, its user's tag limits), so a refused row leaves nothing behind without a savepoint.
 package enum ImportBatchWriter {
-    package static func write(_ batch: ImportBatch, in transaction: some ImportTransaction) throws -> ImportBatchResult {
+    package static func write(_ batch: ImportBatch, in transaction: some ImportTransaction) throws -> ImportBatchResult
+    {
         let stored = try transaction.progress(appID: batch.appID, importID: batch.importID)
         var progress =
             stored

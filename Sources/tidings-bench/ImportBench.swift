@@ -21,7 +21,8 @@ enum ImportBench {
         let file = directory.appendingPathComponent("devices.ndjson")
         try writeFile(file, rows: rows)
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        Measure.line("import: \(rows) native NDJSON rows, \(size / 1_048_576) MiB, into tidingsd (release, SQLite on disk)")
+        Measure.line(
+            "import: \(rows) native NDJSON rows, \(size / 1_048_576) MiB, into tidingsd (release, SQLite on disk)")
 
         let tidingsd = try EndToEndBench.startTidingsd(
             dataDirectory: directory, apnsEndpoint: URL(string: "https://127.0.0.1:9")!)
@@ -87,7 +88,8 @@ enum ImportBench {
         let seconds = (ContinuousClock.now - start).seconds
         guard process.terminationStatus == 0, let summary = try? JSONValue.parse(data) else {
             throw APNsBench.Failure(
-                description: "tidings import exited \(process.terminationStatus): \(String(decoding: data, as: UTF8.self))")
+                description:
+                    "tidings import exited \(process.terminationStatus): \(String(decoding: data, as: UTF8.self))")
         }
         return (summary, seconds)
     }

@@ -15,7 +15,8 @@ import TidingsStore
         var text = ""
         for index in 1...rows {
             let zone = index % 1000 == 0 ? "Nowhere/Land" : "Asia/Tokyo"
-            text += #"{"installation_id":"cli-\#(index)","fcm_token":"t-\#(index)","user_id":"u\#(index % 50)","timezone":"\#(zone)","tags":["migrated"]}"#
+            text +=
+                #"{"installation_id":"cli-\#(index)","fcm_token":"t-\#(index)","user_id":"u\#(index % 50)","timezone":"\#(zone)","tags":["migrated"]}"#
             text += "\n"
         }
         let path = directory.appendingPathComponent("devices.ndjson").path
@@ -39,8 +40,9 @@ import TidingsStore
         #expect(firstError["row"] == 1000)
         #expect(firstError["column"] == "timezone")
         #expect(firstError["rule"] == "invalid_timezone")
-        #expect(try backend.store.installations(appID: backend.appID, query: InstallationQuery(limit: 20_000)).count
-            == Self.rows - 12)
+        #expect(
+            try backend.store.installations(appID: backend.appID, query: InstallationQuery(limit: 20_000)).count
+                == Self.rows - 12)
         #expect(try backend.store.tags(appID: backend.appID, userID: "u1") == ["migrated"])
 
         let again = try await backend.tidingsConnected(["import", path, "--profile", "native", "--json"])

@@ -34,7 +34,9 @@ import TidingsStore
         defer { server.kill() }
         let firstRun = try Self.startImport(file: file, server: try #require(server.url), key: serverKey)
         let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, (try store.importProgress(appID: app.id, importID: Self.importID)?.rowsDone ?? 0) < 10_000 {
+        while Date() < deadline,
+            (try store.importProgress(appID: app.id, importID: Self.importID)?.rowsDone ?? 0) < 10_000
+        {
             try await Task.sleep(for: .milliseconds(5))
         }
         server.kill()
@@ -77,7 +79,8 @@ import TidingsStore
         let process = Process()
         process.executableURL = TidingsdProcess.executable.deletingLastPathComponent().appendingPathComponent("tidings")
         process.arguments = [
-            "import", file.path, "--profile", "native", "--import-id", importID, "--json", "--server", server.absoluteString, "--key", key,
+            "import", file.path, "--profile", "native", "--import-id", importID, "--json", "--server",
+            server.absoluteString, "--key", key,
         ]
         let output = Pipe()
         process.standardOutput = output

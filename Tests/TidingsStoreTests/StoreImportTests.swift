@@ -71,7 +71,8 @@ import TidingsStoreTesting
         #expect(try store.installation(appID: Self.appID, installationID: "i-1") == before, "not even updated_at")
         var changed = Self.row(2)
         changed.items[0].update.timezone = .set("Asia/Tokyo")
-        let update = try store.importBatch(Self.batch([Self.row(1, user: "u1", tags: ["new"]), changed], importID: "c"))
+        let update = try store.importBatch(
+            Self.batch([Self.row(1, user: "u1", tags: ["new"]), changed], importID: "c"))
         #expect(update.outcomes == [1: .updated, 2: .updated])
         #expect(try store.tags(appID: Self.appID, userID: "u1") == ["new", "vip"])
     }

@@ -56,7 +56,8 @@ extension APIService {
             throw HTTPError(
                 status: 413, code: "too_many_rows",
                 message:
-                    "an import part may hold at most \(Self.maximumImportPartRows) rows; this one holds \(records.count)")
+                    "an import part may hold at most \(Self.maximumImportPartRows) rows; this one holds \(records.count)"
+            )
         }
         let mapper = ImportRowMapper(
             profile: profile, attributeLimits: configuration.attributeLimits, tagLimits: configuration.tagLimits)
@@ -110,7 +111,9 @@ extension APIService {
     /// `format`, or the one `Content-Type` names; the profile must read it.
     private func importFormat(_ request: HTTPRequest, profile: any ImportProfile) throws -> ImportFormat {
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
-        let named = request.queryValue("format") ?? ImportFormat.allCases.first { contentType.hasPrefix($0.mediaType) }?.rawValue
+        let named =
+            request.queryValue("format")
+            ?? ImportFormat.allCases.first { contentType.hasPrefix($0.mediaType) }?.rawValue
         guard let named, let format = ImportFormat(rawValue: named) else {
             throw HTTPError(
                 status: 400, code: "invalid_parameter", message: "format must be csv or ndjson")
@@ -140,7 +143,9 @@ extension APIService {
         if bytes.first == UInt8(ascii: "{") {
             throw HTTPError(
                 status: 400, code: "wrong_format",
-                message: "the first line is a JSON object, not a CSV header: if the file is NDJSON, send it with format=ndjson")
+                message:
+                    "the first line is a JSON object, not a CSV header: if the file is NDJSON, send it with format=ndjson"
+            )
         }
         guard let columns = CSVRecord.fields(bytes), columns.allSatisfy({ !$0.isEmpty }),
             Set(columns).count == columns.count

@@ -47,7 +47,8 @@ struct ImportRowMapper: Sendable {
         if !tags.isEmpty, imported.userID == nil {
             throw ImportRowError(
                 column: imported.userColumn, rule: "required",
-                message: "tags belong to a user: \(imported.userColumn) is required when \(imported.tagsColumn) is given")
+                message:
+                    "tags belong to a user: \(imported.userColumn) is required when \(imported.tagsColumn) is given")
         }
         return ImportRow(
             number: number, items: items, userID: imported.userID, userDigest: try imported.userID.flatMap(digest),

@@ -28,7 +28,8 @@ public struct ImportSourceRow: Sendable {
         case "false", "f", "0", "no", "n": return false
         default:
             throw ImportRowError(
-                column: column, rule: "invalid_boolean", message: "\(column) must be true or false, not '\(text.prefix(40))'")
+                column: column, rule: "invalid_boolean",
+                message: "\(column) must be true or false, not '\(text.prefix(40))'")
         }
     }
 

@@ -51,7 +51,9 @@ extension ImportedDevice {
         default:
             throw ImportRowError(
                 column: platformColumn, rule: "unsupported_platform",
-                message: "\(platformColumn) '\(platform.prefix(40))' is no iOS or Android device: Tidings sends through APNs and FCM only")
+                message:
+                    "\(platformColumn) '\(platform.prefix(40))' is no iOS or Android device: Tidings sends through APNs and FCM only"
+            )
         }
     }
 }

@@ -27,7 +27,8 @@ struct NHNCloudImportProfile: ImportProfile {
         default:
             throw ImportRowError(
                 column: "pushType", rule: "unsupported_platform",
-                message: "pushType '\(pushType.prefix(40))' is not APNS, APNS_SANDBOX, APNS_VOIP, APNS_SANDBOX_VOIP or FCM")
+                message:
+                    "pushType '\(pushType.prefix(40))' is not APNS, APNS_SANDBOX, APNS_VOIP, APNS_SANDBOX_VOIP or FCM")
         }
         device.setConsent("notifications", try row.flag("isNotificationAgreement"), from: "isNotificationAgreement")
         device.setConsent("ads", try row.flag("isAdAgreement"), from: "isAdAgreement")

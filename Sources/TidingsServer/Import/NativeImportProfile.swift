@@ -50,7 +50,8 @@ struct NativeImportProfile: ImportProfile {
         case "number":
             guard let number = Double(text), number.isFinite else {
                 throw ImportRowError(
-                    column: column, rule: "invalid_attribute", message: "\(column) must be a number, not '\(text.prefix(40))'")
+                    column: column, rule: "invalid_attribute",
+                    message: "\(column) must be a number, not '\(text.prefix(40))'")
             }
             typed = .double(number)
         case "bool":

@@ -49,7 +49,8 @@ final class ImportFileReader {
 
     private func take(_ record: ArraySlice<UInt8>) {
         var stop = record.endIndex
-        while stop > record.startIndex, record[stop - 1] == UInt8(ascii: "\n") || record[stop - 1] == UInt8(ascii: "\r") {
+        while stop > record.startIndex, record[stop - 1] == UInt8(ascii: "\n") || record[stop - 1] == UInt8(ascii: "\r")
+        {
             stop -= 1
         }
         if stop > record.startIndex { pending.append(Array(record[record.startIndex..<stop])) }

@@ -42,7 +42,8 @@ struct ImportSummary {
             let row = error["row"]?.integerValue ?? 0
             let column = error["column"]?.stringValue ?? ""
             lines.append(
-                "  row \(row)\(column.isEmpty ? "" : ", \(column)"): \(error["rule"]?.stringValue ?? "") — \(error["message"]?.stringValue ?? "")")
+                "  row \(row)\(column.isEmpty ? "" : ", \(column)"): \(error["rule"]?.stringValue ?? "") — \(error["message"]?.stringValue ?? "")"
+            )
         }
         if rejected > firstErrors.count { lines.append("  ...") }
         if let reportPath { lines.append("every refused row: \(reportPath)") }
@@ -54,7 +55,8 @@ struct ImportSummary {
             "import_id": .string(importID), "profile": .string(profile), "dry_run": .bool(dryRun),
             "rows": .integer(Int64(rows)), "skipped": .integer(Int64(skipped)), "imported": .integer(Int64(imported)),
             "updated": .integer(Int64(updated)), "unchanged": .integer(Int64(unchanged)),
-            "rejected": .integer(Int64(rejected)), "seconds": .double(seconds), "rows_per_second": .integer(Int64(rate)),
+            "rejected": .integer(Int64(rejected)), "seconds": .double(seconds),
+            "rows_per_second": .integer(Int64(rate)),
             "report": reportPath.map(JSONValue.string) ?? .null,
         ])
     }

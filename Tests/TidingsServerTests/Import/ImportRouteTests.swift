@@ -96,7 +96,8 @@ import TidingsTesting
         _ = try await Self.post(
             harness, try Self.fixture("nhncloud.csv"), profile: "nhncloud", format: "csv", importID: "nhncloud")
         let sandbox = try #require(
-            try harness.store.installation(appID: "app_main", installationID: "nhncloud.X3LOdJSQdNzCCvcbiSPZTGK1M9srPU5EumR2"))
+            try harness.store.installation(
+                appID: "app_main", installationID: "nhncloud.X3LOdJSQdNzCCvcbiSPZTGK1M9srPU5EumR2"))
         #expect(sandbox.environment == "sandbox")
         #expect(sandbox.userID == "bob")
         #expect(sandbox.timezone == "Asia/Seoul")
@@ -179,7 +180,8 @@ import TidingsTesting
         #expect(errors.first?["row"] == 1)
         #expect(errors.first?["column"] == "user_id")
         #expect(errors.first?["rule"] == "user_erased")
-        #expect(try harness.store.installation(appID: "app_main", installationID: "fcm.fcm-registration-token-1") == nil)
+        #expect(
+            try harness.store.installation(appID: "app_main", installationID: "fcm.fcm-registration-token-1") == nil)
         #expect(reply.json["imported"] == 1)
     }
 

@@ -22,7 +22,8 @@ public struct ImportBatch: Sendable {
 
     public init(
         appID: String, importID: String, profile: String, firstRow: Int, rowCount: Int, rows: [ImportRow],
-        rejectedBeforeStore: [Int], tagLimits: TagLimits = .default, attributeLimits: AttributeLimits = AttributeLimits(),
+        rejectedBeforeStore: [Int], tagLimits: TagLimits = .default,
+        attributeLimits: AttributeLimits = AttributeLimits(),
         dryRun: Bool = false, now: Int64
     ) {
         self.appID = appID
