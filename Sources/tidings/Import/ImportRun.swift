@@ -37,10 +37,7 @@ struct ImportRun {
         func send() async throws {
             guard partRows > 0 else { return }
             let answer = try await sendPart(part, firstRow: firstRow)
-            var answered = summary
-            answered.add(answer)
-            answered.skipped = summary.skipped + (answer["skipped"]?.integerValue.map(Int.init) ?? 0)
-            summary = answered
+            summary.add(answer)
             for error in answer["errors"]?.arrayValue ?? [] {
                 if summary.firstErrors.count < Self.shownErrors { summary.firstErrors.append(error) }
                 if report == nil {
