@@ -353,7 +353,7 @@ extension PostgresStore {
         ).first
     }
 
-    private static func write(_ installation: Installation, _ db: PostgresConnection) throws {
+    static func write(_ installation: Installation, _ db: PostgresConnection) throws {
         try db.run(upsertSQL, parameters(of: installation))
     }
 

@@ -534,6 +534,22 @@ extension PostgresStore {
         );
         CREATE INDEX split_decisions_due ON split_decisions (state, decide_at);
         """,
+        // Bulk imports: each import's cursor and counts, written with each of its batches.
+        """
+        CREATE TABLE imports (
+            app_id text COLLATE "C" NOT NULL,
+            import_id text COLLATE "C" NOT NULL,
+            profile text NOT NULL,
+            rows_done bigint NOT NULL,
+            imported bigint NOT NULL,
+            updated bigint NOT NULL,
+            unchanged bigint NOT NULL,
+            rejected bigint NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, import_id)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -17,6 +17,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("console-scale", ConsoleScaleBench.run),
     ("audience", AudienceBench.run),
     ("dryrun", DryRunBench.run),
+    ("import", ImportBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.

@@ -15,6 +15,7 @@ enum TidingsCommand {
           live-activity start|update|end      start, update and end Live Activities on devices
           audience count EXPR                 how many installations an audience expression selects now
           devices list|show                   the installations registered with tidingsd
+          import FILE --profile NAME          devices and users from a vendor's export (CSV, NDJSON)
           events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
           apps list|show|create|set-...       apps, their settings and credentials (admin key)
@@ -48,6 +49,7 @@ enum TidingsCommand {
             case "live-activity": return try await LiveActivityCommand.run(rest)
             case "audience": return try await AudienceCommand.run(rest)
             case "devices": return try await DevicesCommand.run(rest)
+            case "import": return try await ImportCommand.run(rest)
             case "events": return try await EventsCommand.run(rest)
             case "stats": return try await StatsCommand.run(rest)
             // The administration API, with an admin key (Sources/tidings/Admin).

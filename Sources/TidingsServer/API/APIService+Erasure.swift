@@ -30,7 +30,7 @@ extension APIService {
 
     /// The app's erasure key, nil when the app never erased anyone and `creating` is false. Cached (that the
     /// app has none too) like keys, so a registration of an app that never erased anyone reads nothing.
-    private func erasureKey(appID: String, creating: Bool) throws -> [UInt8]? {
+    func erasureKey(appID: String, creating: Bool) throws -> [UInt8]? {
         let lifetime = configuration.keyCacheSeconds
         if !creating {
             return try erasureKeys.value(for: appID, now: clock.now, lifetime: lifetime) {

@@ -53,6 +53,9 @@ extension APIService {
         "DELETE /v1/users/{user_id}/tags/{tag}": editor,
         "GET /v1/users/{user_id}/export": editor,
         "DELETE /v1/users/{user_id}": editor,
+        // Bulk import writes installations, users and tags as their own routes do.
+        "POST /v1/imports/{import_id}": editor,
+        "GET /v1/imports/{import_id}": editor,
         // Events and statistics.
         "POST /v1/events": editor,
         // Events carry user ids, values and attributes; the list is also the CSV and NDJSON export.

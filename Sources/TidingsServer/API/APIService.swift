@@ -100,6 +100,6 @@ final class APIService: Sendable {
             HTTPRoute("GET", "/v1/users/{user_id}/export") { try await self.exportUser($0) },
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
         ] + adminRoutes() + operatorRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
-            + sessionRoutes() + twoFactorRoutes() + consoleRoutes() + audienceRoutes()
+            + sessionRoutes() + twoFactorRoutes() + consoleRoutes() + audienceRoutes() + importRoutes()
     }
 }

@@ -49,7 +49,7 @@ extension SQLiteStore {
             }, completion: completion)
     }
 
-    private static func upsertInstallation(
+    static func upsertInstallation(
         _ db: SQLiteConnection, appID: String, installationID: String, now: Int64,
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
     ) throws -> (installation: Installation, created: Bool) {

@@ -500,6 +500,22 @@ extension SQLiteStore {
         );
         CREATE INDEX split_decisions_due ON split_decisions(state, decide_at);
         """,
+        // Bulk imports: each import's cursor and counts, written with each of its batches.
+        """
+        CREATE TABLE imports (
+            app_id TEXT NOT NULL,
+            import_id TEXT NOT NULL,
+            profile TEXT NOT NULL,
+            rows_done INTEGER NOT NULL,
+            imported INTEGER NOT NULL,
+            updated INTEGER NOT NULL,
+            unchanged INTEGER NOT NULL,
+            rejected INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, import_id)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -117,12 +117,17 @@ struct ServerClient: Sendable {
     }
 
     /// Sends a request and answers the 2xx response; other statuses become ``ServerClientError``.
+    /// `raw` is a body sent as it is (an import file's part), with its media type.
     func send(
-        _ method: String, _ path: [String], query: [(String, String?)] = [], body: JSONValue? = nil, accept: String
+        _ method: String, _ path: [String], query: [(String, String?)] = [], body: JSONValue? = nil,
+        raw: (bytes: [UInt8], mediaType: String)? = nil, accept: String
     ) async throws(ServerClientError) -> TransportResponse {
         var headers = ["Authorization": "Bearer \(connection.key)", "Accept": accept]
         var bytes: [UInt8] = []
-        if let body {
+        if let raw {
+            bytes = raw.bytes
+            headers["Content-Type"] = raw.mediaType
+        } else if let body {
             do {
                 bytes = try body.serialized()
             } catch {
