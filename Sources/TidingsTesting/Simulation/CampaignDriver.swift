@@ -30,6 +30,17 @@ public struct CampaignDriver: Sendable {
         return (id, Int(answer["targets"]?.integerValue ?? 0))
     }
 
+    /// `POST /v1/messages` with `"dry_run": true`: what sending `body` would do, sending and storing nothing.
+    public func dryRun(_ body: JSONValue) async throws(DeviceFleetError) -> JSONValue {
+        guard var object = body.objectValue else { throw .serverFailed("a message body must be a JSON object") }
+        object["dry_run"] = true
+        let answer = try await call("POST", "/v1/messages", body: .object(object))
+        guard answer["dry_run"] == true, answer["reach"]?["would_send"]?.integerValue != nil else {
+            throw .serverFailed("POST /v1/messages with dry_run answered without its reach")
+        }
+        return answer
+    }
+
     /// `GET /v1/messages/{id}`: state, counts and funnel.
     public func message(_ id: String) async throws(DeviceFleetError) -> JSONValue {
         try await call("GET", "/v1/messages/\(id)", body: nil)

@@ -41,11 +41,15 @@ struct DemoRun {
 
         let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         mark = ContinuousClock.now
+        let campaign = SampleCampaign.splitBody(mediaURL: deployment.mediaURL(named: "picks.png"))
+        Console.progress("[2/6] a dry run first: what the campaign would do, sending nothing ")
+        let dryRun = try await driver.dryRun(campaign)
+        let wouldSend = dryRun["reach"]?["would_send"]?.integerValue ?? 0
+        Console.progress(line: DemoDryRun.summary(of: dryRun))
         Console.progress(
-            "[2/6] sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link; "
+            "      sending campaign \"\(SampleCampaign.campaignID)\" (image, two buttons, a deep link; "
                 + "two variants in three languages, 10% control) ")
-        let (messageID, targets) = try await driver.send(
-            SampleCampaign.splitBody(mediaURL: deployment.mediaURL(named: "picks.png")))
+        let (messageID, targets) = try await driver.send(campaign)
         Console.progress(line: "message \(messageID) to \(targets) installations")
 
         Console.progress("[3/6] fan-out through the APNs emulator to the devices ")
@@ -54,6 +58,12 @@ struct DemoRun {
         let tally = await fleet.stop()
         let sent = Int(message["counts"]?["sent"]?.integerValue ?? 0)
         Console.progress(line: "\(sent) sent, \(tally.received) handled by devices in \(Self.elapsed(since: mark))")
+        // Nothing changes between the dry run and the send, so the send must do exactly what it said.
+        var dryRunMismatch: String?
+        if Int64(sent) != wouldSend {
+            dryRunMismatch = "the dry run said \(wouldSend) would be sent; \(sent) were"
+            Console.progress(line: "      " + (dryRunMismatch ?? ""))
+        }
 
         mark = ContinuousClock.now
         Console.progress("[4/6] waiting for the devices' events ")
@@ -93,6 +103,10 @@ struct DemoRun {
             line: (localTime.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         let failures = fleet.failures
         if !failures.isEmpty || !liveActivity.succeeded || !localTime.succeeded { matches = false }
+        if let dryRunMismatch {
+            matches = false
+            mismatch = mismatch ?? dryRunMismatch
+        }
 
         // A console sign-in made for this run only, shown once below.
         var consolePassword: String?
