@@ -101,13 +101,19 @@ let package = Package(
             name: "TidingsForwarding",
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
 
+        // The decisions of campaigns and journeys, knowing nothing of HTTP: journey definitions, their validation
+        // and the step each run takes next, written against manual clocks.
+        .target(
+            name: "TidingsCampaigns",
+            dependencies: ["TidingsModel", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
+
         // The backend: HTTP API, auth, messages, fan-out, policy, service wiring. It imports the SDK only for the
         // dry run's device previews, which must be the SDK's own handling.
         .target(
             name: "TidingsServer",
             dependencies: [
                 "TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsCrypto", "TidingsPush", "TidingsStore",
-                "TidingsPostgres", "TidingsForwarding", "Tidings", "CQRencode",
+                "TidingsPostgres", "TidingsForwarding", "TidingsCampaigns", "Tidings", "CQRencode",
             ]
         ),
 
@@ -153,6 +159,8 @@ let package = Package(
             name: "TidingsHTTPTests",
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsTestSupport"]),
         .testTarget(name: "TidingsCryptoTests", dependencies: ["TidingsModel", "TidingsCrypto"]),
+        .testTarget(
+            name: "TidingsCampaignsTests", dependencies: ["TidingsModel", "TidingsStore", "TidingsCampaigns"]),
         .testTarget(
             name: "TidingsPushTests",
             dependencies: [
