@@ -255,7 +255,8 @@ struct JourneyDefinitionParser {
             for field in Self.messageFieldsDecidedByTheJourney where message[field] != nil {
                 problem("\(path).message.\(field)", "is decided by the journey; a step's message cannot set it")
             }
-            for found in checkMessage(message) {
+            // What the journey decides is reported above; the message check would only add a misleading second word.
+            for found in checkMessage(message.filter { !Self.messageFieldsDecidedByTheJourney.contains($0.key) }) {
                 problem("\(path).message" + (found.path.isEmpty ? "" : ".\(found.path)"), found.message)
             }
             return JourneyStep(id: id, next: next, kind: .send(message: message))

@@ -8,7 +8,7 @@ extension APIService {
     func journeyRoutes() -> [HTTPRoute] {
         [
             HTTPRoute("POST", "/v1/journeys") { try await self.createJourney($0) },
-            HTTPRoute("POST", "/v1/journeys/validate") { try await self.validateJourney($0) },
+            HTTPRoute("POST", "/v1/journeys:validate") { try await self.validateJourney($0) },
             HTTPRoute("GET", "/v1/journeys") { try await self.listJourneys($0) },
             HTTPRoute("GET", "/v1/journeys/{journey_id}") { try await self.getJourney($0) },
             HTTPRoute("PUT", "/v1/journeys/{journey_id}") { try await self.updateJourney($0) },
@@ -104,7 +104,7 @@ extension APIService {
         return json(Self.journeyStateJSON(record), status: 201)
     }
 
-    /// `POST /v1/journeys/validate`: every problem of a definition, storing nothing.
+    /// `POST /v1/journeys:validate`: every problem of a definition, storing nothing.
     func validateJourney(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         switch try journeyDefinition(request, appID: caller.appID) {

@@ -75,7 +75,7 @@ extension APIService {
         "POST /v1/uninstall-checks": editor,
         // Journeys, and the backend's events that drive them.
         "POST /v1/journeys": editor,
-        "POST /v1/journeys/validate": viewer,
+        "POST /v1/journeys:validate": viewer,
         "GET /v1/journeys": viewer,
         "GET /v1/journeys/{journey_id}": viewer,
         "PUT /v1/journeys/{journey_id}": editor,

@@ -10,7 +10,7 @@ import TidingsStore
 extension APIService {
     /// POSTs that change nothing: a viewer may make them, and they are not audited.
     static let readOnlyPosts: Set<String> = [
-        "/v1/lint", "/v1/audience", "/v1/audience/count", "/v1/journeys/validate",
+        "/v1/lint", "/v1/audience", "/v1/audience/count", "/v1/journeys:validate",
     ]
     /// The sign-in routes: audited by the handlers themselves, naming the operator the name or challenge is
     /// for (the request carries no credential yet).
