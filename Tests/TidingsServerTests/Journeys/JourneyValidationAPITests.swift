@@ -36,10 +36,13 @@ import TidingsStoreTesting
         let errors = reply.json["error"]?["errors"]
         let paths = Self.paths(errors)
         #expect(paths.contains("name"), "\(paths)")
-        #expect(paths.contains("steps[2].next"), "\(paths)")
+        let nowhere = errors?.arrayValue?.first { $0["message"]?.stringValue?.contains("nowhere") == true }
+        #expect(nowhere?["path"]?.stringValue?.hasPrefix("steps[2]") == true, "\(paths)")
         #expect(paths.contains { $0.hasPrefix("steps[1].message.content") }, "\(paths)")
         #expect(paths.contains { $0.hasPrefix("steps[2].message") }, "\(paths)")
         #expect(!paths.contains { $0.hasPrefix("steps[0].message") }, "the first message is fine: \(paths)")
+        // A field the journey decides is one problem, not also checked as a message would use it.
+        #expect(paths.filter { $0 == "steps[2].message.send_at" }.count == 1, "\(String(describing: errors))")
         #expect(errors?.arrayValue?.allSatisfy { !($0["message"]?.stringValue ?? "").isEmpty } == true)
         let listed = try await fixture.call("GET", "/v1/journeys")
         #expect(listed.json["journeys"]?.arrayValue?.isEmpty == true, "nothing was stored")
