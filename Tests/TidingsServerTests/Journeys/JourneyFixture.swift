@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TidingsModel
+import TidingsPostgres
 import TidingsServer
 import TidingsStore
 import TidingsStoreTesting
@@ -43,6 +44,59 @@ struct JourneyFixture {
         return id
     }
 
+    /// Creates a journey and leaves it in `draft`; returns its id.
+    func create(_ definition: JSONValue) async throws -> String {
+        let created = try await harness.call("POST", "/v1/journeys", key: harness.serverKey, json: definition)
+        #expect(created.status == 201, "\(created.json)")
+        return try #require(created.json["journey_id"]?.stringValue)
+    }
+
+    /// A call with the server key.
+    func call(_ method: String, _ path: String, json: JSONValue? = nil) async throws -> APIHarness.Reply {
+        try await harness.call(method, path, key: harness.serverKey, json: json)
+    }
+
+    /// `POST /v1/users/{user}/events` as the app's backend reports an event (the server key unless `key`).
+    func report(_ user: String, _ body: JSONValue, key: String? = nil) async throws -> APIHarness.Reply {
+        try await harness.call("POST", "/v1/users/\(user)/events", key: key ?? harness.serverKey, json: body)
+    }
+
+    /// A journey of `steps` entered by an event of type `trigger`, with `extra` members (entry, exit).
+    static func journey(
+        _ trigger: String, _ steps: [JSONValue], _ extra: [String: JSONValue] = [:]
+    ) -> JSONValue {
+        var object: [String: JSONValue] = ["name": "Test journey", "trigger": ["event": .string(trigger)]]
+        object["steps"] = .array(steps)
+        object.merge(extra) { _, new in new }
+        return .object(object)
+    }
+
+    /// A send step whose push has `title`.
+    static func send(_ id: String, _ title: String, next: String? = nil) -> JSONValue {
+        var step: [String: JSONValue] = [
+            "id": .string(id), "type": "send", "message": ["content": ["title": .string(title)]],
+        ]
+        if let next { step["next"] = .string(next) }
+        return .object(step)
+    }
+
+    /// A wait of `seconds`.
+    static func wait(_ id: String, _ seconds: Int64) -> JSONValue {
+        ["id": .string(id), "type": "wait", "duration": .integer(seconds)]
+    }
+
+    /// Another tidingsd on the fixture's store and clock, pushing through the same provider: on PostgreSQL with a
+    /// connection pool of its own, on SQLite through the same store (one process owns a SQLite directory).
+    func secondInstance() throws -> APIHarness {
+        let shared: any Store =
+            if let postgres = store as? PostgresStore {
+                try PostgresStore(configuration: postgres.configuration)
+            } else {
+                store
+            }
+        return try APIHarness(provider: messages.provider, sharing: shared, clock: clock)
+    }
+
     /// Registers `installation` of `user` with a token and notification consent.
     func register(_ installation: String, seed: Int, user: String?) async throws {
         var fields: [String: JSONValue] = [:]
@@ -57,6 +111,9 @@ struct JourneyFixture {
         let event = harness.event(type, installation: installation, message: nil, campaign: nil, extra: fields)
         let reply = try await harness.postEvents(json: ["events": [event]], as: installation)
         #expect(reply.status == 200, "\(reply.json)")
+        // A refused event would leave a test of who enters passing for the wrong reason.
+        let status = reply.json["receipts"]?[0]?["status"]?.stringValue ?? ""
+        #expect(["accepted", "duplicate"].contains(status), "\(type): \(reply.json)")
     }
 
     /// Runs the engine, then the fan-out, until both have nothing left.
@@ -80,6 +137,13 @@ struct JourneyFixture {
     /// The numbers of step `id` in a `GET /v1/journeys/{id}` answer.
     static func step(_ journey: JSONValue, _ id: String) -> JSONValue {
         journey["steps"]?.arrayValue?.first { $0["id"]?.stringValue == id } ?? .null
+    }
+
+    /// The titles of the pushes sent to `installation` so far, in order.
+    func titles(to installation: String) -> [String] {
+        messages.provider.pushes.filter { $0.installationID == installation }.compactMap { push in
+            (try? JSONValue.parse(Data(push.payload)))?["aps"]?["alert"]?["title"]?.stringValue
+        }
     }
 
     /// The titles of the pushes sent so far, in order.
