@@ -23,28 +23,49 @@ struct DemoJourney {
     }
 
     /// Who did what, each step's numbers, and what differs.
-    func lines() -> [String] {
-        guard let outcome else { return ["journey failed: \(failure ?? "no outcome")"] }
+    func text() -> [String] {
+        guard let outcome else { return ["The abandoned-cart journey did not finish: \(failure ?? "no outcome")"] }
         let journey = outcome.journey
-        let exited = (journey["exited"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
-            .map { "\($0.key) \($0.value.integerValue ?? 0)" }.joined(separator: ", ")
         var lines = [
-            "journey \(outcome.journeyID): \(journey["entered"]?.integerValue ?? 0) entered, "
-                + "\(outcome.convertedAfterReminder.count) bought after the reminder, "
-                + "\(outcome.neverBought.count) never; exited: \(exited)",
-            "step        entered  sent  delivered  opened  converted  exited",
+            "An abandoned-cart journey (\(outcome.journeyID)), waits of \(AbandonedCartJourney.pauseSeconds) s "
+                + "and \(AbandonedCartJourney.lastCallSeconds) s: \(journey["entered"]?.integerValue ?? 0) added to "
+                + "cart, \(outcome.convertedAfterReminder.count) bought after the reminder, "
+                + "\(outcome.neverBought.count) never; exited: \(Self.reasons(journey["exited"]))",
+            "  STEP       ENTERED  SENT  DELIVERED  OPENED  CONVERTED  EXITED",
         ]
+        let columns = [("entered", 7), ("sent", 6), ("delivered", 11), ("opened", 8), ("converted", 11)]
         for step in journey["steps"]?.arrayValue ?? [] {
             func number(_ name: String) -> String { step[name]?.integerValue.map(String.init) ?? "-" }
-            let stepExits = (step["exited"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
-                .map { "\($0.key) \($0.value.integerValue ?? 0)" }.joined(separator: ", ")
+            let exits = Self.reasons(step["exited"])
             lines.append(
-                (step["id"]?.stringValue ?? "?").padding(toLength: 12, withPad: " ", startingAt: 0)
-                    + [("entered", 7), ("sent", 6), ("delivered", 11), ("opened", 8), ("converted", 11)]
-                    .map { String(repeating: " ", count: max(0, $0.1 - number($0.0).count)) + number($0.0) }
-                    .joined() + (stepExits.isEmpty ? "" : "  " + stepExits))
+                "  " + (step["id"]?.stringValue ?? "?").padding(toLength: 9, withPad: " ", startingAt: 0)
+                    + columns.map { String(repeating: " ", count: max(0, $0.1 - number($0.0).count)) + number($0.0) }
+                    .joined() + (exits.isEmpty ? "" : "  " + exits))
         }
-        lines += outcome.mismatches.map { "differs: \($0)" }
+        if outcome.mismatches.isEmpty {
+            lines.append("  every step equals what the devices did, and no one was shown a push after buying")
+        } else {
+            lines.append("  differs from what the devices did:")
+            lines += outcome.mismatches.map { "    " + $0 }
+        }
         return lines
+    }
+
+    var json: JSONValue {
+        guard let outcome else { return ["succeeded": false, "failure": failure.map(JSONValue.string) ?? .null] }
+        return [
+            "journey_id": .string(outcome.journeyID), "succeeded": .bool(succeeded),
+            "entered": outcome.journey["entered"] ?? .null, "exited": outcome.journey["exited"] ?? .null,
+            "steps": outcome.journey["steps"] ?? .null,
+            "bought_after_reminder": .integer(Int64(outcome.convertedAfterReminder.count)),
+            "never_bought": .integer(Int64(outcome.neverBought.count)),
+            "mismatches": .array(outcome.mismatches.map(JSONValue.string)),
+        ]
+    }
+
+    /// `{"event:purchase": 4, "exit_step": 8}` as `event:purchase 4, exit_step 8`.
+    static func reasons(_ exited: JSONValue?) -> String {
+        (exited?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.integerValue ?? 0)" }
+            .joined(separator: ", ")
     }
 }

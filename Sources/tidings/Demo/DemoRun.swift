@@ -102,15 +102,11 @@ struct DemoRun {
         Console.progress(
             line: (localTime.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         mark = ContinuousClock.now
-        Console.progress(
-            line: "[7/7] a journey: abandoned cart (add to cart, wait, reminder, wait, last call; a purchase exits) ")
+        Console.progress("[7/7] an abandoned-cart journey: add to cart, wait, reminder, wait, last call ")
         fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
         let journey = await DemoJourney.run(driver: driver, fleet: fleet, timeout: .seconds(40))
         await fleet.stop()
-        for line in journey.lines() { Console.progress(line: "      " + line) }
-        Console.progress(
-            line: "      " + (journey.succeeded ? "each step equals what the devices did" : "incomplete")
-                + " in \(Self.elapsed(since: mark))\n")
+        Console.progress(line: (journey.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         let failures = fleet.failures
         if !failures.isEmpty || !liveActivity.succeeded || !localTime.succeeded || !journey.succeeded {
             matches = false
@@ -133,7 +129,7 @@ struct DemoRun {
         }
         let report = DemoReport(
             messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
-            liveActivity: liveActivity, localTime: localTime,
+            liveActivity: liveActivity, localTime: localTime, journey: journey,
             failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
             audience: DemoReport.audience(of: fleet.devices), deployment: deployment, options: options,
             consolePassword: consolePassword)
