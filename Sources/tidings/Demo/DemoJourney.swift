@@ -26,20 +26,20 @@ struct DemoJourney {
     func text() -> [String] {
         guard let outcome else { return ["The abandoned-cart journey did not finish: \(failure ?? "no outcome")"] }
         let journey = outcome.journey
+        let columns = [("entered", 8), ("sent", 6), ("delivered", 11), ("opened", 8), ("converted", 11)]
         var lines = [
             "An abandoned-cart journey (\(outcome.journeyID)), waits of \(AbandonedCartJourney.pauseSeconds) s "
                 + "and \(AbandonedCartJourney.lastCallSeconds) s: \(journey["entered"]?.integerValue ?? 0) added to "
                 + "cart, \(outcome.convertedAfterReminder.count) bought after the reminder, "
                 + "\(outcome.neverBought.count) never; exited: \(Self.reasons(journey["exited"]))",
-            "  STEP       ENTERED  SENT  DELIVERED  OPENED  CONVERTED  EXITED",
+            "  STEP     " + columns.map { Self.right($0.0.uppercased(), $0.1) }.joined() + "  EXITED",
         ]
-        let columns = [("entered", 7), ("sent", 6), ("delivered", 11), ("opened", 8), ("converted", 11)]
         for step in journey["steps"]?.arrayValue ?? [] {
             func number(_ name: String) -> String { step[name]?.integerValue.map(String.init) ?? "-" }
             let exits = Self.reasons(step["exited"])
             lines.append(
                 "  " + (step["id"]?.stringValue ?? "?").padding(toLength: 9, withPad: " ", startingAt: 0)
-                    + columns.map { String(repeating: " ", count: max(0, $0.1 - number($0.0).count)) + number($0.0) }
+                    + columns.map { Self.right(number($0.0), $0.1) }
                     .joined() + (exits.isEmpty ? "" : "  " + exits))
         }
         if outcome.mismatches.isEmpty {
@@ -61,6 +61,10 @@ struct DemoJourney {
             "never_bought": .integer(Int64(outcome.neverBought.count)),
             "mismatches": .array(outcome.mismatches.map(JSONValue.string)),
         ]
+    }
+
+    static func right(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     /// `{"event:purchase": 4, "exit_step": 8}` as `event:purchase 4, exit_step 8`.
