@@ -48,6 +48,8 @@ import TidingsTesting
             #expect(journey.status == 200)
             #expect(journey.json["entered"] == 10)
             #expect(journey.json["active"] == 0)
+            // The journey ends at its exit step, so nobody counts as having completed it.
+            #expect(journey.json["completed"] == 0)
             #expect(journey.json["exited"] == ["event:purchase": 5, "exit_step": 5])
             let steps = try #require(journey.json["steps"]?.arrayValue)
             #expect(steps.map { $0["id"]?.stringValue ?? "" } == AbandonedCartJourney.stepIDs)

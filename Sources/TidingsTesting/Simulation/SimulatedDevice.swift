@@ -119,7 +119,8 @@ public actor SimulatedDevice {
         var tally = FleetTally()
         for notification in notifications {
             var one = FleetTally()
-            let campaignID = (try? PushPayload(json: notification.payload))?.campaignID
+            let payload = try? PushPayload(json: notification.payload)
+            let campaignID = payload?.campaignID
             defer {
                 tally.add(one)
                 if let campaignID { tallyByCampaign[campaignID, default: FleetTally()].add(one) }
@@ -141,7 +142,6 @@ public actor SimulatedDevice {
                 one.background += 1
                 continue
             }
-            let payload = try? PushPayload(json: notification.payload)
             let messageKey = payload?.messageID ?? notification.apnsID
             guard seenMessages.insert(messageKey).inserted else {
                 one.repeats += 1
