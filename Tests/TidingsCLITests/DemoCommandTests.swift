@@ -26,12 +26,21 @@ import TidingsModel
         #expect(report["funnel"]?["conversion"]?["converted"] == report["devices_did"]?["purchases"])
         #expect(report["funnel"]?["conversion"]?["event"] == "purchase")
         // Progress goes to standard error, so standard output stays one JSON document.
-        #expect(result.standardError.contains("[6/6]"))
+        #expect(result.standardError.contains("[7/7]"))
         // The Live Activity went start → update → end on every device, and the SDKs removed its tokens.
         let steps = report["live_activity"]?["steps"]?.arrayValue ?? []
         #expect(steps.compactMap { $0["event"]?.stringValue } == ["start", "update", "end"])
         #expect(steps.allSatisfy { $0["devices"] == 4 && $0["sent"] == 4 })
         #expect(report["live_activity"]?["tokens_left"] == 0)
+        // Of 4 devices, 3 add to cart: one buys at once, two after the reminder (one in the app, one through the
+        // backend); every step equals what they did.
+        let journey = try #require(report["journey"])
+        #expect(journey["succeeded"] == true, "\(journey)")
+        #expect(journey["mismatches"] == [])
+        #expect(journey["entered"] == 3)
+        #expect(journey["exited"] == ["event:purchase": 3])
+        let remind = journey["steps"]?.arrayValue?.first { $0["id"] == "remind" }
+        #expect(remind?["sent"] == 2 && remind?["converted"] == 2)
     }
 
     @Test func theDemoFleetSpeaksSeveralLanguagesAcrossTheExtremeTimeZones() async throws {
@@ -71,6 +80,7 @@ import TidingsModel
         #expect(result.standardOutput.contains("Try next:"))
         #expect(result.standardOutput.contains("By variant and language"))
         #expect(result.standardOutput.contains("end     2 pushes → 2 devices show \"delivered\""))
+        #expect(result.standardOutput.contains("every step equals what the devices did"))
     }
 
     @Test(arguments: [

@@ -199,6 +199,32 @@ public final class DeviceFleet: Sendable {
         }
     }
 
+    /// Device `index`'s app tracks one of its own events and uploads it, after what the device is handling now
+    /// (a device handles one thing at a time, as one app does).
+    /// - Throws: ``DeviceFleetError/deviceFailed(index:reason:)`` for an index outside the fleet, an event the SDK
+    ///   refuses or an upload that fails.
+    public func track(_ name: String, value: String? = nil, onDevice index: Int) async throws(DeviceFleetError) {
+        guard devices.indices.contains(index) else {
+            throw .deviceFailed(index: index, reason: "there is no such device; the fleet has \(devices.count)")
+        }
+        let device = devices[index]
+        let tracked = state.withLock { state -> Task<DeviceFleetError?, Never> in
+            let previous = state.tails[index]
+            let tracked = Task { () -> DeviceFleetError? in
+                await previous?.value
+                do throws(DeviceFleetError) {
+                    try await device.track(name, value: value)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            state.tails[index] = Task { _ = await tracked.value }
+            return tracked
+        }
+        if let error = await tracked.value { throw error }
+    }
+
     /// Activity `id` as each device shows it, for the devices that have it.
     public func liveActivity(id: String) async -> [SimulatedLiveActivity] {
         var found: [SimulatedLiveActivity] = []

@@ -38,6 +38,11 @@ public actor SimulatedDevice {
     /// Whether the last upload left events behind.
     public private(set) var hasPendingEvents = false
     public private(set) var installationID: String?
+    /// What arrived and what the person did, by the campaign id of the push (a journey step's is
+    /// `journey:JOURNEY_ID:STEP_ID`), so one step's funnel can be checked against what the devices did.
+    public private(set) var tallyByCampaign: [String: FleetTally] = [:]
+    /// The campaign ids of the alerts shown, in the order they arrived.
+    public private(set) var shownCampaigns: [String] = []
 
     init(
         index: Int, seed: UInt64, userID: String, configuration: TidingsClient.Configuration,
@@ -113,9 +118,16 @@ public actor SimulatedDevice {
             client: client, extensionConfiguration: configuration, appState: .background, categories: categories)
         var tally = FleetTally()
         for notification in notifications {
-            tally.received += 1
+            var one = FleetTally()
+            let payload = try? PushPayload(json: notification.payload)
+            let campaignID = payload?.campaignID
+            defer {
+                tally.add(one)
+                if let campaignID { tallyByCampaign[campaignID, default: FleetTally()].add(one) }
+            }
+            one.received += 1
             if notification.pushType == "liveactivity" {
-                try await applyLiveActivityPush(notification, client: client, tally: &tally)
+                try await applyLiveActivityPush(notification, client: client, tally: &one)
                 continue
             }
             let foreground = draw() < behaviour.foregroundProbability
@@ -127,25 +139,43 @@ public actor SimulatedDevice {
                 throw .deviceFailed(index: index, reason: "the service extension could not start: \(error)")
             }
             guard let shown else {
-                tally.background += 1
+                one.background += 1
                 continue
             }
-            let payload = try? PushPayload(json: notification.payload)
             let messageKey = payload?.messageID ?? notification.apnsID
             guard seenMessages.insert(messageKey).inserted else {
-                tally.repeats += 1
+                one.repeats += 1
                 continue
             }
+            if let campaignID { shownCampaigns.append(campaignID) }
             // iOS lets an app record a delivery only from its extension or while it is in the foreground.
-            if payload?.mutableContent == true || foreground { tally.delivered += 1 }
-            if foreground { tally.foreground += 1 }
-            if shown.attachment != nil { tally.mediaAttached += 1 }
-            await react(to: shown, payload: payload, center: center, tally: &tally)
+            if payload?.mutableContent == true || foreground { one.delivered += 1 }
+            if foreground { one.foreground += 1 }
+            if shown.attachment != nil { one.mediaAttached += 1 }
+            await react(to: shown, payload: payload, center: center, tally: &one)
         }
         categories = await center.categories
         let summary = await client.flush()
         hasPendingEvents = (summary.remaining ?? 0) > 0 || summary.error != nil
         return tally
+    }
+
+    /// The app tracks one of its own events (`add_to_cart`, `purchase`) for the person logged in and uploads it
+    /// at once, as an app does when the person acts.
+    /// - Throws: ``DeviceFleetError/deviceFailed(index:reason:)`` when the SDK refuses the event or the upload
+    ///   fails.
+    public func track(_ name: String, value: String? = nil) async throws(DeviceFleetError) {
+        let client = try openClient()
+        do {
+            try client.track(name, value: value)
+        } catch {
+            throw .deviceFailed(index: index, reason: "tracking \(name): \(error.message)")
+        }
+        let summary = await client.flush()
+        hasPendingEvents = (summary.remaining ?? 0) > 0 || summary.error != nil
+        if let error = summary.error {
+            throw .deviceFailed(index: index, reason: "uploading \(name): \(error)")
+        }
     }
 
     /// Uploads what earlier runs left queued (the first `token_register`, or a failed upload).

@@ -8,13 +8,15 @@ import TidingsTesting
 ///
 /// It starts tidingsd (API and fan-out) on a temporary SQLite store with the APNs emulator and a media
 /// server, creates an app and keys, registers simulated devices that each run the real SDK, sends a rich
-/// campaign, waits for the devices' events and prints the funnel beside what the devices did.
+/// campaign, waits for the devices' events and prints the funnel beside what the devices did; then a Live
+/// Activity, a local-time message and an abandoned-cart journey whose step numbers must equal the devices'.
 enum DemoCommand {
     static let usage = """
         usage: tidings demo [--devices N] [--seed N] [--keep] [--port N] [--timeout SECONDS] [--json]
 
         Runs tidingsd, the APNs emulator, a media server and N simulated devices (default 25) on this
-        machine, sends a rich campaign (image, two buttons, a deep link) and prints its funnel.
+        machine, sends a rich campaign (image, two buttons, a deep link) and prints its funnel, then runs
+        a Live Activity, a local-time message and an abandoned-cart journey (each step's numbers printed).
 
           --devices N        how many simulated devices (1...20000)
           --seed N           their behaviour is drawn from this seed (default 1): same seed, same run
@@ -23,7 +25,7 @@ enum DemoCommand {
           --timeout SECONDS  give up waiting after this long (default 120)
           --json             print the report as JSON on standard output
 
-        Exit status: 0 when the server's funnel equals what the devices did, 1 otherwise.
+        Exit status: 0 when the server's funnel and each journey step equal what the devices did, 1 otherwise.
         """
 
     struct Options {

@@ -13,6 +13,7 @@ struct DemoReport {
     var tally: FleetTally
     var liveActivity: DemoLiveActivity
     var localTime: DemoLocalTime
+    var journey: DemoJourney
     var failures: [DeviceFleet.Failure]
     var matches: Bool
     var mismatch: String?
@@ -98,6 +99,8 @@ struct DemoReport {
         lines.append("")
         lines += localTime.text()
         lines.append("")
+        lines += journey.text()
+        lines.append("")
         if matches {
             lines.append(
                 "The server's funnel equals what the \(options.devices) devices did. "
@@ -126,6 +129,7 @@ struct DemoReport {
             "devices": .integer(Int64(options.devices)), "seed": .integer(Int64(bitPattern: options.seed)),
             "targets": .integer(Int64(targets)), "counts": message["counts"] ?? .null, "funnel": funnel,
             "devices_did": tally.json, "live_activity": liveActivity.json, "local_time": localTime.json,
+            "journey": journey.json,
             "matches": .bool(matches),
             "seconds": .double((seconds * 1000).rounded() / 1000), "audience": .string(audience),
             "failures": .array(

@@ -32,7 +32,7 @@ struct DemoRun {
         let fleet = try DeviceFleet(configuration: fleetConfiguration)
         var mark = ContinuousClock.now
         Console.progress(
-            "[1/6] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
+            "[1/7] registering \(options.devices) simulated devices (each a TidingsClient with its own store) ")
         try await fleet.registerAll { done in
             if done % max(1, options.devices / 10) == 0 { Console.progress(".") }
         }
@@ -42,7 +42,7 @@ struct DemoRun {
         let driver = CampaignDriver(apiURL: deployment.apiURL, serverKey: deployment.serverKey)
         mark = ContinuousClock.now
         let campaign = SampleCampaign.splitBody(mediaURL: deployment.mediaURL(named: "picks.png"))
-        Console.progress("[2/6] a dry run first: what the campaign would do, sending nothing ")
+        Console.progress("[2/7] a dry run first: what the campaign would do, sending nothing ")
         let dryRun = try await driver.dryRun(campaign)
         let wouldSend = dryRun["reach"]?["would_send"]?.integerValue ?? 0
         Console.progress(line: DemoDryRun.summary(of: dryRun))
@@ -52,7 +52,7 @@ struct DemoRun {
         let (messageID, targets) = try await driver.send(campaign)
         Console.progress(line: "message \(messageID) to \(targets) installations")
 
-        Console.progress("[3/6] fan-out through the APNs emulator to the devices ")
+        Console.progress("[3/7] fan-out through the APNs emulator to the devices ")
         let message = try await driver.waitUntilHandled(
             messageID: messageID, fleet: fleet, timeout: options.timeout)
         let tally = await fleet.stop()
@@ -66,7 +66,7 @@ struct DemoRun {
         }
 
         mark = ContinuousClock.now
-        Console.progress("[4/6] waiting for the devices' events ")
+        Console.progress("[4/7] waiting for the devices' events ")
         var funnel: JSONValue
         var matches = true
         var mismatch: String?
@@ -90,19 +90,30 @@ struct DemoRun {
         }
 
         mark = ContinuousClock.now
-        Console.progress("[5/6] a Live Activity: start, update and end on every device ")
+        Console.progress("[5/7] a Live Activity: start, update and end on every device ")
         fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
         let liveActivity = await DemoLiveActivity.run(driver: driver, fleet: fleet, timeout: .seconds(30))
         await fleet.stop()
         Console.progress(
             line: (liveActivity.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         mark = ContinuousClock.now
-        Console.progress("[6/6] a local-time message: due at 09:00 in each zone, then cancelled ")
+        Console.progress("[6/7] a local-time message: due at 09:00 in each zone, then cancelled ")
         let localTime = await DemoLocalTime.run(driver: driver, targets: options.devices)
         Console.progress(
             line: (localTime.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
+        mark = ContinuousClock.now
+        Console.progress("[7/7] an abandoned-cart journey: add to cart, wait, reminder, wait, last call ")
+        fleet.start(feed: InProcessPushFeed(emulator: deployment.emulator, topic: deployment.app.bundleID))
+        let journey = await DemoJourney.run(driver: driver, fleet: fleet, timeout: .seconds(40))
+        await fleet.stop()
+        Console.progress(line: (journey.succeeded ? "done" : "incomplete") + " in \(Self.elapsed(since: mark))\n")
         let failures = fleet.failures
-        if !failures.isEmpty || !liveActivity.succeeded || !localTime.succeeded { matches = false }
+        if !failures.isEmpty || !liveActivity.succeeded || !localTime.succeeded || !journey.succeeded {
+            matches = false
+        }
+        if !journey.succeeded, mismatch == nil {
+            mismatch = journey.failure ?? journey.outcome?.mismatches.first
+        }
         if let dryRunMismatch {
             matches = false
             mismatch = mismatch ?? dryRunMismatch
@@ -118,7 +129,7 @@ struct DemoRun {
         }
         let report = DemoReport(
             messageID: messageID, targets: targets, message: message, funnel: funnel, tally: tally,
-            liveActivity: liveActivity, localTime: localTime,
+            liveActivity: liveActivity, localTime: localTime, journey: journey,
             failures: failures, matches: matches, mismatch: mismatch, seconds: (ContinuousClock.now - started).seconds,
             audience: DemoReport.audience(of: fleet.devices), deployment: deployment, options: options,
             consolePassword: consolePassword)
