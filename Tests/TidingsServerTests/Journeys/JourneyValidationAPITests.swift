@@ -51,13 +51,13 @@ import TidingsStoreTesting
     @Test(arguments: StoreBackend.allCases)
     func validatingAnswersTheProblemsAndStoresNothing(backend: StoreBackend) async throws {
         let fixture = try JourneyFixture(backend: backend)
-        let invalid = try await fixture.call("POST", "/v1/journeys/validate", json: Self.broken)
+        let invalid = try await fixture.call("POST", "/v1/journeys:validate", json: Self.broken)
         #expect(invalid.status == 200, "\(invalid.json)")
         #expect(invalid.json["valid"] == false)
         let created = try await fixture.call("POST", "/v1/journeys", json: Self.broken)
         #expect(Self.paths(invalid.json["errors"]) == Self.paths(created.json["error"]?["errors"]))
 
-        let valid = try await fixture.call("POST", "/v1/journeys/validate", json: JourneyFixture.abandonedCart)
+        let valid = try await fixture.call("POST", "/v1/journeys:validate", json: JourneyFixture.abandonedCart)
         #expect(valid.status == 200)
         #expect(valid.json["valid"] == true)
         #expect(valid.json["errors"] == [])
@@ -114,7 +114,7 @@ import TidingsStoreTesting
         let harness = fixture.harness
         let definition = JourneyFixture.abandonedCart
         for role in [OperatorRole.viewer, .editor] {
-            let request = try Self.consoleRequest(harness, "/v1/journeys/validate", role: role, body: definition)
+            let request = try Self.consoleRequest(harness, "/v1/journeys:validate", role: role, body: definition)
             #expect(try await Self.status(harness, request) == 200, "\(role) validates")
         }
         let byViewer = try Self.consoleRequest(harness, "/v1/journeys", role: .viewer, body: definition)
