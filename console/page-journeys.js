@@ -257,9 +257,13 @@ export async function journeyBuilderPage(view, journeyID) {
     const kind = triggerKind.value;
     const built = { name: name.value.trim(), entry: { rule: entryRule.value }, steps: steps.map(stepDefinition) };
     if (entryRule.value === "once_every") built.entry.days = Number(entryDays.value);
+    // What the builder has no control for (a zone, attributes a trigger or an exit is narrowed by) is kept.
+    if (start.fallback_time_zone) built.fallback_time_zone = start.fallback_time_zone;
     if (kind === "event") {
       built.trigger = { event: triggerInputs.event.value.trim() };
-      if (triggerInputs.whereValue.value.trim()) built.trigger.where = { value: triggerInputs.whereValue.value.trim() };
+      const attributes = trigger.event === built.trigger.event ? trigger.where?.attributes : undefined;
+      const value = triggerInputs.whereValue.value.trim();
+      if (value || attributes) built.trigger.where = { value: value || undefined, attributes };
     } else if (kind === "attribute") {
       built.trigger = { attribute: triggerInputs.attribute.value.trim() };
       if (triggerInputs.becomes.value.trim()) built.trigger.becomes = triggerInputs.becomes.value.trim();
@@ -268,8 +272,9 @@ export async function journeyBuilderPage(view, journeyID) {
       if (triggerInputs.every.value === "week") built.trigger.schedule.weekday = triggerInputs.weekday.value;
       if (triggerInputs.audience.value.trim()) built.trigger.schedule.audience = triggerInputs.audience.value.trim();
     }
-    built.exit = exitEvents.value.split(/[\s,]+/).filter(Boolean).map((event) => ({ event }));
-    return built;
+    built.exit = exitEvents.value.split(/[\s,]+/).filter(Boolean).map((event) =>
+      (start.exit ?? []).find((condition) => condition.event === event) ?? { event });
+    return JSON.parse(JSON.stringify(built));
   }
 
   // A select of the steps one may go to, with "" meaning the step after this one (the run ends after the last).

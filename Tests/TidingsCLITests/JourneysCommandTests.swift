@@ -122,11 +122,11 @@ import TidingsModel
 
     @Test func anInvalidDefinitionListsEveryProblemWithItsPathAndStoresNothing() async throws {
         let backend = try APIBackend(sending: false)
-        // A wait of no time, and a send that goes to a step that does not exist.
+        // A wait of no time, and a send with a field no step has.
         let broken = Self.cart(with: [
             "steps": [
                 ["id": "pause", "type": "wait", "duration": 0],
-                ["id": "remind", "type": "send", "next": "nowhere", "message": ["content": ["title": "Hi"]]],
+                ["id": "remind", "type": "send", "colour": "red", "message": ["content": ["title": "Hi"]]],
             ]
         ])
         let file = try Self.write(broken, named: "broken.json", in: backend)
@@ -136,9 +136,8 @@ import TidingsModel
         #expect(validated.standardOutput.isEmpty)
         let problems = validated.standardError.split(separator: "\n").map(String.init)
         #expect(problems.first?.hasPrefix("tidings: the journey is not valid: ") == true, "\(validated.standardError)")
-        #expect(problems.contains { $0.hasPrefix("  steps[0]") }, "\(validated.standardError)")
-        #expect(
-            problems.contains { $0.hasPrefix("  steps[1]") && $0.contains("nowhere") }, "\(validated.standardError)")
+        #expect(problems.contains { $0.hasPrefix("  steps[0].duration: ") }, "\(validated.standardError)")
+        #expect(problems.contains { $0.hasPrefix("  steps[1].colour: ") }, "\(validated.standardError)")
 
         let json = try await backend.tidingsConnected(["journeys", "validate", file, "--json"])
         #expect(json.status == 1)
@@ -149,7 +148,7 @@ import TidingsModel
         for arguments in [["journeys", "create", file], ["journeys", "update", "jrn_missing", file]] {
             let refused = try await backend.tidingsConnected(arguments)
             #expect(refused.status == 1, "\(arguments)")
-            #expect(refused.standardError.contains("steps[1]"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("steps[1].colour"), "\(refused.standardError)")
         }
         #expect(try await backend.call("GET", "/v1/journeys", key: backend.serverKey).json["journeys"] == [])
 
