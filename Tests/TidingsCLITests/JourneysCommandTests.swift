@@ -86,7 +86,7 @@ import TidingsModel
         // A wait has no send numbers: entered, waiting and exited only.
         let waitTokens = steps.first.map { $0.split(separator: " ").map(String.init) } ?? []
         #expect(waitTokens.drop { $0 != "remind" }.dropFirst() == ["0", "0", "0"], "\(shown.standardOutput)")
-        #expect(lines.last == "No one has exited early.")
+        #expect(lines.last == "No one has exited.")
 
         // draft → active → paused → active; a second start is refused with the server's 409.
         for (action, state) in [("start", "active"), ("pause", "paused"), ("start", "active")] {

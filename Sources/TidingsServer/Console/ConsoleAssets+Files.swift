@@ -1451,7 +1451,7 @@ extension ConsoleAssets {
                 h("h2", { id: "journey-steps-heading" }, "Steps"),
                 table(["Step", "Type", "What", "Entered", "Waiting", "Sent", "Skipped", "Delivered", "Opened", "Converted", "Exited"], rows)),
               h("section", { id: "journey-exits" }, h("h2", {}, "Exited by reason"),
-                exits.length ? table(["Reason", "People"], exits) : h("p", { class: "muted" }, "No one has exited early.")),
+                exits.length ? table(["Reason", "People"], exits) : h("p", { class: "muted" }, "No one has exited.")),
               h("p", { class: "muted" }, `Versions: ${(journey.versions ?? []).map((version) => version.version ?? version).join(", ") || journey.version}.`));
             status.textContent = `State: ${journey.state} · version ${journey.version} · ${journey.entered ?? 0} entered, ` +
               `${journey.active ?? 0} in it, ${journey.completed ?? 0} completed, ${total(journey.exited)} exited · updating every 2 s`;

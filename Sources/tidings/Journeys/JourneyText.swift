@@ -75,7 +75,7 @@ enum JourneyText {
     /// `control`...
     static func exitsByReason(_ journey: JSONValue, steps: [JSONValue]) -> String {
         let reasons = (journey["exited"]?.objectValue ?? [:]).filter { ($0.value.integerValue ?? 0) > 0 }
-        guard !reasons.isEmpty else { return "No one has exited early.\n" }
+        guard !reasons.isEmpty else { return "No one has exited.\n" }
         var table = ColumnText([("EXITED BY", .left), ("PEOPLE", .right), ("AT STEPS", .left)])
         for (reason, count) in reasons.sorted(by: {
             ($0.value.integerValue ?? 0, $1.key) > ($1.value.integerValue ?? 0, $0.key)
