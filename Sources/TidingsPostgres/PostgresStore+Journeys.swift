@@ -6,7 +6,7 @@ extension PostgresStore {
         "id, app_id, name, state, version, trigger_kind, trigger_key, created_at, updated_at"
     static let journeyRunColumns = """
         id, journey_id, app_id, version, subject, state, step_id, resume_step, due_at, wait_event, on_event_step,
-        entered_at, ended_at, end_reason, entry_key, walks, epoch
+        entered_at, ended_at, end_reason, entry_key, walks, epoch, last_send_step
         """
 
     static func journeyRow(_ row: PostgresRow) -> JourneyRecord {
@@ -25,7 +25,7 @@ extension PostgresStore {
             stepID: row.text(6), resumeStep: row.optionalText(7), dueAt: optional(8),
             waitEvent: row.optionalText(9), onEventStep: row.optionalText(10), enteredAt: row.int64(11),
             endedAt: optional(12), endReason: row.optionalText(13), entryKey: row.text(14),
-            walks: Int(row.int64(15)), epoch: row.int64(16))
+            walks: Int(row.int64(15)), epoch: row.int64(16), lastSendStep: row.optionalText(17))
     }
 
     static func journeyRunValues(_ run: JourneyRunRecord) -> [PostgresValue] {
@@ -34,7 +34,7 @@ extension PostgresStore {
             .text(run.state.rawValue), .text(run.stepID), PostgresValue(run.resumeStep), PostgresValue(run.dueAt),
             PostgresValue(run.waitEvent), PostgresValue(run.onEventStep), .integer(run.enteredAt),
             PostgresValue(run.endedAt), PostgresValue(run.endReason), .text(run.entryKey), .integer(Int64(run.walks)),
-            .integer(run.epoch),
+            .integer(run.epoch), PostgresValue(run.lastSendStep),
         ]
     }
 
@@ -172,7 +172,8 @@ extension PostgresStore {
             else { return nil }
             guard from.contains(journey.state) else {
                 throw StoreError(
-                    code: .conflict, message: "journey \(journeyID) is \(journey.state.rawValue); it cannot become \(state.rawValue)")
+                    code: .conflict,
+                    message: "journey \(journeyID) is \(journey.state.rawValue); it cannot become \(state.rawValue)")
             }
             journey.state = state
             journey.updatedAt = now
@@ -188,15 +189,18 @@ extension PostgresStore {
             let outcome = try Self.entryOutcome(db, run, minimumGap: minimumGap)
             switch outcome {
             case .entered:
-                let placeholders = (1...17).map { "$\($0)" }.joined(separator: ", ")
-                try db.run("INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))", Self.journeyRunValues(run))
+                let placeholders = (1...18).map { "$\($0)" }.joined(separator: ", ")
+                try db.run(
+                    "INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))",
+                    Self.journeyRunValues(run))
                 try db.run(
                     """
                     INSERT INTO journey_entries (journey_id, subject, last_entered_at, times) VALUES ($1, $2, $3, 1)
                     ON CONFLICT (journey_id, subject) DO UPDATE SET last_entered_at = excluded.last_entered_at,
                         times = journey_entries.times + 1
                     """, [.text(run.journeyID), .text(run.subject), .integer(run.enteredAt)])
-                try Self.addJourneyCounts(db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
+                try Self.addJourneyCounts(
+                    db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
             case .alreadyIn, .entryRule:
                 try Self.addJourneyCounts(
                     db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: outcome.rawValue, count: 1)])
@@ -213,7 +217,8 @@ extension PostgresStore {
             try db.scalar("SELECT 1 FROM journeys WHERE id = $1 AND state = 'active'", [.text(run.journeyID)]) != nil
         else { return .inactive }
         if try db.scalar(
-            "SELECT 1 FROM journey_runs WHERE journey_id = $1 AND entry_key = $2", [.text(run.journeyID), .text(run.entryKey)])
+            "SELECT 1 FROM journey_runs WHERE journey_id = $1 AND entry_key = $2",
+            [.text(run.journeyID), .text(run.entryKey)])
             != nil
         {
             return .repeated
@@ -235,7 +240,8 @@ extension PostgresStore {
         return .entered
     }
 
-    public func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord] {
+    public func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord]
+    {
         try write { db in
             let runs = try db.query(
                 """
@@ -263,7 +269,7 @@ extension PostgresStore {
             let changed = try db.run(
                 """
                 UPDATE journey_runs SET state = $3, step_id = $4, resume_step = $5, due_at = $6, wait_event = $7,
-                    on_event_step = $8, ended_at = $9, end_reason = $10, walks = $11, epoch = $2 + 1, owner = NULL,
+                    on_event_step = $8, ended_at = $9, end_reason = $10, walks = $11, last_send_step = $12, epoch = $2 + 1, owner = NULL,
                     lease_until = NULL
                 WHERE id = $1 AND epoch = $2 AND state IN ('ready', 'waiting')
                 """,
@@ -271,7 +277,7 @@ extension PostgresStore {
                     .text(run.id), .integer(change.expectedEpoch), .text(run.state.rawValue), .text(run.stepID),
                     PostgresValue(run.resumeStep), PostgresValue(run.dueAt), PostgresValue(run.waitEvent),
                     PostgresValue(run.onEventStep), PostgresValue(run.endedAt), PostgresValue(run.endReason),
-                    .integer(Int64(run.walks)),
+                    .integer(Int64(run.walks)), PostgresValue(run.lastSendStep),
                 ])
             guard changed > 0 else { return false }
             for message in change.messages
@@ -292,6 +298,26 @@ extension PostgresStore {
                     SELECT \(Self.journeyRunColumns) FROM journey_runs
                     WHERE app_id = $1 AND subject = $2 AND state IN ('ready', 'waiting')
                     """, [.text(appID), .text(subject)], row: Self.journeyRunRow)
+            }
+        }
+    }
+
+    public func journeySubjectEvents(
+        appID: String, userID: String?, installationID: String?, type: String, since: Int64, limit: Int
+    ) throws -> [JourneySignal] {
+        let column = userID == nil ? "installation_id" : "user_id"
+        guard let subject = userID ?? installationID else { return [] }
+        return try read { db in
+            try db.query(
+                """
+                SELECT installation_id, user_id, value, attributes, occurred_at FROM events
+                WHERE app_id = $1 AND \(column) = $2 AND type = $3 AND occurred_at >= $4
+                ORDER BY occurred_at LIMIT $5
+                """, [.text(appID), .text(subject), .text(type), .integer(since), .integer(Int64(max(0, limit)))]
+            ) {
+                JourneySignal(
+                    appID: appID, kind: .event, name: type, installationID: $0.text(0), userID: $0.optionalText(1),
+                    value: $0.optionalText(2), attributes: $0.optionalText(3), occurredAt: $0.int64(4))
             }
         }
     }

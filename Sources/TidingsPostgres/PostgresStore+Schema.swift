@@ -589,6 +589,7 @@ extension PostgresStore {
             end_reason text,
             entry_key text COLLATE "C" NOT NULL,
             walks bigint NOT NULL DEFAULT 0,
+            last_send_step text,
             epoch bigint NOT NULL DEFAULT 0,
             owner text,
             lease_until bigint

@@ -44,6 +44,11 @@ public protocol JourneyStore: Sendable {
     func commitJourneyRun(_ change: JourneyRunChange, owner: String?, leaseUntil: Int64?) throws -> Bool
     /// The runs in progress (`ready` or `waiting`) of the given subjects in the app.
     func activeJourneyRuns(appID: String, subjects: [String]) throws -> [JourneyRunRecord]
+    /// Up to `limit` of the events of type `type` that occurred at or after `since`, of the user `userID` when
+    /// given, else of the installation: what a step asks of the person's past ("did they buy since entering?").
+    func journeySubjectEvents(
+        appID: String, userID: String?, installationID: String?, type: String, since: Int64, limit: Int
+    ) throws -> [JourneySignal]
     /// The journey's counts by step and metric.
     func journeyCounts(journeyID: String) throws -> [JourneyCount]
     /// How many runs in progress are at each step of the journey.
@@ -72,7 +77,8 @@ extension JourneyStore {
         appID: String, events: [TidingsEvent], receivedAt: Int64, signalling: Set<String>,
         completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
     ) {
-        completion(Result { try insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: signalling) })
+        completion(
+            Result { try insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: signalling) })
     }
 }
 

@@ -145,7 +145,9 @@ struct JourneyDefinitionParser {
             return nil
         }
         unknownKeys(object, allowed: ["rule", "days"], at: "entry")
-        switch object["rule"]?.stringValue {
+        let rule = object["rule"]?.stringValue
+        if rule != "once_every", object["days"] != nil { problem("entry.days", "is only for the rule once_every") }
+        switch rule {
         case "once": return .once
         case "every_time": return .everyTime
         case "once_every":
@@ -205,7 +207,7 @@ struct JourneyDefinitionParser {
             if !seen.insert(step.id).inserted { problem("\(path).id", "repeats the id \(step.id)") }
             steps.append(step)
         }
-        return steps.count == array.count ? steps : nil
+        return steps.count == array.count && seen.count == steps.count ? steps : nil
     }
 
     static func isStepID(_ id: String) -> Bool {
@@ -268,6 +270,11 @@ struct JourneyDefinitionParser {
                 problem("\(path).wait", "give exactly one of duration, until_local_time or for_event")
                 return nil
             }
+            if forms[0] != "for_event" {
+                for key in ["where", "timeout", "on_event", "on_timeout"] where object[key] != nil {
+                    problem("\(path).\(key)", "is only for a wait for an event (for_event)")
+                }
+            }
             switch forms[0] {
             case "duration":
                 return seconds(object["duration"], at: "\(path).duration").map {
@@ -297,6 +304,9 @@ struct JourneyDefinitionParser {
                 guard let expression = object["audience"]?.stringValue else {
                     problem("\(path).audience", "must be an audience expression")
                     return nil
+                }
+                if object["where"] != nil {
+                    problem("\(path).where", "narrows an event; a branch on an audience has none")
                 }
                 if let error = checkAudience(expression) {
                     problem("\(path).audience", error)

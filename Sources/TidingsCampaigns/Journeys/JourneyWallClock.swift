@@ -13,7 +13,10 @@ public struct JourneyWallClock: Sendable, Hashable {
     /// Reads `HH:MM`, 00:00 to 23:59; nil otherwise.
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+        // Int("+9") is 9: only two ASCII digits each.
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard parts.count == 2, parts.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy(digits.contains) }),
+            let hour = Int(parts[0]),
             let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
         else { return nil }
         self.init(hour: hour, minute: minute)

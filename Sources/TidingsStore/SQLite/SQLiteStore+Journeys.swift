@@ -6,7 +6,7 @@ extension SQLiteStore {
         "id, app_id, name, state, version, trigger_kind, trigger_key, created_at, updated_at"
     static let journeyRunColumns = """
         id, journey_id, app_id, version, subject, state, step_id, resume_step, due_at, wait_event, on_event_step,
-        entered_at, ended_at, end_reason, entry_key, walks, epoch
+        entered_at, ended_at, end_reason, entry_key, walks, epoch, last_send_step
         """
 
     static func journeyRow(_ row: SQLiteStatement) -> JourneyRecord {
@@ -25,7 +25,7 @@ extension SQLiteStore {
             stepID: row.text(at: 6), resumeStep: row.optionalText(at: 7), dueAt: optional(8),
             waitEvent: row.optionalText(at: 9), onEventStep: row.optionalText(at: 10), enteredAt: row.int64(at: 11),
             endedAt: optional(12), endReason: row.optionalText(at: 13), entryKey: row.text(at: 14),
-            walks: Int(row.int64(at: 15)), epoch: row.int64(at: 16))
+            walks: Int(row.int64(at: 15)), epoch: row.int64(at: 16), lastSendStep: row.optionalText(at: 17))
     }
 
     static func journeyRunValues(_ run: JourneyRunRecord) -> [SQLiteValue] {
@@ -34,7 +34,7 @@ extension SQLiteStore {
             .text(run.state.rawValue), .text(run.stepID), SQLiteValue(run.resumeStep), SQLiteValue(run.dueAt),
             SQLiteValue(run.waitEvent), SQLiteValue(run.onEventStep), .integer(run.enteredAt),
             SQLiteValue(run.endedAt), SQLiteValue(run.endReason), .text(run.entryKey), .integer(Int64(run.walks)),
-            .integer(run.epoch),
+            .integer(run.epoch), SQLiteValue(run.lastSendStep),
         ]
     }
 
@@ -172,7 +172,8 @@ extension SQLiteStore {
             else { return nil }
             guard from.contains(journey.state) else {
                 throw StoreError(
-                    code: .conflict, message: "journey \(journeyID) is \(journey.state.rawValue); it cannot become \(state.rawValue)")
+                    code: .conflict,
+                    message: "journey \(journeyID) is \(journey.state.rawValue); it cannot become \(state.rawValue)")
             }
             journey.state = state
             journey.updatedAt = now
@@ -188,15 +189,18 @@ extension SQLiteStore {
             let outcome = try Self.entryOutcome(db, run, minimumGap: minimumGap)
             switch outcome {
             case .entered:
-                let placeholders = (1...17).map { "?\($0)" }.joined(separator: ", ")
-                try db.run("INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))", Self.journeyRunValues(run))
+                let placeholders = (1...18).map { "?\($0)" }.joined(separator: ", ")
+                try db.run(
+                    "INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))",
+                    Self.journeyRunValues(run))
                 try db.run(
                     """
                     INSERT INTO journey_entries (journey_id, subject, last_entered_at, times) VALUES (?1, ?2, ?3, 1)
                     ON CONFLICT (journey_id, subject) DO UPDATE SET last_entered_at = excluded.last_entered_at,
                         times = journey_entries.times + 1
                     """, [.text(run.journeyID), .text(run.subject), .integer(run.enteredAt)])
-                try Self.addJourneyCounts(db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
+                try Self.addJourneyCounts(
+                    db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
             case .alreadyIn, .entryRule:
                 try Self.addJourneyCounts(
                     db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: outcome.rawValue, count: 1)])
@@ -213,7 +217,8 @@ extension SQLiteStore {
             try db.scalar("SELECT 1 FROM journeys WHERE id = ?1 AND state = 'active'", [.text(run.journeyID)]) != nil
         else { return .inactive }
         if try db.scalar(
-            "SELECT 1 FROM journey_runs WHERE journey_id = ?1 AND entry_key = ?2", [.text(run.journeyID), .text(run.entryKey)])
+            "SELECT 1 FROM journey_runs WHERE journey_id = ?1 AND entry_key = ?2",
+            [.text(run.journeyID), .text(run.entryKey)])
             != nil
         {
             return .repeated
@@ -235,7 +240,8 @@ extension SQLiteStore {
         return .entered
     }
 
-    public func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord] {
+    public func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord]
+    {
         try database.write { db in
             let runs = try db.query(
                 """
@@ -262,7 +268,7 @@ extension SQLiteStore {
             let changed = try db.run(
                 """
                 UPDATE journey_runs SET state = ?3, step_id = ?4, resume_step = ?5, due_at = ?6, wait_event = ?7,
-                    on_event_step = ?8, ended_at = ?9, end_reason = ?10, walks = ?11, epoch = ?2 + 1, owner = NULL,
+                    on_event_step = ?8, ended_at = ?9, end_reason = ?10, walks = ?11, last_send_step = ?12, epoch = ?2 + 1, owner = NULL,
                     lease_until = NULL
                 WHERE id = ?1 AND epoch = ?2 AND state IN ('ready', 'waiting')
                 """,
@@ -270,7 +276,7 @@ extension SQLiteStore {
                     .text(run.id), .integer(change.expectedEpoch), .text(run.state.rawValue), .text(run.stepID),
                     SQLiteValue(run.resumeStep), SQLiteValue(run.dueAt), SQLiteValue(run.waitEvent),
                     SQLiteValue(run.onEventStep), SQLiteValue(run.endedAt), SQLiteValue(run.endReason),
-                    .integer(Int64(run.walks)),
+                    .integer(Int64(run.walks)), SQLiteValue(run.lastSendStep),
                 ])
             guard changed > 0 else { return false }
             for message in change.messages
@@ -291,6 +297,27 @@ extension SQLiteStore {
                     SELECT \(Self.journeyRunColumns) FROM journey_runs
                     WHERE app_id = ?1 AND subject = ?2 AND state IN ('ready', 'waiting')
                     """, [.text(appID), .text(subject)], row: Self.journeyRunRow)
+            }
+        }
+    }
+
+    public func journeySubjectEvents(
+        appID: String, userID: String?, installationID: String?, type: String, since: Int64, limit: Int
+    ) throws -> [JourneySignal] {
+        let column = userID == nil ? "installation_id" : "user_id"
+        guard let subject = userID ?? installationID else { return [] }
+        return try reader.read { db in
+            try db.query(
+                """
+                SELECT installation_id, user_id, value, attributes, occurred_at FROM events
+                WHERE app_id = ?1 AND \(column) = ?2 AND type = ?3 AND occurred_at >= ?4
+                ORDER BY occurred_at LIMIT ?5
+                """, [.text(appID), .text(subject), .text(type), .integer(since), .integer(Int64(max(0, limit)))]
+            ) {
+                JourneySignal(
+                    appID: appID, kind: .event, name: type, installationID: $0.text(at: 0),
+                    userID: $0.optionalText(at: 1),
+                    value: $0.optionalText(at: 2), attributes: $0.optionalText(at: 3), occurredAt: $0.int64(at: 4))
             }
         }
     }
@@ -332,7 +359,8 @@ extension SQLiteStore {
                 """, [.integer(Int64(max(0, limit)))]
             ) {
                 JourneySignal(
-                    id: $0.int64(at: 0), appID: $0.text(at: 1), kind: JourneySignal.Kind(rawValue: $0.text(at: 2)) ?? .event,
+                    id: $0.int64(at: 0), appID: $0.text(at: 1),
+                    kind: JourneySignal.Kind(rawValue: $0.text(at: 2)) ?? .event,
                     name: $0.text(at: 3), installationID: $0.text(at: 4), userID: $0.optionalText(at: 5),
                     value: $0.optionalText(at: 6), attributes: $0.optionalText(at: 7), occurredAt: $0.int64(at: 8))
             }

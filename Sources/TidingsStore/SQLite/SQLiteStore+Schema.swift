@@ -555,6 +555,7 @@ extension SQLiteStore {
             end_reason TEXT,
             entry_key TEXT NOT NULL,
             walks INTEGER NOT NULL DEFAULT 0,
+            last_send_step TEXT,
             epoch INTEGER NOT NULL DEFAULT 0,
             owner TEXT,
             lease_until INTEGER

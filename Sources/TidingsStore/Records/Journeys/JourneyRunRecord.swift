@@ -38,13 +38,16 @@ public struct JourneyRunRecord: Sendable, Hashable {
     /// How many walks the run has made: names the messages of the next one, so a walk repeated after a crash
     /// sends nothing twice.
     public var walks: Int
+    /// The send step whose push the person got last: an exit by an exit event counts as its conversion.
+    public var lastSendStep: String?
     /// Bumped by every claim and every change made from outside the claim: a commit must name the current one.
     public var epoch: Int64
 
     public init(
         id: String, journeyID: String, appID: String, version: Int, subject: String, state: State, stepID: String,
         resumeStep: String?, dueAt: Int64?, waitEvent: String? = nil, onEventStep: String? = nil, enteredAt: Int64,
-        endedAt: Int64? = nil, endReason: String? = nil, entryKey: String, walks: Int = 0, epoch: Int64 = 0
+        endedAt: Int64? = nil, endReason: String? = nil, entryKey: String, walks: Int = 0, epoch: Int64 = 0,
+        lastSendStep: String? = nil
     ) {
         self.id = id
         self.journeyID = journeyID
@@ -63,5 +66,6 @@ public struct JourneyRunRecord: Sendable, Hashable {
         self.entryKey = entryKey
         self.walks = walks
         self.epoch = epoch
+        self.lastSendStep = lastSendStep
     }
 }
