@@ -120,6 +120,68 @@ import TidingsModel
         await backend.stop()
     }
 
+    @Test func showCountsPeopleAtEachStepAndTheirExitsByReason() async throws {
+        let backend = try APIBackend()
+        try await backend.register("phone-1", user: "u1")
+        try await backend.register("phone-2", user: "u2")
+        let quick = Self.cart(with: [
+            "entry": ["rule": "every_time"],
+            "steps": [
+                ["id": "pause", "type": "wait", "duration": 1],
+                ["id": "remind", "type": "send", "message": ["content": ["title": "Still thinking about it?"]]],
+                ["id": "end", "type": "exit"],
+            ],
+        ])
+        let file = try Self.write(quick, named: "quick.json", in: backend)
+        let created = try await backend.tidingsConnected(["journeys", "create", file, "--json"])
+        let id = try #require(try JSONValue.parse(created.standardOutput)["journey_id"]?.stringValue)
+        #expect(try await backend.tidingsConnected(["journeys", "start", id]).status == 0)
+
+        func emit(_ type: String, user: String) async throws {
+            let answer = try await backend.call(
+                "POST", "/v1/users/\(user)/events", key: backend.serverKey, ["type": .string(type)])
+            #expect(answer.status == 202, "\(answer.json)")
+        }
+        func step(_ name: String) async throws -> JSONValue {
+            try backend.api.journeys.runOnce()
+            let shown = try await backend.tidingsConnected(["journeys", "show", id, "--json"])
+            return try JSONValue.parse(shown.standardOutput)["steps"]?.arrayValue?.first { $0["id"] == .string(name) }
+                ?? .null
+        }
+        // Both enter and wait; one buys during the wait and leaves there.
+        try await emit("add_to_cart", user: "u1")
+        try await emit("add_to_cart", user: "u2")
+        #expect(try await step("pause")["entered"] == 2)
+        #expect(try await step("pause")["waiting"] == 2)
+        try await emit("purchase", user: "u2")
+        #expect(try await step("pause")["exited"]?["event:purchase"] == 1)
+        // After the second, the other is reminded and ends at the exit step.
+        try await Task.sleep(for: .milliseconds(1100))
+        var remind = try await step("remind")
+        for _ in 0..<50 where remind["sent"] != 1 {
+            try await Task.sleep(for: .milliseconds(100))
+            remind = try await step("remind")
+        }
+        #expect(remind["entered"] == 1)
+        #expect(remind["sent"] == 1, "\(remind)")
+
+        let shown = try await backend.tidingsConnected(["journeys", "show", id])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let lines = shown.standardOutput.split(separator: "\n").map(String.init)
+        let tokens = { (name: String) in
+            lines.first { $0.hasPrefix(name + " ") }.map { $0.split(separator: " ").map(String.init) } ?? []
+        }
+        #expect(tokens("pause").suffix(3) == ["2", "0", "1"], "\(shown.standardOutput)")
+        #expect(tokens("remind").suffix(8) == ["1", "0", "1", "0", "0", "0", "0", "0"], "\(shown.standardOutput)")
+        #expect(tokens("end").suffix(3) == ["1", "0", "1"], "\(shown.standardOutput)")
+        #expect(lines.contains("People   2 entered, 0 in it, 0 completed, 2 exited"), "\(shown.standardOutput)")
+        let exits = Array(lines.drop { !$0.hasPrefix("EXITED BY") })
+        #expect(exits.count == 3, "\(shown.standardOutput)")
+        #expect(exits.count == 3 && exits[1].split(separator: " ") == ["event:purchase", "1", "pause", "1"])
+        #expect(exits.count == 3 && exits[2].split(separator: " ") == ["exit_step", "1", "end", "1"])
+        await backend.stop()
+    }
+
     @Test func anInvalidDefinitionListsEveryProblemWithItsPathAndStoresNothing() async throws {
         let backend = try APIBackend(sending: false)
         // A wait of no time, and a send with a field no step has.
