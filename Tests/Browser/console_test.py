@@ -502,6 +502,20 @@ def journey(demo, console):
     numbers = reaches(lambda numbers: int(numbers.get(names[1], {}).get("sent") or 0) >= 1)
     check(numbers[names[1]]["entered"] == "1", f"after the wait the send step counts the push sent: {numbers[names[1]]}")
     console.shot("journey")
+
+    # Editing loads the stored definition into the builder and saves a new version.
+    driver.find_element(By.ID, "journey-edit").click()
+    title = console.visible("#journey-form input[name=step_1_title]")
+    check(title.get_attribute("value") == "Your cart misses you"
+          and driver.find_element(By.NAME, "step_0_amount").get_attribute("value") == "1",
+          "Edit opens the builder with the journey as stored")
+    title.clear()
+    title.send_keys("Still in your cart")
+    driver.find_element(By.ID, "journey-save").click()
+    console.text_in("#journey-state", "version 2")
+    stored = demo.api_get(f"/v1/journeys/{journey_id}")
+    check(stored["version"] == 2 and stored["definition"]["steps"][1]["message"]["content"]["title"] == "Still in your cart",
+          "saving an edit stores a new version")
     return journey_id
 
 

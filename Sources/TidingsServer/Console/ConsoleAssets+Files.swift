@@ -1354,13 +1354,16 @@ extension ConsoleAssets {
         const stepTypes = ["send", "wait", "branch", "split", "exit"];
         const units = [["seconds", 1], ["minutes", 60], ["hours", 3600], ["days", 86400]];
         const shortUnits = { seconds: "s", minutes: "min", hours: "h", days: "d" };
+        // Seconds in the largest unit that divides them: [unit, amount].
+        const inUnits = (seconds) => units.slice().reverse().map(([unit, length]) =>
+          seconds % length === 0 ? [unit, seconds / length] : null).find(Boolean) ?? ["seconds", seconds];
         // A labelled control in a row of them, kept together.
         const cell = (label, control) => h("div", {}, field(label, control));
         const link = (id, text) => h("a", { href: `#/journeys/${encodeURIComponent(id)}` }, text ?? id);
         const total = (exited) => typeof exited === "number" ? exited :
           Object.values(exited ?? {}).reduce((sum, count) => sum + count, 0);
 
-        export function triggerText(trigger) {
+        function triggerText(trigger) {
           if (!trigger) return "–";
           const narrowed = (where) => where ? ` (${[where.value !== undefined ? `value = ${where.value}` : null,
             ...Object.entries(where.attributes ?? {}).map(([key, value]) => `${key} = ${value}`)].filter(Boolean).join(", ")})` : "";
@@ -1390,8 +1393,10 @@ extension ConsoleAssets {
         function stepText(step, following) {
           const next = step.next ?? following ?? "end";
           const or = (key) => step[key] ?? following ?? "end";
-          const span = (seconds) => units.slice().reverse().map(([unit, length]) =>
-            seconds % length === 0 ? `${seconds / length} ${shortUnits[unit]}` : null).find(Boolean);
+          const span = (seconds) => {
+            const [unit, amount] = inUnits(seconds);
+            return `${amount} ${shortUnits[unit]}`;
+          };
           switch (step.type) {
             case "send": {
               const content = step.message?.content ?? {};
@@ -1485,8 +1490,7 @@ extension ConsoleAssets {
           model.message = step.message;
           model.wait = step.until_local_time ? "until_local_time" : step.for_event ? "for_event" : "duration";
           const seconds = step.duration ?? 3600;
-          [model.unit, model.amount] = units.slice().reverse().map(([unit, length]) =>
-            seconds % length === 0 ? [unit, seconds / length] : null).find(Boolean) ?? ["seconds", seconds];
+          [model.unit, model.amount] = inUnits(seconds);
           model.until = step.until_local_time ?? "09:00";
           model.forEvent = step.for_event ?? "";
           model.timeout = step.timeout ?? 86400;
