@@ -27,20 +27,18 @@ import TidingsModel
         #expect(definition.entry == .onceEvery(days: 7))
         #expect(definition.exits == [JourneyEventMatch(type: "purchase")])
         #expect(definition.fallbackTimeZone == nil)
-        #expect(definition.steps.map(\.id) == ["pause", "remind", "bought", "last_call", "thanks", "end"])
-        #expect(definition.steps.map(\.typeName) == ["wait", "send", "wait", "send", "send", "exit"])
+        #expect(definition.steps.map(\.id) == ["pause", "remind", "a_day", "vip", "offer", "last_call", "end"])
+        #expect(definition.steps.map(\.typeName) == ["wait", "send", "wait", "branch", "send", "send", "exit"])
         #expect(definition.steps[0].kind == .wait(.duration(seconds: 3600)))
         #expect(
             definition.steps[1].kind
                 == .send(message: ["content": ["title": "Still thinking about it?", "body": "Your cart is waiting."]]))
+        #expect(definition.steps[2].kind == .wait(.duration(seconds: 86400)))
         #expect(
-            definition.steps[2].kind
-                == .wait(
-                    .forEvent(
-                        JourneyEventMatch(type: "purchase"), timeoutSeconds: 86400, onEvent: "thanks",
-                        onTimeout: "last_call")))
-        #expect(definition.steps[3].next == "end")
-        #expect(definition.steps[5].kind == .exit)
+            definition.steps[3].kind
+                == .branch(JourneyBranch(condition: .audience("tag:vip"), then: "offer", otherwise: "last_call")))
+        #expect(definition.steps[4].next == "end")
+        #expect(definition.steps[6].kind == .exit)
         #expect(try Self.parse(definition.json) == definition)
     }
 

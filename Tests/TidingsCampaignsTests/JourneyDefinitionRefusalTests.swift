@@ -377,8 +377,9 @@ import TidingsModel
                 ["id": "b", "type": "branch", "event": "purchase", "then": "elsewhere"],
                 ["id": "c", "type": "exit"],
             ]))
-        #expect(found.map(\.path).contains("steps[0]"))
-        #expect(found.contains { $0.path == "steps[0]" && $0.message.contains("nowhere") })
+        #expect(found.map(\.path).contains("steps[0].next"))
+        #expect(found.contains { $0.path == "steps[0].next" && $0.message.contains("nowhere") })
+        #expect(found.contains { $0.path == "steps[1].then" && $0.message.contains("elsewhere") })
         #expect(
             Self.problems(
                 Self.journey(steps: [
@@ -386,20 +387,21 @@ import TidingsModel
                     ["id": "c", "type": "exit"],
                 ]))
                 == [
-                    JourneyProblem(path: "steps[0]", message: "leads to elsewhere, which is not a step of this journey")
+                    JourneyProblem(
+                        path: "steps[0].then", message: "names elsewhere, which is not a step of this journey")
                 ])
         #expect(
             Self.paths(
                 Self.journey(steps: [
                     ["id": "w", "type": "wait", "for_event": "open", "timeout": 5, "on_timeout": "gone"]
                 ]))
-                == ["steps[0]"])
+                == ["steps[0].on_timeout"])
         #expect(
             Self.paths(
                 Self.journey(steps: [
                     ["id": "s", "type": "split", "paths": [["weight": 1, "next": "gone"], ["weight": 1]]]
                 ]))
-                == ["steps[0]"])
+                == ["steps[0].paths[0].next"])
     }
 
     @Test func everyStepIsReachable() {
@@ -467,6 +469,6 @@ import TidingsModel
                 ["id": "b", "type": "branch", "event": "purchase", "then": "a", "else": "gone"],
                 ["id": "c", "type": "exit"],
             ]))
-        #expect(found.map(\.path) == ["steps[1]", "steps[2]", "steps[0]"])
+        #expect(found.map(\.path) == ["steps[1].else", "steps[2]", "steps[0]"])
     }
 }

@@ -361,13 +361,33 @@ struct JourneyDefinitionParser {
         }
     }
 
+    /// The step ids a step names, by the field that names them (those it leads to by list order are always steps).
+    static func references(of step: JourneyStep) -> [(field: String, target: String)] {
+        var found: [(String, String)] = step.next.map { [("next", $0)] } ?? []
+        switch step.kind {
+        case .wait(.forEvent(_, _, let onEvent, let onTimeout)):
+            found += [("on_event", onEvent), ("on_timeout", onTimeout)].compactMap { field, id in id.map { (field, $0) }
+            }
+        case .branch(let branch):
+            found += [("then", branch.then), ("else", branch.otherwise)].compactMap { field, id in
+                id.map { (field, $0) }
+            }
+        case .split(let paths):
+            for (index, path) in paths.enumerated() {
+                if let next = path.next { found.append(("paths[\(index)].next", next)) }
+            }
+        default: break
+        }
+        return found
+    }
+
     /// Every step is reachable from the first, every reference names a step, and no loop runs without a wait
     /// (which would send or spin without end in one go).
     mutating func checkGraph(_ definition: JourneyDefinition) {
         let ids = Set(definition.steps.map(\.id))
         for (index, step) in definition.steps.enumerated() {
-            for case let target? in definition.successors(of: step) where !ids.contains(target) {
-                problem("steps[\(index)]", "leads to \(target), which is not a step of this journey")
+            for (field, target) in Self.references(of: step) where !ids.contains(target) {
+                problem("steps[\(index)].\(field)", "names \(target), which is not a step of this journey")
             }
         }
         var reached: Set<String> = []

@@ -31,6 +31,7 @@ public final class JourneyEngine: Sendable {
     let composer: MessageComposer
     let configuration: Configuration
     private let resolver: CampaignResolver
+    private let scheduler: JourneyScheduler
 
     init(
         store: any Store, clock: any TidingsClock, logger: Logger, catalog: JourneyCatalog, composer: MessageComposer,
@@ -44,7 +45,13 @@ public final class JourneyEngine: Sendable {
         self.composer = composer
         self.configuration = configuration
         resolver = CampaignResolver(store: store, clock: clock, logger: logger, id: self.id)
+        scheduler = JourneyScheduler(store: store, clock: clock, catalog: catalog, logger: logger)
     }
+
+    /// Enters the people whose scheduled entry is due (``JourneyScheduler``); the leader runs it periodically.
+    /// - Returns: how many entered.
+    @discardableResult
+    public func runSchedules() throws -> Int { try scheduler.runDue() }
 
     /// Handles queued signals (when `signals`) and walks every run due now.
     /// - Returns: how many signals and runs it handled.
