@@ -5,6 +5,7 @@ import { devicesPage, devicePage } from "/console/page-devices.js";
 import { eventsPage } from "/console/page-events.js";
 import { messagesPage, messagePage } from "/console/page-messages.js";
 import { composePage } from "/console/page-compose.js";
+import { journeysPage, journeyPage, journeyBuilderPage } from "/console/page-journeys.js";
 import { settingsPage } from "/console/page-settings.js";
 import { h, show } from "/console/dom.js";
 
@@ -16,6 +17,10 @@ const routes = [
   [/^#\/messages$/, messagesPage],
   [/^#\/messages\/(.+)$/, messagePage],
   [/^#\/compose(?:\?from=(.+))?$/, composePage],
+  [/^#\/journeys$/, journeysPage],
+  [/^#\/journeys\/new$/, (view) => journeyBuilderPage(view)],
+  [/^#\/journeys\/([^/]+)\/edit$/, journeyBuilderPage],
+  [/^#\/journeys\/([^/]+)$/, journeyPage],
   [/^#\/settings$/, settingsPage],
 ];
 

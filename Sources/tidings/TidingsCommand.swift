@@ -18,6 +18,7 @@ enum TidingsCommand {
           import FILE --profile NAME          devices and users from a vendor's export (CSV, NDJSON)
           events query|tail                   stored events as a table, JSON, NDJSON or CSV; follow new ones
           stats MESSAGE_ID | --campaign ID    the delivery and engagement funnel
+          journeys list|show|create|start|... journeys: definitions, lifecycle and each step's numbers
           apps list|show|create|set-...       apps, their settings and credentials (admin key)
           keys list|create|revoke             an app's app and server keys (admin key)
           forwarders add|list|pause|...       an app's event forwarders; verify-signature (admin key)
@@ -52,6 +53,7 @@ enum TidingsCommand {
             case "import": return try await ImportCommand.run(rest)
             case "events": return try await EventsCommand.run(rest)
             case "stats": return try await StatsCommand.run(rest)
+            case "journeys": return try await JourneysCommand.run(rest)
             // The administration API, with an admin key (Sources/tidings/Admin).
             case "apps": return try await AppsCommand.run(rest)
             case "keys": return try await KeysCommand.run(rest)

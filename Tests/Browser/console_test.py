@@ -336,6 +336,7 @@ def run(demo, console, bin_dir):
     console.text_in("#view", "State: cancelled")
     check(demo.api_get(f"/v1/messages/{scheduled_id}")["state"] == "cancelled", "cancelling a scheduled message stops it")
     preview_local_time(demo, console)
+    journey_id = journey(demo, console)
 
     # A local-time message shows its due times: twelve hours ahead read as UTC is resolved at once, and waits
     # in every zone behind UTC+12; a fallback zone gives the devices without one a due time too.
@@ -405,6 +406,11 @@ def run(demo, console, bin_dir):
     check(status == 403, f"a viewer cannot list or export events, personal data in bulk ({status})")
     console.go(f"#/messages/{message_id}", ".funnel")
     check(True, "a viewer reads the message's funnel")
+    console.go("#/journeys", "#view table")
+    check(not driver.find_elements(By.ID, "new-journey"), "a viewer is not offered the journey builder")
+    console.go(f"#/journeys/{journey_id}", "#journey-steps table")
+    check(not driver.find_elements(By.CSS_SELECTOR, "#journey-start, #journey-pause, #journey-archive, #journey-edit"),
+          "a viewer reads a journey's numbers, with no button to start, pause, archive or edit it")
 
     # Phone-sized and dark: the overview still lays out.
     driver.set_window_size(390, 844)
@@ -414,6 +420,103 @@ def run(demo, console, bin_dir):
     console.shot("overview-phone-dark")
     width = driver.execute_script("return document.documentElement.scrollWidth")
     check(width <= 400, f"the overview fits a phone's width ({width}px)")
+
+
+def journey(demo, console):
+    """Build a journey in the console (an add_to_cart trigger, a wait, a send, an exit step, leaving on a
+    purchase), see a bad step's error beside it and fix it, start it, then post an add_to_cart for a registered
+    installation and watch the journey's page count the person in, then the push sent after the wait."""
+    driver = console.driver
+    console.go("#/journeys", "#new-journey").click()
+    form = console.visible("#journey-form")
+    form.find_element(By.NAME, "journey_name").send_keys("Browser cart")
+    form.find_element(By.NAME, "trigger_event").send_keys("add_to_cart")
+    form.find_element(By.NAME, "exit_events").send_keys("purchase")
+    # A new journey starts as a wait and a send; the wait is made 0 seconds, which the contract refuses.
+    amount = form.find_element(By.NAME, "step_0_amount")
+    amount.clear()
+    amount.send_keys("0")
+    Select(form.find_element(By.NAME, "step_0_unit")).select_by_value("seconds")
+    form.find_element(By.NAME, "step_1_title").send_keys("Your cart misses you")
+    form.find_element(By.NAME, "step_1_body").send_keys("It is all still there.")
+    Select(driver.find_element(By.ID, "new-step-type")).select_by_value("exit")
+    driver.find_element(By.ID, "add-step").click()
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#journey-steps-builder > li")) == 3, "a step is added to the list")
+    driver.find_element(By.ID, "journey-validate").click()
+    console.text_in("#journey-result", "problem(s)")
+    steps = driver.find_elements(By.CSS_SELECTOR, "#journey-steps-builder > li")
+    beside = [item.text for item in steps[0].find_elements(By.CSS_SELECTOR, ".step-errors li")]
+    check(beside and all(text.startswith("steps[0]") for text in beside)
+          and not any(item.find_elements(By.CSS_SELECTOR, ".step-errors") for item in steps[1:]),
+          f"Validate shows the bad wait's error beside that step: {beside}")
+    driver.execute_script("arguments[0].scrollIntoView()", steps[0])
+    console.shot("journey-builder-error")
+    amount = driver.find_element(By.NAME, "step_0_amount")
+    amount.clear()
+    amount.send_keys("1")
+    driver.find_element(By.ID, "journey-validate").click()
+    console.text_in("#journey-result", "Valid")
+    check(not driver.find_elements(By.CSS_SELECTOR, ".step-errors"), "fixed, the journey validates")
+    driver.execute_script("window.scrollTo(0, 0)")
+    console.shot("journey-builder")
+
+    console.record_requests()
+    driver.find_element(By.ID, "journey-save").click()
+    WebDriverWait(driver, 15).until(
+        lambda d: d.execute_script("return /^#\\/journeys\\/[^/]+$/.test(location.hash) && location.hash !== '#/journeys/new'"))
+    journey_id = driver.execute_script("return decodeURIComponent(location.hash.split('/')[2])")
+    saved = console.bodies("POST /v1/journeys")
+    check(len(saved) == 1 and saved[0]["trigger"] == {"event": "add_to_cart"} and saved[0]["exit"] == [{"event": "purchase"}]
+          and [step["type"] for step in saved[0]["steps"]] == ["wait", "send", "exit"]
+          and saved[0]["steps"][0]["duration"] == 1, f"Save creates the journey as built: {saved}")
+    console.text_in("#journey-state", "State: draft")
+    driver.find_element(By.ID, "journey-start").click()
+    console.text_in("#journey-state", "State: active")
+    check(demo.api_get(f"/v1/journeys/{journey_id}")["state"] == "active", f"Start makes journey {journey_id} active")
+
+    installation = demo.api_get("/v1/installations?limit=1")["installations"][0]["installation_id"]
+    receipts = demo.api_post("/v1/events", {"events": [{
+        "event_id": str(uuid.uuid4()), "type": "add_to_cart", "occurred_at": int(time.time() * 1000),
+        "installation_id": installation, "platform": "ios"}]})["receipts"]
+    check(receipts[0]["status"] == "accepted", "an add_to_cart of a registered installation is accepted")
+
+    def step_numbers(d):
+        numbers = {}
+        for row in d.find_elements(By.CSS_SELECTOR, "#journey-steps tbody tr"):
+            cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+            numbers[cells[0]] = dict(zip(["type", "what", "entered", "waiting", "sent", "skipped", "delivered",
+                                          "opened", "converted", "exited"], cells[1:]))
+        return numbers
+
+    def reaches(condition):
+        try:
+            return WebDriverWait(driver, 30, poll_frequency=0.2, ignored_exceptions=(StaleElementReferenceException,)).until(
+                lambda d: (lambda numbers: numbers if condition(numbers) else False)(step_numbers(d)))
+        except TimeoutException:
+            raise AssertionError(f"the journey's numbers did not move: {step_numbers(driver)}")
+
+    names = [step["id"] for step in saved[0]["steps"]]
+    numbers = reaches(lambda numbers: numbers.get(names[0], {}).get("entered") == "1")
+    check(True, f"the journey page counts the person in at the wait: {numbers[names[0]]}")
+    # A run of a user sends to each of the user's installations: one or more pushes.
+    numbers = reaches(lambda numbers: int(numbers.get(names[1], {}).get("sent") or 0) >= 1)
+    check(numbers[names[1]]["entered"] == "1", f"after the wait the send step counts the push sent: {numbers[names[1]]}")
+    console.shot("journey")
+
+    # Editing loads the stored definition into the builder and saves a new version.
+    driver.find_element(By.ID, "journey-edit").click()
+    title = console.visible("#journey-form input[name=step_1_title]")
+    check(title.get_attribute("value") == "Your cart misses you"
+          and driver.find_element(By.NAME, "step_0_amount").get_attribute("value") == "1",
+          "Edit opens the builder with the journey as stored")
+    title.clear()
+    title.send_keys("Still in your cart")
+    driver.find_element(By.ID, "journey-save").click()
+    console.text_in("#journey-state", "version 2")
+    stored = demo.api_get(f"/v1/journeys/{journey_id}")
+    check(stored["version"] == 2 and stored["definition"]["steps"][1]["message"]["content"]["title"] == "Still in your cart",
+          "saving an edit stores a new version")
+    return journey_id
 
 
 def shown_number(driver, css):
