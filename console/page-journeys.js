@@ -395,7 +395,7 @@ export async function journeyBuilderPage(view, journeyID) {
   }
 
   async function validate() {
-    const answer = await api("POST", "/v1/journeys/validate", definition());
+    const answer = await api("POST", "/v1/journeys:validate", definition());
     errors = answer.valid ? [] : answer.errors ?? [];
     render();
     result.className = answer.valid ? "ok" : "error";

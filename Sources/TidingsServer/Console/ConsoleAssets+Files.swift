@@ -1742,7 +1742,7 @@ extension ConsoleAssets {
           }
 
           async function validate() {
-            const answer = await api("POST", "/v1/journeys/validate", definition());
+            const answer = await api("POST", "/v1/journeys:validate", definition());
             errors = answer.valid ? [] : answer.errors ?? [];
             render();
             result.className = answer.valid ? "ok" : "error";
