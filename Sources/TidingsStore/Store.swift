@@ -14,7 +14,8 @@ import TidingsModel
 public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
     OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore,
-    ErasureStore, SecondFactorStore, SignInThrottleStore, WinnerStore, ImportStore
+    ErasureStore, SecondFactorStore, SignInThrottleStore, WinnerStore, ImportStore, UserProfileStore,
+    SegmentStore
 {
     // MARK: Changes
 
