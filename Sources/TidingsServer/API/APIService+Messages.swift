@@ -58,7 +58,9 @@ extension APIService {
                 status: 503, code: "no_provider",
                 message: "this server has no push provider configured (APNs credentials); it cannot send messages")
         }
-        let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
+        // Saved segments are expanded now: the message keeps the audience as it is when accepted.
+        let body = try expandingSegments(
+            inBody: jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes), appID: appID)
         let date = clock.now
         let messageRequest: MessageRequest
         let payloads: CampaignPayloads
