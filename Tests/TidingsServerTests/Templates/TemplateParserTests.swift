@@ -61,7 +61,7 @@ import TidingsServer
         (#"{{ "open }}"#, .unterminatedString, 3),
         (#"{{ "a\n" }}"#, .invalidEscape, 5),
         ("{{ users.name }}", .unknownVariable, 3),
-        ("{{ user.first-name }}", .unknownVariable, 3),
+        ("{{ user.a.b }}", .unknownVariable, 3),
         ("{{ attributes }}", .unknownVariable, 3),
         ("{{ installation.password }}", .unknownVariable, 3),
         ("{{ attributes.a.b }}", .unknownVariable, 3),
