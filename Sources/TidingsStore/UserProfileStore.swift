@@ -15,3 +15,14 @@ public protocol UserProfileStore: Sendable {
         _ change: ([String: AttributeValue]) throws -> [String: AttributeValue]
     ) throws -> UserProfile?
 }
+
+extension UserProfileStore {
+    /// The profiles of the users `installations` are logged in as, by user id, in one read: what
+    /// `{{user.NAME}}` in a template needs (``Installation/withUserAttributes(from:)``).
+    public func userAttributes(of installations: [Installation], appID: String) throws
+        -> [String: [String: AttributeValue]]
+    {
+        let users = Set(installations.compactMap(\.userID))
+        return users.isEmpty ? [:] : try userAttributes(appID: appID, userIDs: users.sorted())
+    }
+}

@@ -425,17 +425,13 @@ public final class FanoutWorker: Sendable {
         // go per app rather than one by one; the app's settings (rate, cap) are read afresh per chunk.
         var installations: [String: [String: Installation]] = [:]
         for (appID, claimed) in Dictionary(grouping: deliveries, by: \.appID) {
-            let found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
-            installations[appID] = Dictionary(found.map { ($0.installationID, $0) }, uniquingKeysWith: { $1 })
+            var found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
             // `{{user.NAME}}` reads the user's profile: one read per chunk, and only for templated messages.
-            let users = Set(found.compactMap(\.userID))
-            if !users.isEmpty, claimed.contains(where: { queue.templated[$0.messageID] == true }) {
-                let profiles = try store.userAttributes(appID: appID, userIDs: Array(users))
-                for installation in found {
-                    guard let userID = installation.userID, let attributes = profiles[userID] else { continue }
-                    installations[appID]?[installation.installationID]?.userAttributes = attributes
-                }
+            if claimed.contains(where: { queue.templated[$0.messageID] == true }) {
+                let profiles = try store.userAttributes(of: found, appID: appID)
+                found = found.map { $0.withUserAttributes(from: profiles) }
             }
+            installations[appID] = Dictionary(found.map { ($0.installationID, $0) }, uniquingKeysWith: { $1 })
             queue.settings[appID] = try store.sendSettings(appID: appID)
         }
         var capped: [String: [MessageDelivery]] = [:]
