@@ -101,13 +101,15 @@ let package = Package(
             name: "TidingsForwarding",
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
 
-        // The decisions of campaigns and journeys, knowing nothing of HTTP: journey definitions, their validation
-        // and the step each run takes next, written against manual clocks.
+        // The decisions of messages, campaigns and journeys, knowing nothing of HTTP: message requests and their
+        // validation, the delivery policy, campaign plans, schedules, audience resolution, split tests and their
+        // winners, templates; journey definitions, their validation and the step each run takes next. Written
+        // against manual clocks.
         .target(
             name: "TidingsCampaigns",
             dependencies: ["TidingsModel", "TidingsCrypto", "TidingsPush", "TidingsStore"]),
 
-        // The backend: HTTP API, auth, messages, fan-out, policy, service wiring. It imports the SDK only for the
+        // The backend: HTTP API, auth, accepting messages, fan-out, scheduled work, service wiring. It imports the SDK only for the
         // dry run's device previews, which must be the SDK's own handling.
         .target(
             name: "TidingsServer",
@@ -136,7 +138,8 @@ let package = Package(
         .executableTarget(
             name: "tidings-bench",
             dependencies: [
-                "TidingsModel", "Tidings", "TidingsServer", "TidingsStore", "TidingsTesting", "TidingsForwarding",
+                "TidingsModel", "Tidings", "TidingsCampaigns", "TidingsServer", "TidingsStore", "TidingsTesting",
+                "TidingsForwarding",
                 "TidingsPush",
             ]),
 
@@ -160,7 +163,8 @@ let package = Package(
             dependencies: ["TidingsModel", "TidingsMetrics", "TidingsHTTP", "TidingsTestSupport"]),
         .testTarget(name: "TidingsCryptoTests", dependencies: ["TidingsModel", "TidingsCrypto"]),
         .testTarget(
-            name: "TidingsCampaignsTests", dependencies: ["TidingsModel", "TidingsStore", "TidingsCampaigns"]),
+            name: "TidingsCampaignsTests",
+            dependencies: ["TidingsModel", "TidingsPush", "TidingsStore", "TidingsCampaigns"]),
         .testTarget(
             name: "TidingsPushTests",
             dependencies: [
@@ -192,7 +196,8 @@ let package = Package(
         .testTarget(
             name: "TidingsServerTests",
             dependencies: [
-                "Tidings", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting", "TidingsTestSupport",
+                "Tidings", "TidingsCampaigns", "TidingsServer", "TidingsAPNsEmulator", "TidingsTesting",
+                "TidingsTestSupport",
                 "TidingsStoreTesting",
             ]),
         .testTarget(

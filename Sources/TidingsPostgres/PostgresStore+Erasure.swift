@@ -78,6 +78,33 @@ extension PostgresStore {
                 INSERT INTO erased_users (app_id, digest, erased_at) VALUES ($1, $2, $3)
                 ON CONFLICT (app_id, digest) DO UPDATE SET erased_at = excluded.erased_at
                 """, [app, .bytes(erasure.digest), .integer(erasure.erasedAt)])
+            // The user's journeys: runs in progress end where they stand, every run forgets whom it was for, and
+            // the entry history and queued signals go.
+            let subject = "user:" + erasure.userID
+            let stopped = try db.query(
+                """
+                SELECT journey_id, step_id FROM journey_runs
+                WHERE app_id = $1 AND subject = $2 AND state IN ('ready', 'waiting') FOR UPDATE
+                """, [app, .text(subject)]
+            ) { ($0.text(0), $0.text(1)) }
+            for (journeyID, stepID) in stopped {
+                try Self.addJourneyCounts(
+                    db, journeyID: journeyID, [JourneyCount(stepID: stepID, metric: "exited:erased", count: 1)])
+            }
+            try db.run(
+                """
+                UPDATE journey_runs SET subject = $3,
+                    end_reason = CASE WHEN state IN ('ready', 'waiting') THEN 'erased' ELSE end_reason END,
+                    ended_at = COALESCE(ended_at, $4), due_at = NULL, owner = NULL, epoch = epoch + 1,
+                    state = CASE WHEN state IN ('ready', 'waiting') THEN 'exited' ELSE state END
+                WHERE app_id = $1 AND subject = $2
+                """, [app, .text(subject), .text("user:" + erasure.pseudonym), .integer(erasure.erasedAt)])
+            try db.run(
+                """
+                DELETE FROM journey_entries
+                WHERE subject = $2 AND journey_id IN (SELECT id FROM journeys WHERE app_id = $1)
+                """, [app, .text(subject)])
+            try db.run("DELETE FROM journey_signals WHERE app_id = $1 AND user_id = $2", [app, user])
             var notices = 0
             let forwarders = try db.query("SELECT id FROM forwarders WHERE app_id = $1", [app]) { $0.text(0) }
             for forwarder in forwarders {

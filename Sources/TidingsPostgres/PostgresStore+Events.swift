@@ -47,6 +47,12 @@ extension PostgresStore {
 
     /// Inserts the batch in one transaction and one statement (``insertEventsSQL``).
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
+        try insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: [])
+    }
+
+    public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64, signalling: Set<String>)
+        throws -> [Bool]
+    {
         guard !events.isEmpty else { return [] }
         try ensureEventPartition(receivedAt: receivedAt)
         let rows = events.map { event -> [PostgresValue] in
@@ -65,12 +71,21 @@ extension PostgresStore {
         let parameters =
             [PostgresValue.text(appID), .integer(receivedAt)]
             + Self.eventArrayColumns.indices.map { column in .array(rows.map { $0[column] }) }
-        let stored = try write { db in try db.query(Self.insertEventsSQL, parameters) { $0.int64(0) } }
-        var inserted = [Bool](repeating: false, count: events.count)
-        for position in stored where position >= 1 && position <= Int64(events.count) {
-            inserted[Int(position) - 1] = true
+        return try write { db in
+            let stored = try db.query(Self.insertEventsSQL, parameters) { $0.int64(0) }
+            var inserted = [Bool](repeating: false, count: events.count)
+            for position in stored where position >= 1 && position <= Int64(events.count) {
+                inserted[Int(position) - 1] = true
+            }
+            // Journeys hear of the new events they wait for in this transaction: none is lost between the
+            // event's commit and the engine.
+            if !signalling.isEmpty {
+                for index in events.indices where inserted[index] && signalling.contains(events[index].type.rawValue) {
+                    try Self.insertJourneySignal(db, JourneySignal(appID: appID, event: events[index]))
+                }
+            }
+            return inserted
         }
-        return inserted
     }
 
     public func events(appID: String, query: EventQuery) throws -> EventPage {

@@ -550,6 +550,81 @@ extension PostgresStore {
             PRIMARY KEY (app_id, import_id)
         );
         """,
+        // Journeys: their versions, one run per person in one, entry history, per-step counts and the queue of
+        // signals (events and attribute changes) the engine reacts to.
+        """
+        CREATE TABLE journeys (
+            id text COLLATE "C" PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL,
+            name text NOT NULL,
+            state text NOT NULL,
+            version bigint NOT NULL,
+            trigger_kind text NOT NULL,
+            trigger_key text NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL
+        );
+        CREATE INDEX journeys_app ON journeys(app_id, created_at);
+        CREATE TABLE journey_versions (
+            journey_id text COLLATE "C" NOT NULL,
+            version bigint NOT NULL,
+            definition text NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (journey_id, version)
+        );
+        CREATE TABLE journey_runs (
+            id text COLLATE "C" PRIMARY KEY,
+            journey_id text COLLATE "C" NOT NULL,
+            app_id text COLLATE "C" NOT NULL,
+            version bigint NOT NULL,
+            subject text COLLATE "C" NOT NULL,
+            state text NOT NULL,
+            step_id text COLLATE "C" NOT NULL,
+            resume_step text,
+            due_at bigint,
+            wait_event text,
+            on_event_step text,
+            entered_at bigint NOT NULL,
+            ended_at bigint,
+            end_reason text,
+            entry_key text COLLATE "C" NOT NULL,
+            walks bigint NOT NULL DEFAULT 0,
+            last_send_step text,
+            epoch bigint NOT NULL DEFAULT 0,
+            owner text,
+            lease_until bigint
+        );
+        CREATE UNIQUE INDEX journey_runs_one_at_a_time ON journey_runs(journey_id, subject)
+            WHERE state IN ('ready', 'waiting');
+        CREATE UNIQUE INDEX journey_runs_entry ON journey_runs(journey_id, entry_key);
+        CREATE INDEX journey_runs_due ON journey_runs(due_at) WHERE state IN ('ready', 'waiting');
+        CREATE INDEX journey_runs_subject ON journey_runs(app_id, subject) WHERE state IN ('ready', 'waiting');
+        CREATE TABLE journey_entries (
+            journey_id text COLLATE "C" NOT NULL,
+            subject text COLLATE "C" NOT NULL,
+            last_entered_at bigint NOT NULL,
+            times bigint NOT NULL,
+            PRIMARY KEY (journey_id, subject)
+        );
+        CREATE TABLE journey_counts (
+            journey_id text COLLATE "C" NOT NULL,
+            step_id text COLLATE "C" NOT NULL,
+            metric text NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (journey_id, step_id, metric)
+        );
+        CREATE TABLE journey_signals (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            app_id text COLLATE "C" NOT NULL,
+            kind text NOT NULL,
+            name text NOT NULL,
+            installation_id text COLLATE "C" NOT NULL,
+            user_id text,
+            value text,
+            attributes text,
+            occurred_at bigint NOT NULL
+        );
+        """,
         // Audience conditions on events read the installations with such events from this index alone (as on
         // SQLite); the complement asks events_installation per installation.
         """

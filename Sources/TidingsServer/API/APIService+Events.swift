@@ -57,7 +57,9 @@ extension APIService {
         // its event upload are separate durable queues, and a first launch offline may flush events first.
         // Everything is scoped to the calling app, so another app's key only ever writes its own data.
         let (known, stored) = (receipts, candidates)
-        store.insertEvents(appID: caller.appID, events: events, receivedAt: now) { outcome in
+        // The event types the app's journeys listen for are queued for them in the batch's transaction.
+        let signalling = try journeyCatalog.journeys(appID: caller.appID).signalling
+        store.insertEvents(appID: caller.appID, events: events, receivedAt: now, signalling: signalling) { outcome in
             reply(
                 self.storeOutcome(outcome).map { inserted in
                     self.receiptsResponse(

@@ -38,6 +38,9 @@ extension APIService {
         // (both runs must issue the same secret). It was issued when the stored digest is its own.
         let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
         let (identity, verifyingApp, limits) = (verified, app, configuration.attributeLimits)
+        let changes = AttributeChangeSignals(
+            appID: caller.appID, keys: try journeyCatalog.journeys(appID: caller.appID).attributeKeys)
+        let now = self.now
         store.upsertInstallation(
             appID: caller.appID, installationID: installationID, now: now,
             prepare: { existing in
@@ -52,9 +55,11 @@ extension APIService {
                     // Binding proves the new user; logging out proves the user who leaves.
                     try self.requireIdentity(of: user, verified: identity, caller: caller, app: app)
                 }
+                changes.note(update, existing: existing, installationID: installationID, now: now)
                 return update
             },
             completion: { outcome in
+                if case .success = outcome { self.queueSignals(changes) }
                 reply(
                     self.storeOutcome(outcome).map { installation, created in
                         self.metrics.installationUpserted(created: created)
@@ -89,6 +94,9 @@ extension APIService {
         var update = InstallationUpdate()
         update.attributes = try InstallationJSON.attributeChanges(
             jsonObject(request, maximumBytes: configuration.maximumBodyBytes), limits: configuration.attributeLimits)
+        let changes = AttributeChangeSignals(
+            appID: caller.appID, keys: try journeyCatalog.journeys(appID: caller.appID).attributeKeys)
+        let now = self.now
         let (installation, _) = try storeCall {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
                 guard existing != nil else {
@@ -98,9 +106,11 @@ extension APIService {
                 try requireOwnership(of: existing, request, caller: caller)
                 try InstallationJSON.checkAttributeCount(
                     update, existing: existing, limits: configuration.attributeLimits)
+                changes.note(update, existing: existing, installationID: installationID, now: now)
                 return update
             }
         }
+        queueSignals(changes)
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
     }
@@ -167,5 +177,15 @@ extension APIService {
             message:
                 "tag '\(tag.prefix(80))' must be 1 to \(configuration.tagLimits.maximumLength) characters of A-Z a-z 0-9 _ . : -"
         )
+    }
+
+    /// Queues the attribute changes journeys are triggered by, after their upsert committed. A failure here loses
+    /// the trigger but not the upsert, so it is logged rather than answered.
+    func queueSignals(_ changes: AttributeChangeSignals) {
+        do {
+            try changes.queue(in: store)
+        } catch {
+            logger.error("journey signals of an attribute change were not queued: \(error)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsHTTP
 import TidingsModel
 import TidingsStore
@@ -61,35 +62,14 @@ extension APIService {
         // Saved segments are expanded now: the message keeps the audience as it is when accepted.
         let body = try expandingSegments(
             inBody: jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes), appID: appID)
-        let date = clock.now
-        let messageRequest: MessageRequest
-        let payloads: CampaignPayloads
-        let messageID = "msg_" + UUID().lowercasedString
-        let settings = try storeCall { try store.sendSettings(appID: appID) }
-        // The app's own default time to live, when it set one, replaces the server's.
-        let appTTL = settings.defaultTTLSeconds
         do {
-            messageRequest = try MessageRequest.parse(
-                body, now: date, defaultTimeToLive: appTTL.map { .seconds($0) } ?? configuration.defaultTimeToLive)
-            payloads = try CampaignPayloads.build(
-                messageRequest, messageID: messageID,
-                builder: MessagePayloadBuilder(insecureMediaHosts: configuration.insecureMediaHosts))
-        } catch {
+            return try storeCall {
+                try MessageComposer(store: store, configuration: configuration).compose(
+                    body, appID: appID, messageID: "msg_" + UUID().lowercasedString, now: clock.now)
+            }
+        } catch let error as MessageError {
             throw HTTPError(status: error.status, code: error.code, message: error.message)
         }
-        guard let app = try store.app(id: appID) else {
-            throw HTTPError(status: 404, code: "not_found", message: "there is no app \(appID)")
-        }
-        let resolveAt = messageRequest.schedule.resolveAt(now: date).millisecondsSince1970
-        let plan = CampaignPlan(request: messageRequest)
-        let record = MessageRecord(
-            id: messageID, appID: appID, state: resolveAt <= date.millisecondsSince1970 ? .resolving : .scheduled,
-            kind: messageRequest.kind, messageType: messageRequest.messageType, campaignID: messageRequest.campaignID,
-            topic: app.bundleID, payload: payloads.main, priority: messageRequest.priority,
-            expiresAt: messageRequest.expiration?.millisecondsSince1970, collapseID: messageRequest.collapseID,
-            nightPolicy: messageRequest.nightPolicy, createdAt: date.millisecondsSince1970, plan: plan.encoded(),
-            resolveAt: resolveAt, payloadVariants: payloads.variants, ratePerSecond: messageRequest.ratePerSecond)
-        return AcceptedMessage(request: messageRequest, record: record, plan: plan, settings: settings)
     }
 
     /// `GET /v1/messages`: the app's messages, newest first, optionally in one state; paged by `cursor`.

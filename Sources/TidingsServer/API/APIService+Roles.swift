@@ -84,6 +84,16 @@ extension APIService {
         "POST /v1/audience": viewer,
         "POST /v1/audience/count": viewer,
         "POST /v1/uninstall-checks": editor,
+        // Journeys, and the backend's events that drive them.
+        "POST /v1/journeys": editor,
+        "POST /v1/journeys/validate": viewer,
+        "GET /v1/journeys": viewer,
+        "GET /v1/journeys/{journey_id}": viewer,
+        "PUT /v1/journeys/{journey_id}": editor,
+        "POST /v1/journeys/{journey_id}/start": editor,
+        "POST /v1/journeys/{journey_id}/pause": editor,
+        "POST /v1/journeys/{journey_id}/archive": editor,
+        "POST /v1/users/{user_id}/events": editor,
         "POST /v1/live-activities": editor,
         "GET /v1/live-activities/{activity_id}": viewer,
         // Administration: apps, keys, credentials, identity keys, send settings, forwarders, operators.

@@ -9,7 +9,9 @@ import TidingsStore
 /// Every write through a session carries the session's CSRF token, passes an `Origin` check, and is audited.
 extension APIService {
     /// POSTs that change nothing: a viewer may make them, and they are not audited.
-    static let readOnlyPosts: Set<String> = ["/v1/lint", "/v1/audience", "/v1/audience/count"]
+    static let readOnlyPosts: Set<String> = [
+        "/v1/lint", "/v1/audience", "/v1/audience/count", "/v1/journeys/validate",
+    ]
     /// The sign-in routes: audited by the handlers themselves, naming the operator the name or challenge is
     /// for (the request carries no credential yet).
     static let signInPaths: Set<String> = ["/v1/session", "/v1/session/second-factor"]

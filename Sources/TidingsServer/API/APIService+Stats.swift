@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsHTTP
 import TidingsModel
 import TidingsStore
@@ -113,7 +114,7 @@ extension APIService {
         return object
     }
 
-    static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+    static func rounded(_ value: Double) -> Double { value.roundedToFourPlaces }
 
     /// One arm's conversions: recipients, converted, the rate with its 95% Wilson interval (null without
     /// recipients) and, against `reference`, the difference of rates with its 95% interval.

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsCrypto
 import TidingsHTTP
 import TidingsModel
@@ -60,19 +61,7 @@ extension APIService {
         return value
     }
 
-    static func isIdentifier(_ value: String) -> Bool {
-        let bytes = value.utf8
-        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"),
-                UInt8(ascii: "@"), UInt8(ascii: "+"), UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
-    }
+    static func isIdentifier(_ value: String) -> Bool { ResourceIdentifier.isValid(value) }
 
     /// The `limit` query parameter, defaulted and bounded by the configuration.
     func pageLimit(_ request: HTTPRequest, maximum: Int? = nil) throws -> Int {

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsHTTP
 import TidingsModel
 import TidingsPush

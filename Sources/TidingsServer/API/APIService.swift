@@ -36,6 +36,8 @@ final class APIService: Sendable {
     let authenticationFailures: RateLimiter
     /// Console sign-in, sessions and their rate limits.
     let sessions: ConsoleSessions
+    /// The journeys each app's events may trigger, end or wake: what event ingest queues signals for.
+    let journeyCatalog: JourneyCatalog
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,
@@ -48,6 +50,7 @@ final class APIService: Sendable {
         sharedKeyRates = configuration.sharedRates.map(SharedKeyRates.init(source:))
         fanoutCounters = FanoutCounters(registry: registry)
         sessions = ConsoleSessions(store: store, settings: configuration.consoleSessions, clock: clock)
+        journeyCatalog = JourneyCatalog(store: store, clock: clock)
         self.store = store
         storeChanges = Self.observeChanges(
             of: store, keys: keyCache, apps: appCache, identities: identityCache, erasureKeys: erasureKeys,
@@ -101,6 +104,6 @@ final class APIService: Sendable {
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
         ] + adminRoutes() + operatorRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
             + sessionRoutes() + twoFactorRoutes() + consoleRoutes() + audienceRoutes() + importRoutes()
-            + userProfileRoutes() + segmentRoutes()
+            + journeyRoutes() + userProfileRoutes() + segmentRoutes()
     }
 }

@@ -26,6 +26,8 @@ public final class TidingsAPI: Sendable {
     public let router: Router
     public let store: any Store
     public let configuration: Configuration
+    /// Runs the apps' journeys (docs/journeys.md); the server starts it, tests drive it with ``JourneyEngine/runOnce(signals:)``.
+    public let journeys: JourneyEngine
 
     /// Opens (creating if needed) the SQLite store in `dataDirectory`.
     ///
@@ -57,5 +59,8 @@ public final class TidingsAPI: Sendable {
             store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics,
             provider: provider, registry: registry)
         router = Router(routes: service.routes().map(service.roleChecked).map(service.audited))
+        journeys = JourneyEngine(
+            store: store, clock: clock, logger: logger, catalog: service.journeyCatalog,
+            composer: MessageComposer(store: store, configuration: configuration))
     }
 }

@@ -1,3 +1,4 @@
+import TidingsCampaigns
 import TidingsModel
 
 /// The answer of `POST /v1/messages` with `"dry_run": true`: what sending the message now would do, for the

@@ -1,3 +1,4 @@
+import TidingsCampaigns
 import TidingsStore
 
 /// Counts a dry run's decisions as the audience streams past, then paces what would be sent

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsModel
 
 /// A validated `POST /v1/live-activities` body (docs/live-activities.md).

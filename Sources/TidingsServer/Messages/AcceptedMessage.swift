@@ -1,3 +1,4 @@
+import TidingsCampaigns
 import TidingsStore
 
 /// A `POST /v1/messages` body as accepted: validated, its payloads built and its message row made, nothing

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsMetrics
 import TidingsModel
 import TidingsPush

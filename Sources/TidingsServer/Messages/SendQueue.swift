@@ -1,3 +1,4 @@
+import TidingsCampaigns
 import TidingsModel
 import TidingsStore
 

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsModel
 import TidingsPush
 import TidingsStore

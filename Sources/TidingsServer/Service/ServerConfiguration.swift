@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsForwarding
 import TidingsHTTP
 import TidingsModel

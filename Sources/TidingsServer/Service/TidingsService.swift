@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsForwarding
 import TidingsHTTP
 import TidingsMetrics
@@ -52,6 +53,10 @@ public final class TidingsService: Sendable {
     /// Sends the apps' events to their destinations (docs/forwarding.md); nil with `--forwarding off`.
     public let forwarding: ForwardingWorker?
     private let forwardingClient: CurlMultiClient?
+    /// The journey engine's loop, while the service runs.
+    private let journeyTask = LockedBox<Task<Void, Never>?>(nil)
+    private let journeys: JourneyEngine
+    private let leadership: SchedulerLeadership
 
     /// Opens (or creates) the store in the configuration's data directory and builds everything; nothing
     /// runs until ``start()``.
@@ -190,6 +195,7 @@ public final class TidingsService: Sendable {
         }
         jobs.append(.auditRetention(store: store, days: configuration.auditRetentionDays, logger: logger))
         jobs.append(.winnerDecisions(WinnerSelector(store: store, logger: logger)))
+        jobs.append(.journeySchedules(api.journeys))
         if let days = configuration.eventRetentionDays {
             jobs.append(.eventRetention(store: store, days: days, logger: logger))
         }
@@ -197,6 +203,8 @@ public final class TidingsService: Sendable {
             logger.warning("no scheduled work from this process: another process sends from the store and runs it")
         }
         scheduledWork = ScheduledWork(leadership: leadership, jobs: jobs, logger: logger)
+        self.leadership = leadership
+        journeys = api.journeys
         metrics.gauge(
             name: "tidings_store_changes_connected",
             help:
@@ -225,11 +233,22 @@ public final class TidingsService: Sendable {
         fanout.start()
         scheduledWork.start()
         forwarding?.start()
+        // Every instance walks due runs; the one that leads the scheduled work handles the queued signals.
+        let (journeys, leadership) = (journeys, leadership)
+        journeyTask.withLock { task in
+            task = task ?? Task { await journeys.run { leadership.isLeader } }
+        }
     }
 
     /// Stops the fan-out workers (each finishes the push it is sending) and closes the providers.
     public func stop() async {
         await scheduledWork.stop()
+        if let task = journeyTask.withLock({ task in
+            defer { task = nil }; return task
+        }) {
+            task.cancel()
+            await task.value
+        }
         await fanout.stop()
         // After the workers: what they still hold goes back to the queue now, not when others see us silent.
         await membership?.stop()

@@ -23,16 +23,30 @@ extension SQLiteStore {
         """
 
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
+        try insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: [])
+    }
+
+    public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64, signalling: Set<String>)
+        throws -> [Bool]
+    {
         guard !events.isEmpty else { return [] }
         let (text, scopes) = (EventInsertText(events), EventScope.values(of: events))
         return try database.groupWrite { db in
             try Self.insertEvents(
-                db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt)
+                db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt,
+                signalling: signalling)
         }
     }
 
     public func insertEvents(
         appID: String, events: [TidingsEvent], receivedAt: Int64,
+        completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
+    ) {
+        insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: [], completion: completion)
+    }
+
+    public func insertEvents(
+        appID: String, events: [TidingsEvent], receivedAt: Int64, signalling: Set<String>,
         completion: @escaping @Sendable (Result<[Bool], any Error>) -> Void
     ) {
         guard !events.isEmpty else { return completion(.success([])) }
@@ -42,7 +56,8 @@ extension SQLiteStore {
         database.groupWrite(
             { db in
                 try Self.insertEvents(
-                    db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt)
+                    db, appID: appID, events: events, text: text, scopes: scopes, receivedAt: receivedAt,
+                    signalling: signalling)
             },
             completion: { [eventCompletions] outcome in
                 // Building a 500-receipt answer and freeing 500 events were about a tenth of the writer's
@@ -59,7 +74,7 @@ extension SQLiteStore {
     /// spanning the `seq`s they took: consecutive, since this transaction inserts them one after the other.
     private static func insertEvents(
         _ db: SQLiteConnection, appID: String, events: [TidingsEvent], text: EventInsertText,
-        scopes: [(scope: EventScope, value: String)], receivedAt: Int64
+        scopes: [(scope: EventScope, value: String)], receivedAt: Int64, signalling: Set<String>
     ) throws -> [Bool] {
         let statement = try db.prepare(insertEventSQL)
         var inserted = [Bool]()
@@ -98,6 +113,13 @@ extension SQLiteStore {
                 try range.bind(text: scope.rawValue, at: 2)
                 try range.bind(text: value, at: 3)
                 while try range.step() {}
+            }
+        }
+        // Journeys hear of the new events they wait for in this transaction: none is lost between the event's
+        // commit and the engine.
+        if !signalling.isEmpty {
+            for index in events.indices where inserted[index] && signalling.contains(events[index].type.rawValue) {
+                try insertJourneySignal(db, JourneySignal(appID: appID, event: events[index]))
             }
         }
         return inserted

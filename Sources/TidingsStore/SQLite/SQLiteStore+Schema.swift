@@ -516,6 +516,81 @@ extension SQLiteStore {
             PRIMARY KEY (app_id, import_id)
         );
         """,
+        // Journeys: their versions, one run per person in one, entry history, per-step counts and the queue of
+        // signals (events and attribute changes) the engine reacts to.
+        """
+        CREATE TABLE journeys (
+            id TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            trigger_kind TEXT NOT NULL,
+            trigger_key TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX journeys_app ON journeys(app_id, created_at);
+        CREATE TABLE journey_versions (
+            journey_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            definition TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (journey_id, version)
+        );
+        CREATE TABLE journey_runs (
+            id TEXT PRIMARY KEY,
+            journey_id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            subject TEXT NOT NULL,
+            state TEXT NOT NULL,
+            step_id TEXT NOT NULL,
+            resume_step TEXT,
+            due_at INTEGER,
+            wait_event TEXT,
+            on_event_step TEXT,
+            entered_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            end_reason TEXT,
+            entry_key TEXT NOT NULL,
+            walks INTEGER NOT NULL DEFAULT 0,
+            last_send_step TEXT,
+            epoch INTEGER NOT NULL DEFAULT 0,
+            owner TEXT,
+            lease_until INTEGER
+        );
+        CREATE UNIQUE INDEX journey_runs_one_at_a_time ON journey_runs(journey_id, subject)
+            WHERE state IN ('ready', 'waiting');
+        CREATE UNIQUE INDEX journey_runs_entry ON journey_runs(journey_id, entry_key);
+        CREATE INDEX journey_runs_due ON journey_runs(due_at) WHERE state IN ('ready', 'waiting');
+        CREATE INDEX journey_runs_subject ON journey_runs(app_id, subject) WHERE state IN ('ready', 'waiting');
+        CREATE TABLE journey_entries (
+            journey_id TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            last_entered_at INTEGER NOT NULL,
+            times INTEGER NOT NULL,
+            PRIMARY KEY (journey_id, subject)
+        );
+        CREATE TABLE journey_counts (
+            journey_id TEXT NOT NULL,
+            step_id TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (journey_id, step_id, metric)
+        );
+        CREATE TABLE journey_signals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            installation_id TEXT NOT NULL,
+            user_id TEXT,
+            value TEXT,
+            attributes TEXT,
+            occurred_at INTEGER NOT NULL
+        );
+        """,
         // Audience conditions on events (`event purchase count >= 2 within 30d`) read the installations with such
         // events from this index alone, instead of every event or one lookup per installation. It costs each
         // event one more B-tree insert (BENCHMARKS.md, Segments).

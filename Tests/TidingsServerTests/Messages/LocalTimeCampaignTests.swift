@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCampaigns
 import TidingsModel
 import TidingsPush
 import TidingsServer

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TidingsCampaigns
 import TidingsModel
 import TidingsServer
 import TidingsStore
@@ -62,27 +63,6 @@ import TidingsTesting
             let expected = assignment.variant(splitKey: messageID, subject: .user("user-\(user)"))
             #expect((titles["inst-\(user)-0"]?.lowercased() ?? "control") == expected)
         }
-    }
-
-    @Test func acrossAThousandUsersTheSplitFollowsTheWeights() {
-        let assignment = VariantAssignment(variants: [("a", 1), ("b", 3)], control: 0.2)
-        var counts: [String: Int] = [:]
-        for user in 0..<1000 {
-            counts[assignment.variant(splitKey: "spring", subject: .user("user-\(user)")), default: 0] += 1
-        }
-        // 200, 200 and 600 expected; four standard deviations of a binomial of 1,000 is about 50.
-        #expect(abs((counts["control"] ?? 0) - 200) <= 50, "\(counts)")
-        #expect(abs((counts["a"] ?? 0) - 200) <= 50, "\(counts)")
-        #expect(abs((counts["b"] ?? 0) - 600) <= 60, "\(counts)")
-        // A user and an installation of the same id are different people.
-        let byUser = (0..<200).map { assignment.variant(splitKey: "spring", subject: .user("id-\($0)")) }
-        let byInstallation = (0..<200).map {
-            assignment.variant(splitKey: "spring", subject: .installation("id-\($0)"))
-        }
-        #expect(byUser != byInstallation)
-        // The point is the documented SHA-256 prefix: uniform in 0..<1.
-        let point = VariantAssignment.point(splitKey: "spring", subject: .user("user-1"))
-        #expect(point >= 0 && point < 1)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -300,19 +280,6 @@ import TidingsTesting
         #expect(conversion["converted"] == 2)
         #expect(conversion["rate"] == 0.5)
         #expect(stats.json["variants"] == nil)
-    }
-
-    @Test func theWilsonIntervalMatchesHandWorkedValues() throws {
-        let threeOfTen = try #require(WilsonInterval(successes: 3, trials: 10))
-        #expect(abs(threeOfTen.lower - 0.107_789) < 0.000_01)
-        #expect(abs(threeOfTen.upper - 0.603_218) < 0.000_01)
-        let none = try #require(WilsonInterval(successes: 0, trials: 10))
-        #expect(none.lower == 0)
-        #expect(abs(none.upper - 0.277_533) < 0.000_01)
-        let all = try #require(WilsonInterval(successes: 10, trials: 10))
-        #expect(abs(all.lower - 0.722_467) < 0.000_01)
-        #expect(all.upper == 1)
-        #expect(WilsonInterval(successes: 0, trials: 0) == nil)
     }
 }
 
