@@ -625,6 +625,34 @@ extension PostgresStore {
             occurred_at bigint NOT NULL
         );
         """,
+        // Audience conditions on events read the installations with such events from this index alone (as on
+        // SQLite); the complement asks events_installation per installation.
+        """
+        CREATE INDEX events_type_time ON events (app_id, type, occurred_at, installation_id);
+        """,
+        // User profiles: attributes set for a user, which every device of the user shares.
+        """
+        CREATE TABLE user_profiles (
+            app_id text COLLATE "C" NOT NULL,
+            user_id text COLLATE "C" NOT NULL,
+            attributes jsonb NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, user_id)
+        );
+        """,
+        // Saved segments: named audience expressions that `segment:NAME` stands for.
+        """
+        CREATE TABLE segments (
+            app_id text COLLATE "C" NOT NULL,
+            segment_id text COLLATE "C" NOT NULL,
+            name text COLLATE "C" NOT NULL,
+            expression text NOT NULL,
+            created_at bigint NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app_id, segment_id)
+        );
+        CREATE UNIQUE INDEX segments_name ON segments (app_id, name);
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -14,7 +14,8 @@ import TidingsModel
 public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
     OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore,
-    ErasureStore, SecondFactorStore, SignInThrottleStore, WinnerStore, ImportStore, JourneyStore
+    ErasureStore, SecondFactorStore, SignInThrottleStore, WinnerStore, ImportStore, JourneyStore, UserProfileStore,
+    SegmentStore
 {
     // MARK: Changes
 

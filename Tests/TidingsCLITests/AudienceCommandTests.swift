@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TidingsModel
 import TidingsServer
+import TidingsStore
 
 /// `tidings send --audience` and `tidings audience count` against a real tidingsd API over loopback; mistakes in
 /// the expression are shown with a caret before any request.
@@ -18,6 +19,14 @@ import TidingsServer
         #expect(count.standardOutput == "1\n")
         let json = try await backend.tidingsConnected(["audience", "count", "app_version > 2.9.9", "--json"])
         #expect(try JSONValue.parse(json.standardOutput)["count"] == 2)
+        // Saved segments are the server's: the command leaves the name to it.
+        try backend.store.saveSegment(
+            appID: backend.appID,
+            Segment(id: "seg_ja", name: "ja", expression: "language = ja", createdAt: 0, updatedAt: 0))
+        let segment = try await backend.tidingsConnected(["audience", "count", "segment:ja and app_version >= 2.10"])
+        #expect(segment.status == 0 && segment.standardOutput == "1\n", "\(segment.standardError)")
+        let unknown = try await backend.tidingsConnected(["audience", "count", "segment:nope"])
+        #expect(unknown.status != 0 && unknown.standardError.contains("no segment named 'nope'"))
 
         let sent = try await backend.tidingsConnected([
             "send", "--audience", "tag:vip or app_version >= 3", "--title", "Hi", "--json",

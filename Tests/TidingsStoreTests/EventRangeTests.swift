@@ -118,7 +118,8 @@ import TidingsSQLite
                 $0.text(at: 0)
             }
         }
-        #expect(Set(indexes) == ["events_event_id", "events_user"])
+        // The ranges replace the three lookup indexes; audiences' event conditions read events_type_time.
+        #expect(Set(indexes) == ["events_event_id", "events_user", "events_type_time"])
         // New batches go on from there.
         _ = try store.insertEvents(appID: "app_a", events: [event()], receivedAt: 4)
         #expect(try messageCount(store) == 3)

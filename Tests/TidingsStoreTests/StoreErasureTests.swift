@@ -20,7 +20,10 @@ import TidingsStoreTesting
         #expect(
             forgotten
                 == ForgottenUser(
-                    installations: 2, tags: 2, events: 2, messages: 1, auditEntries: 2, forwarderNotices: 2))
+                    installations: 2, tags: 2, events: 2, messages: 1, auditEntries: 2, forwarderNotices: 2,
+                    profiles: 1))
+        #expect(try store.userProfile(appID: Fixture.appID, userID: Fixture.userID) == nil)
+        #expect(try store.userProfile(appID: Fixture.appID, userID: "bob")?.attributes == ["plan": .string("free")])
 
         for id in ["phone", "pad"] {
             let installation = try #require(try store.installation(appID: Fixture.appID, installationID: id))

@@ -1,8 +1,8 @@
 import TidingsModel
 import TidingsStore
 
-/// What a template tag can name: a custom attribute (`attributes.first_name`) or an installation field
-/// (`installation.language`).
+/// What a template tag can name: a custom attribute (`attributes.first_name`), an attribute of the user's
+/// profile (`user.first_name`) or an installation field (`installation.language`).
 public enum TemplateVariable: Sendable, Hashable {
     /// The installation fields a template may read, by the name it uses.
     public enum InstallationField: String, Sendable, Hashable, CaseIterable {
@@ -21,6 +21,7 @@ public enum TemplateVariable: Sendable, Hashable {
     }
 
     case attribute(String)
+    case userAttribute(String)
     case installation(InstallationField)
 
     /// Whether every installation has a value: only `installation.id` and `installation.platform`. Anything
@@ -33,6 +34,7 @@ public enum TemplateVariable: Sendable, Hashable {
     public var name: String {
         switch self {
         case .attribute(let key): "attributes.\(key)"
+        case .userAttribute(let key): "user.\(key)"
         case .installation(let field): "installation.\(field.rawValue)"
         }
     }
@@ -41,6 +43,7 @@ public enum TemplateVariable: Sendable, Hashable {
     public func value(in installation: Installation) -> AttributeValue? {
         switch self {
         case .attribute(let key): return installation.attributes[key]
+        case .userAttribute(let key): return installation.userAttributes[key]
         case .installation(let field):
             let text: String? =
                 switch field {
@@ -64,13 +67,13 @@ public enum TemplateVariable: Sendable, Hashable {
     /// The variable a dotted path names.
     /// - Throws: `unknown_variable` at `position`, listing what exists.
     static func resolve(_ path: [String], position: Int) throws(TemplateError) -> TemplateVariable {
-        if path.count == 2 && path[0] == "attributes" {
+        if path.count == 2 && (path[0] == "attributes" || path[0] == "user") {
             guard AttributeLimits().isValidKey(path[1]) else {
                 throw TemplateError(
                     code: .unknownVariable, position: position,
                     message: "'\(path[1])' cannot be an attribute key (A-Z a-z 0-9 _, starting with a letter)")
             }
-            return .attribute(path[1])
+            return path[0] == "user" ? .userAttribute(path[1]) : .attribute(path[1])
         }
         if path.count == 2 && path[0] == "installation" {
             guard let field = InstallationField(rawValue: path[1]) else {
@@ -84,6 +87,8 @@ public enum TemplateVariable: Sendable, Hashable {
         }
         throw TemplateError(
             code: .unknownVariable, position: position,
-            message: "unknown variable '\(path.joined(separator: "."))'; use attributes.NAME or installation.FIELD")
+            message:
+                "unknown variable '\(path.joined(separator: "."))'; use attributes.NAME, user.NAME or installation.FIELD"
+        )
     }
 }

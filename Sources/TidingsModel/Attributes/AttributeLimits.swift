@@ -8,6 +8,8 @@ public struct AttributeLimits: Sendable, Hashable {
     public var maximumKeyLength = 64
     /// The longest string value, in UTF-8 bytes.
     public var maximumStringBytes = 256
+    /// The most items of a list attribute; each is a string within ``maximumStringBytes``.
+    public var maximumListItems = 32
 
     public init() {}
 
@@ -17,6 +19,7 @@ public struct AttributeLimits: Sendable, Hashable {
         limits.maximumCount = .max
         limits.maximumKeyLength = .max
         limits.maximumStringBytes = .max
+        limits.maximumListItems = .max
         return limits
     }()
 
@@ -40,6 +43,18 @@ public struct AttributeLimits: Sendable, Hashable {
                 message:
                     "attribute '\(key)' is \(text.utf8.count) bytes; a string attribute may be at most \(maximumStringBytes) bytes"
             )
+        case .list(let items) where items.count > maximumListItems:
+            throw AttributeError(
+                key: key,
+                message: "attribute '\(key)' lists \(items.count) items; a list may hold at most \(maximumListItems)")
+        case .list(let items):
+            if let long = items.first(where: { $0.utf8.count > maximumStringBytes }) {
+                throw AttributeError(
+                    key: key,
+                    message:
+                        "an item of attribute '\(key)' is \(long.utf8.count) bytes; a list item may be at most \(maximumStringBytes) bytes"
+                )
+            }
         case .number(let number) where !number.isFinite:
             throw AttributeError(key: key, message: "attribute '\(key)' must be a finite number")
         default:

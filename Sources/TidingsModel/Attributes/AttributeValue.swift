@@ -1,9 +1,11 @@
-/// The value of one custom attribute of an installation: a string, a number, a boolean or a date.
+/// The value of one custom attribute of an installation or a user: a string, a number, a boolean, a date or a list
+/// of strings.
 ///
 /// On the wire a date is an object, so it is never confused with a string that looks like one:
 ///
 /// ```json
-/// {"first_name": "Aiko", "orders": 3, "vip": true, "signed_up_at": {"date": "2026-04-01T09:30:00Z"}}
+/// {"first_name": "Aiko", "orders": 3, "vip": true, "signed_up_at": {"date": "2026-04-01T09:30:00Z"},
+///  "interests": ["shoes", "running"]}
 /// ```
 public enum AttributeValue: Sendable, Hashable {
     case string(String)
@@ -12,6 +14,8 @@ public enum AttributeValue: Sendable, Hashable {
     case bool(Bool)
     /// Unix milliseconds.
     case date(Int64)
+    /// Strings in the order given, for `contains` in audiences (`attributes.interests contains shoes`).
+    case list([String])
 
     /// The attribute as it is written in JSON: the value itself, or `{"date": "<RFC 3339>"}` for a date.
     public var json: JSONValue {
@@ -21,6 +25,7 @@ public enum AttributeValue: Sendable, Hashable {
             if number == number.rounded(), abs(number) < 9.0e15 { .integer(Int64(number)) } else { .double(number) }
         case .bool(let flag): .bool(flag)
         case .date(let milliseconds): .object(["date": .string(RFC3339.format(milliseconds: milliseconds))])
+        case .list(let items): .array(items.map(JSONValue.string))
         }
     }
 
@@ -31,11 +36,13 @@ public enum AttributeValue: Sendable, Hashable {
         case .number: "number"
         case .bool: "boolean"
         case .date: "date"
+        case .list: "list"
         }
     }
 
     /// How a template shows the value: strings as they are, integral numbers without a fraction (`3`, not
-    /// `3.0`), other numbers in their shortest form, booleans as `true`/`false`, dates as RFC 3339 in UTC.
+    /// `3.0`), other numbers in their shortest form, booleans as `true`/`false`, dates as RFC 3339 in UTC, lists
+    /// as their items joined by ", ".
     public var text: String {
         switch self {
         case .string(let text): text
@@ -43,6 +50,7 @@ public enum AttributeValue: Sendable, Hashable {
             if number == number.rounded(), abs(number) < 9.0e15 { String(Int64(number)) } else { "\(number)" }
         case .bool(let flag): flag ? "true" : "false"
         case .date(let milliseconds): RFC3339.format(milliseconds: milliseconds)
+        case .list(let items): items.joined(separator: ", ")
         }
     }
 
@@ -62,7 +70,8 @@ public enum AttributeValue: Sendable, Hashable {
                 throw AttributeError(
                     key: key,
                     message:
-                        #"attribute '\#(key)' must be a string, number, boolean or {"date": "<RFC 3339 date-time>"}"#)
+                        #"attribute '\#(key)' must be a string, number, boolean, list of strings or {"date": "<RFC 3339 date-time>"}"#
+                )
             }
             guard let milliseconds = RFC3339.parse(text) else {
                 throw AttributeError(
@@ -72,10 +81,21 @@ public enum AttributeValue: Sendable, Hashable {
                 )
             }
             parsed = .date(milliseconds)
+        case .array(let array):
+            var items: [String] = []
+            for item in array {
+                guard let text = item.stringValue else {
+                    throw AttributeError(key: key, message: "attribute '\(key)' is a list, whose items must be strings")
+                }
+                items.append(text)
+            }
+            parsed = .list(items)
         default:
             throw AttributeError(
                 key: key,
-                message: #"attribute '\#(key)' must be a string, number, boolean or {"date": "<RFC 3339 date-time>"}"#)
+                message:
+                    #"attribute '\#(key)' must be a string, number, boolean, list of strings or {"date": "<RFC 3339 date-time>"}"#
+            )
         }
         try limits.check(key: key, value: parsed)
         return parsed

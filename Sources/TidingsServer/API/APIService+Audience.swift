@@ -20,8 +20,10 @@ extension APIService {
         }
         let expression: AudienceExpression
         do {
-            expression = try AudienceExpression.parse(text)
-        } catch {
+            let segments =
+                AudienceExpression.segmentNames(in: text).isEmpty ? [:] : try segmentDefinitions(appID: caller.appID)
+            expression = try AudienceExpression.parse(text, segments: segments)
+        } catch let error as AudienceExpressionError {
             return json(Self.audienceErrorJSON(error), status: 400)
         }
         let count = try storeCall {

@@ -22,8 +22,9 @@ extension APIService {
     /// `POST /v1/lint`: a `POST /v1/messages` body (its `target` optional) built into the canonical payload
     /// the server would send, and that payload run through the project's payload linter.
     func lintMessage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        _ = try authenticate(request, .serverKey)
-        var body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
+        let caller = try authenticate(request, .serverKey)
+        var body = try expandingSegments(
+            inBody: jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes), appID: caller.appID)
         if body["target"] == nil && body["audience"] == nil { body["target"] = .object(["all": .bool(true)]) }
         let date = clock.now
         let built: MessagePayloadBuilder.Built
@@ -51,7 +52,8 @@ extension APIService {
     /// reaches now (named installation ids the app does not have are not counted).
     func audienceSize(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
-        let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
+        let body = try expandingSegments(
+            inBody: jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes), appID: caller.appID)
         try Self.allowOnly(body, ["target", "audience"])
         let target: MessageTarget
         do {

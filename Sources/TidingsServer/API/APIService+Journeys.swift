@@ -49,9 +49,11 @@ extension APIService {
                 return [JourneyProblem(path: "", message: "\(error)")]
             }
         }
+        // A branch may name saved segments; they are looked up when a run reaches it, so here they must exist.
+        let segments = try segmentDefinitions(appID: appID)
         let checkAudience: (String) -> String? = { text in
             do throws(AudienceExpressionError) {
-                _ = try AudienceExpression.parse(text)
+                _ = try AudienceExpression.parse(text, segments: segments)
                 return nil
             } catch {
                 return error.message

@@ -59,7 +59,9 @@ extension APIService {
                 status: 503, code: "no_provider",
                 message: "this server has no push provider configured (APNs credentials); it cannot send messages")
         }
-        let body = try jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes)
+        // Saved segments are expanded now: the message keeps the audience as it is when accepted.
+        let body = try expandingSegments(
+            inBody: jsonObject(request, maximumBytes: configuration.maximumMessageBodyBytes), appID: appID)
         do {
             return try storeCall {
                 try MessageComposer(store: store, configuration: configuration).compose(

@@ -53,6 +53,17 @@ extension APIService {
         "DELETE /v1/users/{user_id}/tags/{tag}": editor,
         "GET /v1/users/{user_id}/export": editor,
         "DELETE /v1/users/{user_id}": editor,
+        // User profiles (attributes of the user): read as tags are, written as they are.
+        "GET /v1/users/{user_id}/attributes": viewer,
+        "PUT /v1/users/{user_id}/attributes": editor,
+        "PATCH /v1/users/{user_id}/attributes": editor,
+        // Saved segments: read and counted as audiences are, written as messages are.
+        "POST /v1/segments": editor,
+        "GET /v1/segments": viewer,
+        "GET /v1/segments/{segment_id}": viewer,
+        "PUT /v1/segments/{segment_id}": editor,
+        "DELETE /v1/segments/{segment_id}": editor,
+        "GET /v1/segments/{segment_id}/count": viewer,
         // Bulk import writes installations, users and tags as their own routes do.
         "POST /v1/imports/{import_id}": editor,
         "GET /v1/imports/{import_id}": editor,

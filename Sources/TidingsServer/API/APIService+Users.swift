@@ -9,14 +9,15 @@ extension APIService {
     static let maximumExportedEvents = 100_000
 
     /// `GET /v1/users/{user_id}/export`: everything held about the user, as one JSON document: the
-    /// installations logged in as the user (without their secrets), the user's tags, and the events recorded
-    /// while logged in as the user.
+    /// installations logged in as the user (without their secrets), the user's tags and profile attributes, and
+    /// the events recorded while logged in as the user.
     func exportUser(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let userID = try userParameter(request)
         var installations: [JSONValue] = []
         try forEachInstallation(appID: caller.appID, userID: userID) { installations.append(InstallationJSON.json($0)) }
         let tags = try store.tags(appID: caller.appID, userID: userID)
+        let profile = try store.userProfile(appID: caller.appID, userID: userID)
         var events: [JSONValue] = []
         var after: Int64?
         var truncated = false
@@ -30,7 +31,8 @@ extension APIService {
         logger.info("user exported", metadata: ["app_id": caller.appID])
         return json([
             "user_id": .string(userID), "exported_at": .integer(now), "installations": .array(installations),
-            "tags": .array(tags.map(JSONValue.string)), "events": .array(events), "events_truncated": .bool(truncated),
+            "tags": .array(tags.map(JSONValue.string)), "attributes": AttributeValue.json(profile?.attributes ?? [:]),
+            "events": .array(events), "events_truncated": .bool(truncated),
         ])
     }
 
@@ -50,6 +52,7 @@ extension APIService {
             "messages_pseudonymised": .integer(Int64(forgotten.messages)),
             "audit_entries_pseudonymised": .integer(Int64(forgotten.auditEntries)),
             "forwarder_notices_queued": .integer(Int64(forgotten.forwarderNotices)),
+            "profile_deleted": .bool(forgotten.profiles > 0),
         ])
     }
 

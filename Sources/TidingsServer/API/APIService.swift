@@ -104,6 +104,6 @@ final class APIService: Sendable {
             HTTPRoute("DELETE", "/v1/users/{user_id}") { try await self.deleteUser($0) },
         ] + adminRoutes() + operatorRoutes() + forwarderRoutes() + sendSettingsRoutes() + liveActivityRoutes()
             + sessionRoutes() + twoFactorRoutes() + consoleRoutes() + audienceRoutes() + importRoutes()
-            + journeyRoutes()
+            + journeyRoutes() + userProfileRoutes() + segmentRoutes()
     }
 }

@@ -35,11 +35,13 @@ struct MessageDryRun {
             let chunk = try AudienceChunk.read(
                 plan: plan, appID: message.appID, cursor: cursor, limit: chunkSize, now: resolvedAt, store: store)
             for _ in chunk.unknownInstallationIDs { tally.skip(DeliveryPolicy.SkipReason.unknownInstallation.rawValue) }
+            // As the send does, templates read the profile of each installation's user (`{{user.NAME}}`).
+            let profiles = try store.userAttributes(of: chunk.members.map(\.installation), appID: message.appID)
             // Deliveries that pass every rule but the cap, by the instant the cap is counted at.
             var capped: [Int64: [(delivery: MessageDelivery, installation: Installation, deferred: Bool)]] = [:]
             for member in chunk.members {
                 tally.matched += 1
-                let installation = member.installation
+                let installation = member.installation.withUserAttributes(from: profiles)
                 guard let delivery = builder.delivery(for: installation, targetUserID: member.targetUserID) else {
                     tally.awaitingWinner += 1
                     continue

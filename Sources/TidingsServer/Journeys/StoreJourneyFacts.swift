@@ -22,7 +22,14 @@ struct StoreJourneyFacts: JourneyFacts {
     }
 
     func matches(audience: String) throws -> Bool {
-        let expression = try AudienceExpression.parse(audience)
+        // Saved segments as they are now: a branch follows edits of the segments it names.
+        let segments =
+            AudienceExpression.segmentNames(in: audience).isEmpty
+            ? [:]
+            : Dictionary(
+                try store.segments(appID: appID).map { ($0.name, $0.expression) },
+                uniquingKeysWith: { first, _ in first })
+        let expression = try AudienceExpression.parse(audience, segments: segments)
         let installations = try installationIDs()
         guard !installations.isEmpty else { return false }
         return try !store.installationIDs(appID: appID, audience: expression, among: installations, now: now).isEmpty

@@ -426,7 +426,12 @@ public final class FanoutWorker: Sendable {
         // go per app rather than one by one; the app's settings (rate, cap) are read afresh per chunk.
         var installations: [String: [String: Installation]] = [:]
         for (appID, claimed) in Dictionary(grouping: deliveries, by: \.appID) {
-            let found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
+            var found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
+            // `{{user.NAME}}` reads the user's profile: one read per chunk, and only for templated messages.
+            if claimed.contains(where: { queue.templated[$0.messageID] == true }) {
+                let profiles = try store.userAttributes(of: found, appID: appID)
+                found = found.map { $0.withUserAttributes(from: profiles) }
+            }
             installations[appID] = Dictionary(found.map { ($0.installationID, $0) }, uniquingKeysWith: { $1 })
             queue.settings[appID] = try store.sendSettings(appID: appID)
         }

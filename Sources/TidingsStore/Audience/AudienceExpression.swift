@@ -1,4 +1,5 @@
-/// Who a message goes to, as one boolean expression over installation fields and user tags.
+/// Who a message goes to, as one boolean expression over installation fields, user tags, custom attributes of
+/// installations and users, and the events installations sent.
 ///
 /// ```swift
 /// let audience = try AudienceExpression.parse(
@@ -9,6 +10,8 @@
 /// parsed expression always translates to SQL; the store evaluates it (``AudienceStore``).
 public indirect enum AudienceExpression: Sendable, Hashable, CustomStringConvertible {
     case condition(AudienceCondition)
+    case attribute(AudienceAttributeCondition)
+    case event(AudienceEventCondition)
     case not(AudienceExpression)
     case and(AudienceExpression, AudienceExpression)
     case or(AudienceExpression, AudienceExpression)
@@ -22,9 +25,12 @@ public indirect enum AudienceExpression: Sendable, Hashable, CustomStringConvert
     /// The most values all of an expression's conditions may list together.
     public static let maximumValues = 1000
 
-    /// Parses `text`.
+    /// Parses `text`, putting the expression of each saved segment it names (`segment:NAME`, looked up in
+    /// `segments`, name to expression) in its place.
     /// - Throws: ``AudienceExpressionError`` with the 1-based column of the problem.
-    public static func parse(_ text: String) throws(AudienceExpressionError) -> AudienceExpression {
+    public static func parse(_ text: String, segments: [String: String] = [:]) throws(AudienceExpressionError)
+        -> AudienceExpression
+    {
         let length = text.count
         guard length <= maximumLength else {
             throw AudienceExpressionError(
@@ -32,6 +38,7 @@ public indirect enum AudienceExpression: Sendable, Hashable, CustomStringConvert
                 message: "the expression is \(length) characters; the limit is \(maximumLength)")
         }
         var parser = AudienceExpressionParser(tokens: try AudienceLexer.tokens(in: text), endColumn: length + 1)
+        parser.segments = segments
         return try parser.parseAll()
     }
 
@@ -39,12 +46,15 @@ public indirect enum AudienceExpression: Sendable, Hashable, CustomStringConvert
     public var involvesUser: Bool {
         switch self {
         case .condition(let condition): condition.field == .tag || condition.field == .userID
+        case .attribute(let condition): condition.scope == .user
+        case .event: false
         case .not(let inner): inner.involvesUser
         case .and(let left, let right), .or(let left, let right): left.involvesUser || right.involvesUser
         }
     }
 
-    /// Fully parenthesised, for logs and tests.
+    /// Fully parenthesised; parsing it gives the same expression, so it can stand for one whose segments were
+    /// expanded.
     public var description: String {
         switch self {
         case .condition(let condition):
@@ -55,6 +65,8 @@ public indirect enum AudienceExpression: Sendable, Hashable, CustomStringConvert
             default:
                 "\(condition.field.rawValue) \(condition.comparison.rawValue) \(condition.values.first?.description ?? "")"
             }
+        case .attribute(let condition): condition.text
+        case .event(let condition): condition.text
         case .not(let inner): "(not \(inner))"
         case .and(let left, let right): "(\(left) and \(right))"
         case .or(let left, let right): "(\(left) or \(right))"

@@ -23,6 +23,8 @@ public struct AudienceExpressionError: Error, Sendable, Hashable, CustomStringCo
         case tooDeep = "too_deep"
         case tooManyTerms = "too_many_terms"
         case tooManyValues = "too_many_values"
+        case unknownSegment = "unknown_segment"
+        case segmentCycle = "segment_cycle"
     }
 
     public var code: Code

@@ -11,16 +11,23 @@ import TidingsModel
 ///                | field comparison value
 ///                | field ["not"] "in" "(" value ("," value)* ")"
 ///                | field "is" ["not"] "null"
+///                | attribute "contains" value                    (attributes.KEY or user.KEY)
+///                | "event" type ["count" comparison n] ["within" duration]
+///                | "segment" ":" name                             (the segment's expression, parsed in place)
 ///
 /// Keywords are matched without case. Every error carries the column of the token at fault.
 struct AudienceExpressionParser {
     let tokens: [AudienceToken]
     /// The column one past the end of the text, where "ends too soon" errors point.
     let endColumn: Int
-    private var index = 0
-    private var depth = 0
-    private var terms = 0
-    private var values = 0
+    var index = 0
+    var depth = 0
+    var terms = 0
+    var values = 0
+    /// Saved segments by name, whose expressions `segment:NAME` stands for.
+    var segments: [String: String] = [:]
+    /// The segments being expanded, outermost first: one named again is a cycle.
+    var expanding: [String] = []
 
     /// The longest text value (ids, tags, time zones), in UTF-8 bytes.
     static let maximumValueBytes = 256
@@ -47,7 +54,7 @@ struct AudienceExpressionParser {
         return expression
     }
 
-    private var peek: AudienceToken? { index < tokens.count ? tokens[index] : nil }
+    var peek: AudienceToken? { index < tokens.count ? tokens[index] : nil }
 
     private mutating func parseOr() throws(AudienceExpressionError) -> AudienceExpression {
         var left = try parseAnd()
@@ -88,10 +95,10 @@ struct AudienceExpressionParser {
             index += 1
             return inner
         }
-        return .condition(try parseCondition())
+        return try parseTerm()
     }
 
-    private mutating func enter(_ token: AudienceToken) throws(AudienceExpressionError) {
+    mutating func enter(_ token: AudienceToken) throws(AudienceExpressionError) {
         depth += 1
         guard depth <= AudienceExpression.maximumDepth else {
             throw AudienceExpressionError(
@@ -102,23 +109,44 @@ struct AudienceExpressionParser {
         }
     }
 
-    private mutating func parseCondition() throws(AudienceExpressionError) -> AudienceCondition {
+    /// A condition on a field, an attribute or events, or a saved segment's expression.
+    private mutating func parseTerm() throws(AudienceExpressionError) -> AudienceExpression {
         guard let fieldToken = peek else { throw ended(expecting: "a condition") }
         guard case .word(let name) = fieldToken.kind, fieldToken.keyword == nil else {
             throw unexpected(fieldToken, expecting: "a field name, 'not' or '('")
         }
-        guard let field = AudienceField(rawValue: name.lowercased()) else {
+        let lowered = name.lowercased()
+        if lowered == "segment" { return try parseSegment(fieldToken) }
+        try countTerm(fieldToken)
+        if lowered == "event" { return .event(try parseEvent()) }
+        for scope in [AudienceAttributeCondition.Scope.installation, .user]
+        where lowered.hasPrefix(scope.rawValue + ".") {
+            return .attribute(
+                try parseAttribute(fieldToken, scope: scope, key: String(name.dropFirst(scope.rawValue.count + 1))))
+        }
+        guard let field = AudienceField(rawValue: lowered) else {
             throw AudienceExpressionError(
                 code: .unknownField, column: fieldToken.column,
-                message: "unknown field '\(name)'; the fields are \(AudienceField.names) (a tag is written tag:NAME)")
+                message:
+                    "unknown field '\(name)'; the fields are \(AudienceField.names), attributes.KEY, user.KEY, event TYPE and segment:NAME (a tag is written tag:NAME)"
+            )
         }
         index += 1
+        return .condition(try parseCondition(field, name: name))
+    }
+
+    mutating func countTerm(_ token: AudienceToken) throws(AudienceExpressionError) {
         terms += 1
         guard terms <= AudienceExpression.maximumTerms else {
             throw AudienceExpressionError(
-                code: .tooManyTerms, column: fieldToken.column,
+                code: .tooManyTerms, column: token.column,
                 message: "the expression has more than \(AudienceExpression.maximumTerms) conditions")
         }
+    }
+
+    private mutating func parseCondition(_ field: AudienceField, name: String) throws(AudienceExpressionError)
+        -> AudienceCondition
+    {
         guard let operatorToken = peek else { throw ended(expecting: "an operator after '\(name)'") }
         let comparison: AudienceCondition.Operator
         switch (operatorToken.kind, operatorToken.keyword) {
@@ -194,13 +222,14 @@ struct AudienceExpressionParser {
         }
     }
 
-    private mutating func parseValue(_ field: AudienceField) throws(AudienceExpressionError) -> AudienceValue {
-        guard let token = peek else { throw ended(expecting: "a value for '\(field.rawValue)'") }
+    /// The next token as a value's text, counted against the limit on values.
+    mutating func valueText(for name: String) throws(AudienceExpressionError) -> (AudienceToken, String) {
+        guard let token = peek else { throw ended(expecting: "a value for '\(name)'") }
         let text: String
         switch token.kind {
         case .string(let string): text = string
         case .word(let word) where token.keyword == nil: text = word
-        default: throw unexpected(token, expecting: "a value for '\(field.rawValue)'")
+        default: throw unexpected(token, expecting: "a value for '\(name)'")
         }
         index += 1
         values += 1
@@ -209,6 +238,11 @@ struct AudienceExpressionParser {
                 code: .tooManyValues, column: token.column,
                 message: "the expression lists more than \(AudienceExpression.maximumValues) values")
         }
+        return (token, text)
+    }
+
+    private mutating func parseValue(_ field: AudienceField) throws(AudienceExpressionError) -> AudienceValue {
+        let (token, text) = try valueText(for: field.rawValue)
         func invalid(_ expected: String) -> AudienceExpressionError {
             AudienceExpressionError(
                 code: .invalidValue, column: token.column,
@@ -316,12 +350,12 @@ struct AudienceExpressionParser {
         RFC3339.parse(text.utf8.count == 10 ? text + "T00:00:00Z" : text)
     }
 
-    private func ended(expecting: String) -> AudienceExpressionError {
+    func ended(expecting: String) -> AudienceExpressionError {
         AudienceExpressionError(
             code: .unexpectedEnd, column: endColumn, message: "the expression ends where \(expecting) was expected")
     }
 
-    private func unexpected(_ token: AudienceToken, expecting: String) -> AudienceExpressionError {
+    func unexpected(_ token: AudienceToken, expecting: String) -> AudienceExpressionError {
         AudienceExpressionError(
             code: .unexpectedToken, column: token.column, message: "unexpected \(token.quoted); expected \(expecting)")
     }

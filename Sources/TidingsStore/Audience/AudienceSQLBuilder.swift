@@ -36,6 +36,12 @@ struct AudienceSQLBuilder {
         case .condition(let condition):
             let positive = translate(condition)
             return negated ? "NOT COALESCE(\(positive), FALSE)" : positive
+        case .attribute(let condition):
+            let positive = translate(condition)
+            return negated ? "NOT COALESCE(\(positive), FALSE)" : positive
+        case .event(let condition):
+            let positive = translate(condition)
+            return negated ? "NOT COALESCE(\(positive), FALSE)" : positive
         }
     }
 
@@ -54,7 +60,8 @@ struct AudienceSQLBuilder {
     }
 
     /// A rough rank of what evaluating `expression` per row costs: column comparisons, then language ranges
-    /// (`LIKE`), then version keys (a function call), then tags (a lookup in another table).
+    /// (`LIKE`), then version keys and attributes (function calls), then tags and user attributes (a lookup in
+    /// another table), then events (a set read once per statement, but the largest).
     private static func cost(_ expression: AudienceExpression) -> Int {
         switch expression {
         case .condition(let condition):
@@ -68,13 +75,15 @@ struct AudienceSQLBuilder {
                 default: 0
                 }
             }
+        case .attribute(let condition): condition.scope == .user ? 3 : 2
+        case .event: 4
         case .not(let inner): cost(inner)
         case .and(let left, let right), .or(let left, let right): max(cost(left), cost(right))
         }
     }
 
     /// True exactly when the condition holds; false or NULL otherwise.
-    private mutating func translate(_ condition: AudienceCondition) -> String {
+    mutating func translate(_ condition: AudienceCondition) -> String {
         let field = condition.field
         switch condition.comparison {
         case .isNull: return "(\(Self.storedColumn(field)) IS NULL)"

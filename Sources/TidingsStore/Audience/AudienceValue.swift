@@ -1,4 +1,5 @@
 import Foundation
+import TidingsModel
 
 /// A validated value in an audience condition, already in the form the store compares.
 public enum AudienceValue: Sendable, Hashable, CustomStringConvertible {
@@ -19,7 +20,7 @@ public enum AudienceValue: Sendable, Hashable, CustomStringConvertible {
         case .version(let text, _): "\"\(text)\""
         case .boolean(let value): value ? "true" : "false"
         case .secondsAgo(let seconds): "\(seconds)s ago"
-        case .time(let milliseconds): "@\(milliseconds)"
+        case .time(let milliseconds): "\"\(RFC3339.format(milliseconds: milliseconds))\""
         }
     }
 

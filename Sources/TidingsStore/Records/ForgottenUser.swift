@@ -12,11 +12,14 @@ public struct ForgottenUser: Sendable, Hashable {
     public var auditEntries: Int
     /// `user.deleted` notices queued, one per forwarder of the app.
     public var forwarderNotices: Int
+    /// The user's profile (user-level attributes), deleted: 1 or 0.
+    public var profiles: Int
 
     public init(
         installations: Int, tags: Int, events: Int, messages: Int = 0, auditEntries: Int = 0,
-        forwarderNotices: Int = 0
+        forwarderNotices: Int = 0, profiles: Int = 0
     ) {
+        self.profiles = profiles
         self.installations = installations
         self.tags = tags
         self.events = events

@@ -13,3 +13,13 @@ extension Installation {
         return AttributeValue.decodeStored(object)
     }
 }
+
+extension Installation {
+    /// This installation with the profile of its user taken from `profiles` (by user id).
+    public func withUserAttributes(from profiles: [String: [String: AttributeValue]]) -> Installation {
+        guard let userID, let attributes = profiles[userID] else { return self }
+        var installation = self
+        installation.userAttributes = attributes
+        return installation
+    }
+}

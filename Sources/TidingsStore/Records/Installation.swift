@@ -55,6 +55,9 @@ public struct Installation: Sendable, Hashable {
     /// The app's custom attributes (`first_name`, `orders`...), what message templates read as
     /// `{{attributes.NAME}}`; at most ``AttributeLimits/maximumCount``.
     public var attributes: [String: AttributeValue]
+    /// The attributes of the profile of the installation's user (`{{user.NAME}}` in templates). The store does
+    /// not read them with the installation: the send path fills them for templated messages.
+    public var userAttributes: [String: AttributeValue] = [:]
     /// Milliseconds since 1970.
     public var createdAt: Int64
     /// Milliseconds since 1970.

@@ -36,6 +36,8 @@ extension SQLiteStore {
                 let events = try db.run(
                     "UPDATE events SET user_id = NULL, value = NULL, attributes = NULL WHERE app_id = ?1 AND user_id = ?2",
                     [app, user])
+                let profiles = try db.run(
+                    "DELETE FROM user_profiles WHERE app_id = ?1 AND user_id = ?2", [app, user])
                 // Deliveries of messages sent to the user remember whom they were for. Those not sent yet are
                 // skipped (the user no longer has installations), and all of them forget the user id.
                 try db.run(
@@ -120,7 +122,7 @@ extension SQLiteStore {
                 }
                 return ForgottenUser(
                     installations: installations, tags: tags.count, events: events, messages: messages,
-                    auditEntries: auditEntries, forwarderNotices: notices)
+                    auditEntries: auditEntries, forwarderNotices: notices, profiles: profiles)
             }
         }
         // The erased values' cells were zeroed in their pages (secure_delete); the log still holds images of

@@ -42,12 +42,14 @@ enum AudienceCommand {
         return ExitCode.success
     }
 
-    /// Parses `expression` as the server will, so a mistake is shown at once, with a caret under it.
+    /// Parses `expression` as the server will, so a mistake is shown at once, with a caret under it. Saved
+    /// segments (`segment:NAME`) are the server's to know: a name this side cannot look up is left to it.
     /// - Throws: ``CommandLineError`` (usage) with the expression, the caret and the message.
     static func validate(_ expression: String, command: String) throws {
         do {
             _ = try AudienceExpression.parse(expression)
         } catch {
+            guard error.code != .unknownSegment else { return }
             throw CommandLineError.usage(
                 "\(command): \(error.message) (column \(error.column))\n  "
                     + error.pointing(into: expression).replacingOccurrences(of: "\n", with: "\n  "))

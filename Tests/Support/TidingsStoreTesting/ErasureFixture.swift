@@ -19,8 +19,9 @@ package enum ErasureFixture {
         digest: Array(repeating: 0xab, count: 32), erasedAt: now + 60_000)
 
     /// The app, the user on two installations with a first name and an email, another user on a third, tags,
-    /// events whose value and attributes name the user, a message to both users (plan and deliveries), audit
-    /// entries of the user's routes, a kept idempotent answer naming the user, and two forwarders.
+    /// user profiles, events whose value and attributes name the user, a message to both users (plan and
+    /// deliveries), audit entries of the user's routes, a kept idempotent answer naming the user, and two
+    /// forwarders.
     package static func populate(_ store: any Store) throws {
         try store.createApp(AppRecord(id: appID, name: "erasure", bundleID: "com.example.erasure", createdAt: now))
         for (index, (installation, user)) in [("phone", userID), ("pad", userID), ("bob-phone", "bob")].enumerated() {
@@ -35,6 +36,10 @@ package enum ErasureFixture {
         }
         _ = try store.replaceTags(appID: appID, userID: userID, tags: ["vip", "erasure-only"], limits: TagLimits())
         _ = try store.replaceTags(appID: appID, userID: "bob", tags: ["vip"], limits: TagLimits())
+        _ = try store.updateUserProfile(appID: appID, userID: userID, now: now) { _ in
+            ["email": .string(email), "nickname": .string(firstName)]
+        }
+        _ = try store.updateUserProfile(appID: appID, userID: "bob", now: now) { _ in ["plan": .string("free")] }
         let events = [
             TidingsEvent(
                 type: .open, occurredAt: now, installationID: "phone", userID: userID, messageID: "m1",

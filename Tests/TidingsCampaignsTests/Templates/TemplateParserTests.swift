@@ -26,6 +26,11 @@ import TidingsCampaigns
         #expect(second.filters == [.default("en")])
         #expect(template.segments[0] == .text("Hi "))
         #expect(template.segments[4] == .text("!"))
+        guard case .tag(let user)? = try Template.parse("{{ user.first_name }}").segments.first else {
+            Issue.record("the user tag is not found")
+            return
+        }
+        #expect(user.expression == .variable(.userAttribute("first_name")))
     }
 
     @Test func textWithoutTagsAndStrayClosingBracesIsText() throws {
@@ -55,7 +60,8 @@ import TidingsCampaigns
         ("{{ 42 }}", .unexpectedCharacter, 3),
         (#"{{ "open }}"#, .unterminatedString, 3),
         (#"{{ "a\n" }}"#, .invalidEscape, 5),
-        ("{{ user.name }}", .unknownVariable, 3),
+        ("{{ users.name }}", .unknownVariable, 3),
+        ("{{ user.a.b }}", .unknownVariable, 3),
         ("{{ attributes }}", .unknownVariable, 3),
         ("{{ installation.password }}", .unknownVariable, 3),
         ("{{ attributes.a.b }}", .unknownVariable, 3),
@@ -108,6 +114,10 @@ import TidingsCampaigns
             try Template.parse("{{ installation.country }}").requireRendersForEveryone()
         }
         #expect(field?.code == .missingDefault)
+        let profile = #expect(throws: TemplateError.self) {
+            try Template.parse("{{ user.first_name }}").requireRendersForEveryone()
+        }
+        #expect(profile?.code == .missingDefault, "a device with nobody logged in has no profile")
     }
 
     /// Every prefix and every one-character deletion of valid templates parses or fails with a position inside

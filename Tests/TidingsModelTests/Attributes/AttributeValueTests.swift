@@ -40,6 +40,8 @@ import TidingsModel
             (2.5, .number(2.5), "2.5"),
             (true, .bool(true), "true"),
             (["date": "2026-12-24T18:00:00+09:00"], .date(1_798_102_800_000), "2026-12-24T09:00:00Z"),
+            (["shoes", "running"], .list(["shoes", "running"]), "shoes, running"),
+            ([], .list([]), ""),
         ]
         for (json, value, text) in cases {
             let parsed = try AttributeValue.parse(json, key: "k")
@@ -61,7 +63,12 @@ import TidingsModel
                 return error.message
             }
         }
-        #expect(message([1, 2])?.contains("string, number, boolean or") == true)
+        #expect(message([1, 2])?.contains("is a list, whose items must be strings") == true)
+        #expect(message(["a": 1])?.contains("string, number, boolean, list of strings or") == true)
+        #expect(message(.array((0..<33).map { .string("t\($0)") }))?.contains("at most 32") == true)
+        #expect(message(.array((0..<32).map { .string("t\($0)") })) == nil)
+        #expect(
+            message([.string(String(repeating: "a", count: 257))])?.contains("list item may be at most 256") == true)
         #expect(message(["date": "yesterday"])?.contains("RFC 3339") == true)
         #expect(message(["date": "2026-12-24T09:00:00Z", "x": 1])?.contains("string, number, boolean") == true)
         #expect(message(.string(String(repeating: "a", count: 257)))?.contains("at most 256 bytes") == true)

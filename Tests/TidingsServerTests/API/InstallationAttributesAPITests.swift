@@ -61,7 +61,9 @@ import TidingsServer
             "long string", ["bio": .string(String(repeating: "é", count: 129))],
             "a string attribute may be at most 256 bytes"
         ),
-        ("array", ["tags": [1, 2]], #"must be a string, number, boolean or {"date""#),
+        ("array of numbers", ["tags": [1, 2]], "is a list, whose items must be strings"),
+        ("long list", ["tags": .array((0...32).map { .string("t\($0)") })], "a list may hold at most 32"),
+        ("object", ["tags": ["a": 1]], #"must be a string, number, boolean, list of strings or {"date""#),
         ("bad date", ["since": ["date": "2026-04-01"]], "RFC 3339 date-time"),
     ]
 

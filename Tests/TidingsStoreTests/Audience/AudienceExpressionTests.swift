@@ -17,7 +17,7 @@ import TidingsStore
         ("push_route != fcm", #"push_route != "fcm""#),
         ("last_seen > 30d ago", "last_seen > 2592000s ago"),
         ("first_seen <= 2w AGO", "first_seen <= 1209600s ago"),
-        (#"last_seen < "2026-11-01""#, "last_seen < @1793491200000"),
+        (#"last_seen < "2026-11-01""#, #"last_seen < "2026-11-01T00:00:00Z""#),
         ("consent.ads = true", "consent.ads = true"),
         ("consent.night_ads <> false", "consent.night_ads != false"),
         ("user_id is null", "user_id is null"),

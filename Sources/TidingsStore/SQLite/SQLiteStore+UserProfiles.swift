@@ -1,0 +1,58 @@
+import TidingsModel
+import TidingsSQLite
+
+extension SQLiteStore {
+    public func userProfile(appID: String, userID: String) throws -> UserProfile? {
+        try reader.read { db in try Self.userProfile(db, appID: appID, userID: userID) }
+    }
+
+    public func userAttributes(appID: String, userIDs: [String]) throws -> [String: [String: AttributeValue]] {
+        var found: [String: [String: AttributeValue]] = [:]
+        for chunk in stride(from: 0, to: userIDs.count, by: 500).map({ userIDs[$0..<min($0 + 500, userIDs.count)] }) {
+            let placeholders = (2..<(chunk.count + 2)).map { "?\($0)" }.joined(separator: ", ")
+            try reader.read { db in
+                for (userID, attributes) in try db.query(
+                    "SELECT user_id, attributes FROM user_profiles WHERE app_id = ?1 AND user_id IN (\(placeholders))",
+                    [.text(appID)] + chunk.map { .text($0) },
+                    row: { ($0.text(at: 0), Installation.decodeAttributes($0.text(at: 1))) })
+                {
+                    found[userID] = attributes
+                }
+            }
+        }
+        return found
+    }
+
+    public func updateUserProfile(
+        appID: String, userID: String, now: Int64,
+        _ change: ([String: AttributeValue]) throws -> [String: AttributeValue]
+    ) throws -> UserProfile? {
+        try database.write { db in
+            let current = try Self.userProfile(db, appID: appID, userID: userID)?.attributes ?? [:]
+            let profile = UserProfile(userID: userID, attributes: try change(current), updatedAt: now)
+            guard !profile.attributes.isEmpty else {
+                try db.run(
+                    "DELETE FROM user_profiles WHERE app_id = ?1 AND user_id = ?2", [.text(appID), .text(userID)])
+                return nil
+            }
+            try db.run(
+                """
+                INSERT INTO user_profiles (app_id, user_id, attributes, updated_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET attributes = excluded.attributes,
+                    updated_at = excluded.updated_at
+                """, [.text(appID), .text(userID), .text(profile.encodedAttributes), .integer(now)])
+            return profile
+        }
+    }
+
+    private static func userProfile(_ db: SQLiteConnection, appID: String, userID: String) throws -> UserProfile? {
+        try db.query(
+            "SELECT attributes, updated_at FROM user_profiles WHERE app_id = ?1 AND user_id = ?2",
+            [.text(appID), .text(userID)]
+        ) { row in
+            UserProfile(
+                userID: userID, attributes: Installation.decodeAttributes(row.text(at: 0)),
+                updatedAt: row.int64(at: 1))
+        }.first
+    }
+}
