@@ -92,7 +92,7 @@ enum JourneysCommand {
     /// `POST /v1/journeys:validate`; an invalid definition's problems go to standard error, one per line with
     /// its path, so that `create` and `update` say exactly what to fix.
     private static func validate(_ definition: JSONValue, client: ServerClient) async throws -> JSONValue {
-        let answer = try await client.json("POST", ["v1", "journeys", "validate"], body: definition)
+        let answer = try await client.json("POST", ["v1", "journeys:validate"], body: definition)
         guard let valid = answer["valid"], valid == true || valid == false else {
             throw CommandLineError.failure("journeys: POST /v1/journeys:validate answered without valid")
         }

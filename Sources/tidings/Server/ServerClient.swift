@@ -197,13 +197,13 @@ struct ServerClient: Sendable {
     func url(_ path: [String], query: [(String, String?)]) -> URL {
         var text = connection.server.absoluteString
         for segment in path {
-            text += "/" + (segment.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? segment)
+            text += "/" + (segment.addingPercentEncoding(withAllowedCharacters: Self.pathCharacters) ?? segment)
         }
         let items = query.compactMap { name, value in
             value.map { "\(name)=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? $0) }
         }
         if !items.isEmpty { text += "?" + items.joined(separator: "&") }
-        // Every character outside `unreserved` is percent-encoded above, so the URL always parses.
+        // Every other character is percent-encoded above, so the URL always parses.
         return URL(string: text)!
     }
 
@@ -211,4 +211,7 @@ struct ServerClient: Sendable {
     /// holding `/`, `+`, `&` or `#` reach the server intact.
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// A path segment keeps `:` as it is (RFC 3986 allows it there): a custom method such as
+    /// `/v1/journeys:validate` is matched literally, and an id's colon decodes the same either way.
+    private static let pathCharacters = unreserved.union(CharacterSet(charactersIn: ":"))
 }
