@@ -193,7 +193,10 @@ import TidingsTesting
         let sender = try TidingsService(configuration: configuration, logger: .disabled())
         #expect(sender.membership == nil)
         #expect(sender.scheduledWork.leadership.isLeader)
-        #expect(sender.scheduledWork.jobs.map(\.name) == ["audit-retention", "winner-decisions", "journey-schedules", "event-retention"])
+        #expect(
+            sender.scheduledWork.jobs.map(\.name) == [
+                "audit-retention", "winner-decisions", "journey-schedules", "event-retention",
+            ])
         let second = try TidingsService(configuration: configuration, logger: .disabled())
         #expect(!second.scheduledWork.leadership.isLeader)
         await second.stop()
@@ -219,7 +222,9 @@ import TidingsTesting
         #expect(try Set(services[0].store.instanceHeartbeats().keys) == Set(ids))
         #expect(services.filter { $0.scheduledWork.leadership.isLeader }.count == 1)
         #expect(
-            services[0].scheduledWork.jobs.map(\.name) == ["uninstall-checks", "audit-retention", "winner-decisions", "journey-schedules"])
+            services[0].scheduledWork.jobs.map(\.name) == [
+                "uninstall-checks", "audit-retention", "winner-decisions", "journey-schedules",
+            ])
         for service in services { await service.stop() }
         #expect(try services[0].store.instanceHeartbeats().isEmpty, "a stopped service retires its instance")
         #expect(try services[0].store.lease(name: SchedulerLeadership.leaseName) == nil)
