@@ -18,6 +18,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("audience", AudienceBench.run),
     ("dryrun", DryRunBench.run),
     ("import", ImportBench.run),
+    ("journeys", JourneyBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.
