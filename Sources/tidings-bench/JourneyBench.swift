@@ -9,11 +9,10 @@ import TidingsModel
 /// Both phases post batches on a fixed schedule (open loop: a batch is posted when due, whether the previous
 /// ones were answered or not) at the target rate, each event for its own installation and `occurred_at` its
 /// batch's due time. First the baseline: events of a type no journey listens for, the plain ingest (its rate,
-/// its POSTs' latency and tidingsd's CPU per event). Then the triggering events.
-/// Both post with the server key, whose default limit (200 requests a second) caps a batch-of-100 load at
-/// 20,000 events a second, so a saturating baseline would measure the limiter rather than the ingest. Per event, the
-/// latency runs from its batch's answer (the event is ingested, its signal queued in the same transaction) to
-/// its push arriving at the sink.
+/// its POSTs' latency and tidingsd's CPU per event). Then the triggering events; per event, the latency runs
+/// from its batch's answer (the event is ingested, its signal queued in the same transaction) to its push
+/// arriving at the sink. Both post with the server key, whose default limit (200 requests a second) caps
+/// batches of 100 at 20,000 events a second: a saturating baseline would measure the limiter, not the ingest.
 ///
 /// - `TIDINGS_BENCH_JOURNEYS_RATE`: triggering events a second (default 2,000).
 /// - `TIDINGS_BENCH_JOURNEYS_SECONDS`: how long they are posted (default 20); N is rate × seconds.
@@ -93,7 +92,7 @@ enum JourneyBench {
 
             let received = try AccessLogFollower(path: accessLog)
             let cpuStart = ProcessCPU.seconds(pid: pid)
-            let triggered = try await postPaced(type: trigger, batches: settings.batches, clients, settings)
+            let triggers = try await postPaced(type: trigger, batches: settings.batches, clients, settings)
             // The pushes still on their way: until all have arrived or none has for 20 s.
             var lastGrowth = (lines: try received.count(), at: ContinuousClock.now)
             while try received.count() < settings.installations {
@@ -102,7 +101,7 @@ enum JourneyBench {
                 try await Task.sleep(for: .milliseconds(20))
             }
             let cpu = ProcessCPU.seconds(pid: pid) - cpuStart
-            try report(triggered, settings, accessLog: accessLog, cpu: cpu)
+            try report(triggers, settings, accessLog: accessLog, cpu: cpu)
         }
         Measure.line("journeys: load average after: \(loadAverage())")
     }
@@ -131,8 +130,8 @@ enum JourneyBench {
         }
     }
 
-    /// What the triggering phase measured: per batch, when it was due and when it was answered (Unix seconds).
-    struct Triggered {
+    /// What a paced phase measured: per batch, when it was due and when it was answered (Unix seconds).
+    struct PacedPhase {
         var due: [Double]
         var answered: [Double]
     }
@@ -140,7 +139,7 @@ enum JourneyBench {
     /// `batches` batches of `type` at the settings' rate, each posted when due (its own task), batch k for
     /// installations `k * batch ..< (k + 1) * batch`.
     static func postPaced(type: String, batches: Int, _ clients: [ServerKeyClient], _ settings: Settings)
-        async throws -> Triggered
+        async throws -> PacedPhase
     {
         // Built before the clock starts so building them takes nothing from the schedule.
         let start = Date().timeIntervalSince1970 + 0.5
@@ -165,7 +164,7 @@ enum JourneyBench {
             }
             try await group.waitForAll()
         }
-        return Triggered(due: due, answered: answered.withLock { $0 })
+        return PacedPhase(due: due, answered: answered.withLock { $0 })
     }
 
     static func batchBody(type: String, installations: [Int], occurredAt: Int64) -> [UInt8] {
@@ -193,7 +192,7 @@ enum JourneyBench {
 
     // MARK: Figures
 
-    static func report(_ triggered: Triggered, _ settings: Settings, accessLog: String, cpu: Double) throws {
+    static func report(_ phase: PacedPhase, _ settings: Settings, accessLog: String, cpu: Double) throws {
         let events = settings.installations
         var arrival = [Double](repeating: .nan, count: events)
         var repeated = 0
@@ -207,15 +206,15 @@ enum JourneyBench {
         }
         var latencies: [Double] = []
         var bySecond: [Int: [Double]] = [:]
-        let first = triggered.due[0]
+        let first = phase.due[0]
         for (index, arrived) in arrival.enumerated() where !arrived.isNaN {
             let batchIndex = index / settings.batch
-            let latency = arrived - triggered.answered[batchIndex]
+            let latency = arrived - phase.answered[batchIndex]
             latencies.append(latency)
-            bySecond[Int(triggered.due[batchIndex] - first), default: []].append(latency)
+            bySecond[Int(phase.due[batchIndex] - first), default: []].append(latency)
         }
-        let lastAnswer = triggered.answered.max() ?? first
-        reportPosting("journeys.triggers (\(trigger))", triggered, settings, cpu: cpu)
+        let lastAnswer = phase.answered.max() ?? first
+        reportPosting("journeys.triggers (\(trigger))", phase, settings, cpu: cpu)
         Measure.report("journeys.pushes_arrived (of \(events) events)", Double(latencies.count), "")
         Measure.report("journeys.pushes_repeated", Double(repeated), "")
         let arrivals = arrival.filter { !$0.isNaN }
@@ -238,7 +237,7 @@ enum JourneyBench {
 
     /// A paced phase's achieved rate (from the first batch's due time to the last answer), its POSTs' latency
     /// from due to answered, and tidingsd's CPU time per event over the phase.
-    static func reportPosting(_ name: String, _ phase: Triggered, _ settings: Settings, cpu: Double) {
+    static func reportPosting(_ name: String, _ phase: PacedPhase, _ settings: Settings, cpu: Double) {
         let events = phase.due.count * settings.batch
         let rate = Double(events) / ((phase.answered.max() ?? .nan) - phase.due[0])
         Measure.report("\(name) rate (target \(settings.rate))", rate, "events/s")
