@@ -114,8 +114,11 @@ enum APNsBench {
     /// response with an empty DATA frame, which aioapns tries to parse as JSON and drops the connection.
     /// With `accessLog`, each request's path (`/3/device/TOKEN`) and `apns-id` are written there, a line each,
     /// so a run can count the pushes that reached the sink twice.
-    static func h2oConfiguration(port: Int, certificate: String, key: String, accessLog: String? = nil) -> String {
-        let logging = accessLog.map { "access-log:\n  path: \($0)\n  format: \"%U %{apns-id}i\"\n" } ?? ""
+    static func h2oConfiguration(
+        port: Int, certificate: String, key: String, accessLog: String? = nil,
+        logFormat: String = H2OSink.pushLogFormat
+    ) -> String {
+        let logging = accessLog.map { "access-log:\n  path: \($0)\n  format: \"\(logFormat)\"\n" } ?? ""
         return """
             \(logging)listen:
               port: \(port)

@@ -3,9 +3,16 @@ import TidingsPush
 
 /// The local HTTP/2 sink the sending benchmarks share: Debian's `h2o` over TLS with a throw-away self-signed
 /// certificate, one thread, answering every push 200
-/// (``APNsBench/h2oConfiguration(port:certificate:key:accessLog:)``). Started in `directory`; ``stop()`` ends it.
-/// With `logsPushes`, every request is written to ``accessLog`` so ``tally()`` can count the pushes received.
+/// (``APNsBench/h2oConfiguration(port:certificate:key:accessLog:logFormat:)``). Started in `directory`;
+/// ``stop()`` ends it. With `logsPushes`, every request is written to ``accessLog`` so ``tally()`` can count the
+/// pushes received; `logFormat` chooses the line (``pushLogFormat`` by default, which ``tally()`` reads, or
+/// ``arrivalLogFormat``).
 struct H2OSink {
+    /// `PATH APNS-ID`: which device and which delivery.
+    static let pushLogFormat = "%U %{apns-id}i"
+    /// `PATH MICROSECONDS`: which device, and when h2o received the request (Unix time, microseconds).
+    static let arrivalLogFormat = "%U %{usec}t"
+
     let endpoint: String
     let port: Int
     /// The certificate's PEM file, which clients must trust (`--apns-ca-file` for tidingsd).
@@ -14,7 +21,7 @@ struct H2OSink {
     let accessLog: String?
     private let process: Process
 
-    init(directory: URL, logsPushes: Bool = false) throws {
+    init(directory: URL, logsPushes: Bool = false, logFormat: String = pushLogFormat) throws {
         certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         try APNsBench.shell(
@@ -25,7 +32,9 @@ struct H2OSink {
         accessLog = logsPushes ? directory.appendingPathComponent("h2o-access-\(port).log").path : nil
         let configuration = directory.appendingPathComponent("h2o-\(port).conf")
         try Data(
-            APNsBench.h2oConfiguration(port: port, certificate: certificate, key: key, accessLog: accessLog).utf8
+            APNsBench.h2oConfiguration(
+                port: port, certificate: certificate, key: key, accessLog: accessLog, logFormat: logFormat
+            ).utf8
         ).write(to: configuration)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

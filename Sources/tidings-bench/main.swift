@@ -19,6 +19,7 @@ let suites: [(name: String, run: () throws -> Void)] = [
     ("dryrun", DryRunBench.run),
     ("import", ImportBench.run),
     ("segments", SegmentBench.run),
+    ("journeys", JourneyBench.run),
 ]
 
 /// The JSON figures, one per line, sorted by name.
