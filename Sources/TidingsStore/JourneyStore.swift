@@ -30,18 +30,19 @@ public protocol JourneyStore: Sendable {
         appID: String, journeyID: String, to state: JourneyRecord.State, from: Set<JourneyRecord.State>, now: Int64
     ) throws -> JourneyRecord?
 
-    /// Enters a person: `run` is stored when the journey is active, the person is in no run of it, the entry
-    /// rule lets them in again after `minimumGap` milliseconds since their last entry (nil: any time; `.max`:
-    /// never again), and `run.entryKey` was not used before; the journey's entry counts move either way.
-    func enterJourney(_ run: JourneyRunRecord, minimumGap: Int64?) throws -> JourneyEntryOutcome
+    /// Enters people, in one transaction: each run is stored when the journey is active, the person is in no run
+    /// of it, the entry rule lets them in again after `minimumGap` milliseconds since their last entry (nil: any
+    /// time; `.max`: never again), and its `entryKey` was not used before; the journey's entry counts move
+    /// either way. Returns each entry's outcome, in order.
+    func enterJourneys(_ entries: [(run: JourneyRunRecord, minimumGap: Int64?)]) throws -> [JourneyEntryOutcome]
     /// Claims up to `limit` runs of active journeys due at `now` that no live owner holds, for `owner` until
     /// `leaseUntil`, bumping their epochs; concurrent callers never get the same run.
     func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord]
-    /// Writes `change` (the run, its messages as campaigns held by `owner` until `leaseUntil` for resolution, its
-    /// counts) in one transaction when the run's epoch is still `change.expectedEpoch`; releases the claim.
-    /// A message whose id is already stored is left as it is (a repeated walk). Returns false, changing
-    /// nothing, when the epoch moved on.
-    func commitJourneyRun(_ change: JourneyRunChange, owner: String?, leaseUntil: Int64?) throws -> Bool
+    /// Writes each change (the run, its messages as campaigns held by `owner` until `leaseUntil` for resolution,
+    /// its counts) when the run's epoch is still `change.expectedEpoch`, releasing the claim, all in one
+    /// transaction. A message whose id is already stored is left as it is (a repeated walk). Returns, in order,
+    /// whether each was written; one whose epoch moved on changes nothing.
+    func commitJourneyRuns(_ changes: [JourneyRunChange], owner: String?, leaseUntil: Int64?) throws -> [Bool]
     /// The runs in progress (`ready` or `waiting`) of the given subjects in the app.
     func activeJourneyRuns(appID: String, subjects: [String]) throws -> [JourneyRunRecord]
     /// Up to `limit` of the events of type `type` that occurred at or after `since`, of the user `userID` when
@@ -72,6 +73,16 @@ public protocol JourneyStore: Sendable {
 }
 
 extension JourneyStore {
+    /// Enters one person (``enterJourneys(_:)``).
+    public func enterJourney(_ run: JourneyRunRecord, minimumGap: Int64?) throws -> JourneyEntryOutcome {
+        try enterJourneys([(run, minimumGap)])[0]
+    }
+
+    /// Writes one change (``commitJourneyRuns(_:owner:leaseUntil:)``).
+    public func commitJourneyRun(_ change: JourneyRunChange, owner: String?, leaseUntil: Int64?) throws -> Bool {
+        try commitJourneyRuns([change], owner: owner, leaseUntil: leaseUntil)[0]
+    }
+
     /// The waiting form, answered before returning: for a backend that does not write in groups.
     public func insertEvents(
         appID: String, events: [TidingsEvent], receivedAt: Int64, signalling: Set<String>,

@@ -32,6 +32,8 @@ public final class JourneyEngine: Sendable {
     let configuration: Configuration
     private let resolver: CampaignResolver
     private let scheduler: JourneyScheduler
+    /// Told when a walk has queued deliveries, so the fan-out sends them without waiting for its next poll.
+    private let deliveriesQueued = LockedBox<(@Sendable () -> Void)?>(nil)
 
     init(
         store: any Store, clock: any TidingsClock, logger: Logger, catalog: JourneyCatalog, composer: MessageComposer,
@@ -46,6 +48,11 @@ public final class JourneyEngine: Sendable {
         self.configuration = configuration
         resolver = CampaignResolver(store: store, clock: clock, logger: logger, id: self.id)
         scheduler = JourneyScheduler(store: store, clock: clock, catalog: catalog, logger: logger)
+    }
+
+    /// Calls `action` whenever a walk has queued deliveries (the server wakes its fan-out workers).
+    public func whenDeliveriesQueued(_ action: @escaping @Sendable () -> Void) {
+        deliveriesQueued.withLock { $0 = action }
     }
 
     /// Enters the people whose scheduled entry is due (``JourneyScheduler``); the leader runs it periodically.
@@ -88,14 +95,31 @@ public final class JourneyEngine: Sendable {
         let signals = try store.journeySignals(limit: configuration.signalBatchSize)
         guard !signals.isEmpty else { return 0 }
         var done: [Int64] = []
-        for signal in signals where try handle(signal) { done.append(signal.id) }
+        var entries: [(run: JourneyRunRecord, minimumGap: Int64?)] = []
+        for signal in signals {
+            // Signals act in order: a person's pending entries are written before a later signal of theirs
+            // (a purchase right after the add to cart) can end or wake the run.
+            let subjects = Set(JourneySubject.all(of: signal))
+            if entries.contains(where: { subjects.contains($0.run.subject) }) {
+                _ = try store.enterJourneys(entries)
+                entries.removeAll()
+            }
+            let (complete, entering) = try reactions(to: signal)
+            entries += entering
+            if complete { done.append(signal.id) }
+        }
+        // The rest of the look's entries in one transaction; a signal kept for another look enters no one twice
+        // (its entries are keyed by it).
+        _ = try store.enterJourneys(entries)
         try store.removeJourneySignals(ids: done)
-        return done.count
+        return signals.count
     }
 
-    /// Ends or wakes the person's runs the signal concerns, then enters them where it triggers. False when a run
-    /// changed under it: the signal stays queued and is handled again at the next look.
-    func handle(_ signal: JourneySignal) throws -> Bool {
+    /// Ends or wakes the person's runs the signal concerns, and returns the entries it triggers. `complete` is
+    /// false when a run changed under it: the signal stays queued and is handled again at the next look.
+    func reactions(to signal: JourneySignal) throws -> (
+        complete: Bool, entries: [(run: JourneyRunRecord, minimumGap: Int64?)]
+    ) {
         let now = clock.now.millisecondsSince1970
         var complete = true
         if signal.kind == .event {
@@ -107,6 +131,7 @@ public final class JourneyEngine: Sendable {
                 if try !store.commitJourneyRun(change, owner: nil, leaseUntil: nil) { complete = false }
             }
         }
+        var entries: [(run: JourneyRunRecord, minimumGap: Int64?)] = []
         let journeys = try catalog.journeys(appID: signal.appID)
         for (journey, definition) in journeys.active where Self.triggers(definition.trigger, signal) {
             guard let first = definition.steps.first else { continue }
@@ -115,9 +140,9 @@ public final class JourneyEngine: Sendable {
                 id: "jr_" + UUID().lowercasedString, journeyID: journey.id, appID: journey.appID,
                 version: journey.version, subject: subject.text, state: .ready, stepID: "", resumeStep: first.id,
                 dueAt: now, enteredAt: now, entryKey: "signal:\(signal.id)")
-            _ = try store.enterJourney(run, minimumGap: Self.minimumGap(definition.entry))
+            entries.append((run, Self.minimumGap(definition.entry)))
         }
-        return complete
+        return (complete, entries)
     }
 
     static func minimumGap(_ rule: JourneyEntryRule) -> Int64? {
@@ -189,26 +214,39 @@ public final class JourneyEngine: Sendable {
         let runs = try store.claimJourneyRuns(
             owner: id, now: now, leaseUntil: now + Int64(configuration.lease.seconds * 1000),
             limit: configuration.batchSize)
+        guard !runs.isEmpty else { return 0 }
+        var changes: [JourneyRunChange] = []
         for run in runs {
             do {
-                try walk(run)
+                changes.append(try walk(run))
             } catch {
                 // The claim lapses and the run is walked again; its messages are keyed by the walk.
                 logger.error("journey run failed: \(error)", metadata: ["run_id": run.id, "journey_id": run.journeyID])
             }
         }
+        // The claim's walks in one transaction, then their messages resolved (each a small audience).
+        let leaseUntil = now + Int64(resolver.configuration.lease.seconds * 1000)
+        let written = try store.commitJourneyRuns(changes, owner: id, leaseUntil: leaseUntil)
+        var resolved = false
+        for (change, stored) in zip(changes, written) where stored {
+            for message in change.messages {
+                let step = try resolver.resolveChunk(message, cursor: nil, resolver: id)
+                if step?.finished != true { try store.releaseResolution(messageID: message.id, resolver: id) }
+                resolved = true
+            }
+        }
+        if resolved { deliveriesQueued.withLock { $0 }?() }
         return runs.count
     }
 
-    func walk(_ run: JourneyRunRecord) throws {
+    /// Where the run goes from its due step, with the messages it sends, not yet written.
+    func walk(_ run: JourneyRunRecord) throws -> JourneyRunChange {
         let date = clock.now
         let now = date.millisecondsSince1970
         guard let definition = try catalog.definition(journeyID: run.journeyID, version: run.version),
             let subject = JourneySubject(run.subject)
         else {
-            _ = try store.commitJourneyRun(
-                Self.ending(run, at: run.stepID, reason: "missing_version", now: now), owner: id, leaseUntil: nil)
-            return
+            return Self.ending(run, at: run.stepID, reason: "missing_version", now: now)
         }
         let facts = StoreJourneyFacts(store: store, appID: run.appID, subject: subject, now: now)
         let advance = try JourneyStepper(journeyID: run.journeyID, definition: definition).advance(
@@ -249,11 +287,6 @@ public final class JourneyEngine: Sendable {
         change.run.lastSendStep = advance.sends.last ?? run.lastSendStep
         change.messages = messages
         change.counts = counts + change.counts
-        let leaseUntil = now + Int64(resolver.configuration.lease.seconds * 1000)
-        guard try store.commitJourneyRun(change, owner: id, leaseUntil: leaseUntil) else { return }
-        for message in messages {
-            let step = try resolver.resolveChunk(message, cursor: nil, resolver: id)
-            if step?.finished != true { try store.releaseResolution(messageID: message.id, resolver: id) }
-        }
+        return change
     }
 }

@@ -81,6 +81,11 @@ public final class FanoutService: Sendable {
         deadline.cancel()
     }
 
+    /// Ends the workers' idle waits: new deliveries are due now.
+    public func wake() {
+        for worker in workers { worker.wake() }
+    }
+
     /// Whether the workers are running.
     public var isRunning: Bool { tasks.withLock { !$0.isEmpty } }
 }

@@ -158,7 +158,8 @@ public final class FanoutWorker: Sendable {
         }
     }
 
-    /// Sleeps ``Configuration/pollInterval``, or less when a stop is asked for meanwhile.
+    /// Sleeps ``Configuration/pollInterval``, or less when a stop is asked for or new work announced
+    /// (``wake()``) meanwhile.
     private func waitIdle() async throws {
         let clock = clock
         let interval = configuration.pollInterval
@@ -168,11 +169,21 @@ public final class FanoutWorker: Sendable {
             return state.requested
         }
         if stopping { wait.cancel() }
-        try await withTaskCancellationHandler {
-            try await wait.value
-        } onCancel: {
-            wait.cancel()
+        do {
+            try await withTaskCancellationHandler {
+                try await wait.value
+            } onCancel: {
+                wait.cancel()
+            }
+        } catch  where !isStopping {
+            // Woken early: look again at once.
         }
+    }
+
+    /// Ends an idle wait now, so the worker looks for due deliveries at once: called when work was just
+    /// queued (a journey's step message resolved), so it does not wait for its next poll.
+    public func wake() {
+        stopState.withLock { $0.idleWait }?.cancel()
     }
 
     /// Asks the worker to wind down: it claims nothing more and starts no new push; the pushes in flight get

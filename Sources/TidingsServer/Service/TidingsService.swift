@@ -205,6 +205,7 @@ public final class TidingsService: Sendable {
         scheduledWork = ScheduledWork(leadership: leadership, jobs: jobs, logger: logger)
         self.leadership = leadership
         journeys = api.journeys
+        journeys.whenDeliveriesQueued { [fanout] in fanout.wake() }
         metrics.gauge(
             name: "tidings_store_changes_connected",
             help:

@@ -184,30 +184,35 @@ extension SQLiteStore {
         }
     }
 
-    public func enterJourney(_ run: JourneyRunRecord, minimumGap: Int64?) throws -> JourneyEntryOutcome {
-        try database.write { db in
-            let outcome = try Self.entryOutcome(db, run, minimumGap: minimumGap)
-            switch outcome {
-            case .entered:
-                let placeholders = (1...18).map { "?\($0)" }.joined(separator: ", ")
-                try db.run(
-                    "INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))",
-                    Self.journeyRunValues(run))
-                try db.run(
-                    """
-                    INSERT INTO journey_entries (journey_id, subject, last_entered_at, times) VALUES (?1, ?2, ?3, 1)
-                    ON CONFLICT (journey_id, subject) DO UPDATE SET last_entered_at = excluded.last_entered_at,
-                        times = journey_entries.times + 1
-                    """, [.text(run.journeyID), .text(run.subject), .integer(run.enteredAt)])
-                try Self.addJourneyCounts(
-                    db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
-            case .alreadyIn, .entryRule:
-                try Self.addJourneyCounts(
-                    db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: outcome.rawValue, count: 1)])
-            case .repeated, .inactive: break
-            }
-            return outcome
+    public func enterJourneys(_ entries: [(run: JourneyRunRecord, minimumGap: Int64?)]) throws -> [JourneyEntryOutcome]
+    {
+        try database.write { db in try entries.map { try Self.enterJourney(db, $0.run, minimumGap: $0.minimumGap) } }
+    }
+
+    static func enterJourney(_ db: SQLiteConnection, _ run: JourneyRunRecord, minimumGap: Int64?) throws
+        -> JourneyEntryOutcome
+    {
+        let outcome = try Self.entryOutcome(db, run, minimumGap: minimumGap)
+        switch outcome {
+        case .entered:
+            let placeholders = (1...18).map { "?\($0)" }.joined(separator: ", ")
+            try db.run(
+                "INSERT INTO journey_runs (\(Self.journeyRunColumns)) VALUES (\(placeholders))",
+                Self.journeyRunValues(run))
+            try db.run(
+                """
+                INSERT INTO journey_entries (journey_id, subject, last_entered_at, times) VALUES (?1, ?2, ?3, 1)
+                ON CONFLICT (journey_id, subject) DO UPDATE SET last_entered_at = excluded.last_entered_at,
+                    times = journey_entries.times + 1
+                """, [.text(run.journeyID), .text(run.subject), .integer(run.enteredAt)])
+            try Self.addJourneyCounts(
+                db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: "entered", count: 1)])
+        case .alreadyIn, .entryRule:
+            try Self.addJourneyCounts(
+                db, journeyID: run.journeyID, [JourneyCount(stepID: "", metric: outcome.rawValue, count: 1)])
+        case .repeated, .inactive: break
         }
+        return outcome
     }
 
     private static func entryOutcome(_ db: SQLiteConnection, _ run: JourneyRunRecord, minimumGap: Int64?) throws
@@ -262,30 +267,36 @@ extension SQLiteStore {
         }
     }
 
-    public func commitJourneyRun(_ change: JourneyRunChange, owner: String?, leaseUntil: Int64?) throws -> Bool {
+    public func commitJourneyRuns(_ changes: [JourneyRunChange], owner: String?, leaseUntil: Int64?) throws -> [Bool] {
         try database.write { db in
-            let run = change.run
-            let changed = try db.run(
-                """
-                UPDATE journey_runs SET state = ?3, step_id = ?4, resume_step = ?5, due_at = ?6, wait_event = ?7,
-                    on_event_step = ?8, ended_at = ?9, end_reason = ?10, walks = ?11, last_send_step = ?12, epoch = ?2 + 1, owner = NULL,
-                    lease_until = NULL
-                WHERE id = ?1 AND epoch = ?2 AND state IN ('ready', 'waiting')
-                """,
-                [
-                    .text(run.id), .integer(change.expectedEpoch), .text(run.state.rawValue), .text(run.stepID),
-                    SQLiteValue(run.resumeStep), SQLiteValue(run.dueAt), SQLiteValue(run.waitEvent),
-                    SQLiteValue(run.onEventStep), SQLiteValue(run.endedAt), SQLiteValue(run.endReason),
-                    .integer(Int64(run.walks)), SQLiteValue(run.lastSendStep),
-                ])
-            guard changed > 0 else { return false }
-            for message in change.messages
-            where try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) == nil {
-                try Self.insertCampaign(db, message, resolver: owner, leaseUntil: leaseUntil)
-            }
-            try Self.addJourneyCounts(db, journeyID: run.journeyID, change.counts)
-            return true
+            try changes.map { try Self.commitJourneyRun(db, $0, owner: owner, leaseUntil: leaseUntil) }
         }
+    }
+
+    static func commitJourneyRun(_ db: SQLiteConnection, _ change: JourneyRunChange, owner: String?, leaseUntil: Int64?)
+        throws -> Bool
+    {
+        let run = change.run
+        let changed = try db.run(
+            """
+            UPDATE journey_runs SET state = ?3, step_id = ?4, resume_step = ?5, due_at = ?6, wait_event = ?7,
+                on_event_step = ?8, ended_at = ?9, end_reason = ?10, walks = ?11, last_send_step = ?12, epoch = ?2 + 1, owner = NULL,
+                lease_until = NULL
+            WHERE id = ?1 AND epoch = ?2 AND state IN ('ready', 'waiting')
+            """,
+            [
+                .text(run.id), .integer(change.expectedEpoch), .text(run.state.rawValue), .text(run.stepID),
+                SQLiteValue(run.resumeStep), SQLiteValue(run.dueAt), SQLiteValue(run.waitEvent),
+                SQLiteValue(run.onEventStep), SQLiteValue(run.endedAt), SQLiteValue(run.endReason),
+                .integer(Int64(run.walks)), SQLiteValue(run.lastSendStep),
+            ])
+        guard changed > 0 else { return false }
+        for message in change.messages
+        where try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) == nil {
+            try Self.insertCampaign(db, message, resolver: owner, leaseUntil: leaseUntil)
+        }
+        try Self.addJourneyCounts(db, journeyID: run.journeyID, change.counts)
+        return true
     }
 
     public func activeJourneyRuns(appID: String, subjects: [String]) throws -> [JourneyRunRecord] {

@@ -19,6 +19,26 @@ import TidingsTesting
         return try #require(reply.json["message_id"]?.stringValue)
     }
 
+    /// A worker idle on a clock that never moves sends nothing until it is woken, then sends at once: how a
+    /// journey's step message skips the poll interval.
+    @Test func aWakeEndsTheIdleWaitAtOnce() async throws {
+        let fixture = try MessageFixture()
+        let worker = fixture.worker()
+        let running = Task { await worker.run() }
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await queue(fixture, count: 3)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(fixture.provider.pushes.isEmpty, "the worker waits for its poll while the clock stands still")
+        worker.wake()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.provider.pushes.count < 3 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(fixture.provider.pushes.count == 3)
+        worker.requestStop()
+        await running.value
+    }
+
     @Test func goneTokenIsDeactivated() async throws {
         let fixture = try MessageFixture()
         let messageID = try await queue(fixture, count: 2)
