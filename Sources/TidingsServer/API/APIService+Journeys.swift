@@ -170,13 +170,18 @@ extension APIService {
     func listJourneys(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let journeys = try storeCall { try store.journeys(appID: caller.appID) }
-        return json(.object(["journeys": .array(try journeys.map { try journeySummary($0, counts: nil) })]))
+        return json(.object(["journeys": .array(try journeys.map { try journeySummary($0) })]))
     }
 
     /// The journey's row with its entry and ending numbers.
-    func journeySummary(_ journey: JourneyRecord, counts given: [JourneyCount]?) throws -> JSONValue {
+    /// - Parameters: counts, inProgress: the journey's numbers when the caller has read them already.
+    func journeySummary(
+        _ journey: JourneyRecord, counts given: [JourneyCount]? = nil, inProgress known: [String: Int]? = nil
+    )
+        throws -> JSONValue
+    {
         let counts = try given ?? storeCall { try store.journeyCounts(journeyID: journey.id) }
-        let inProgress = try storeCall { try store.journeyRunsInProgress(journeyID: journey.id) }
+        let inProgress = try known ?? storeCall { try store.journeyRunsInProgress(journeyID: journey.id) }
         var exited: [String: Int64] = [:]
         var completed: Int64 = 0
         for count in counts where count.metric.hasPrefix("exited:") {
@@ -212,7 +217,7 @@ extension APIService {
         let counts = try storeCall { try store.journeyCounts(journeyID: journeyID) }
         let inProgress = try storeCall { try store.journeyRunsInProgress(journeyID: journeyID) }
         let versions = try storeCall { try store.journeyVersions(journeyID: journeyID) }
-        var object = try journeySummary(journey, counts: counts).objectValue ?? [:]
+        var object = try journeySummary(journey, counts: counts, inProgress: inProgress).objectValue ?? [:]
         let definition = try journeyCatalog.definition(journeyID: journeyID, version: journey.version)
         object["definition"] = definition?.json ?? .null
         object["versions"] = .array(

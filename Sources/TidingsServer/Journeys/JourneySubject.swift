@@ -1,4 +1,3 @@
-import TidingsCampaigns
 import TidingsModel
 import TidingsStore
 
