@@ -13,6 +13,8 @@ Answers POST /3/device/<token> by the token's prefix:
   expired...       403 {"reason":"ExpiredProviderToken"} the first time for that token, then 200
   alwaysexpired... 403 {"reason":"ExpiredProviderToken"} every time
   slow...          200 after 5 seconds
+  hold...          200 after 45 seconds: a stream that stays open until its connection is cut, however
+                   loaded the machine
   drop...          no answer: the connection it came on is cut, failing every stream in flight on it
   anything else    200 with the request's apns-id
 GET /stats gives {"connections": n, "open": n, "requests": n} (connections ever accepted, open now); GET
@@ -80,8 +82,8 @@ class Connection:
             return
         self.flush()
 
-    async def respond_later(self, stream_id, status, body, extra):
-        await asyncio.sleep(5)
+    async def respond_later(self, stream_id, status, body, extra, seconds):
+        await asyncio.sleep(seconds)
         self.respond(stream_id, status, body, extra)
 
     def request_done(self, stream_id, headers, body):
@@ -108,8 +110,9 @@ class Connection:
         extra = dict(extra)
         if "apns-id" in headers:
             extra["apns-id"] = headers["apns-id"]
-        if token.startswith("slow"):
-            asyncio.ensure_future(self.respond_later(stream_id, status, error, extra))
+        if token.startswith("slow") or token.startswith("hold"):
+            seconds = 5 if token.startswith("slow") else 45
+            asyncio.ensure_future(self.respond_later(stream_id, status, error, extra, seconds))
         else:
             self.respond(stream_id, status, error, extra)
 

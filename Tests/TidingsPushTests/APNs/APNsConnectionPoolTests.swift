@@ -6,7 +6,8 @@ import TidingsModel
 @testable import TidingsPush
 
 /// Several connections per APNs host, opened while the open ones are full and closed when idle, against the
-/// HTTP/2 stand-in over TLS. `slow…` pushes hold their stream for 5 s, so a window fills on demand.
+/// HTTP/2 stand-in over TLS. `slow…` pushes hold their stream for 5 s, so a window fills on demand; `hold…`
+/// pushes for 45 s, for a stream that must still be open when its connection is cut.
 @Suite("APNsClient: connections with the load", .serialized, .timeLimit(.minutes(1)))
 struct APNsConnectionPoolTests {
     /// Counts the distinct headers a provider token hands out: one means one signature for every connection.
@@ -155,8 +156,9 @@ struct APNsConnectionPoolTests {
             }
         }
         #expect(await Self.eventually { pool.inFlightPerConnection == [2] })
-        // A slow push opens the second; the push that cuts its connection follows it there.
-        let victim = Task { await apns.send(Self.push("slowB0")) }
+        // A held push (answered only after 45 s, so the cut always comes first however slow the machine)
+        // opens the second; the push that cuts its connection follows it there.
+        let victim = Task { await apns.send(Self.push("holdB0")) }
         #expect(await Self.eventually { pool.inFlightPerConnection == [2, 1] })
         let cutter = await apns.send(Self.push("dropB1"))
         let cut = await victim.value
