@@ -38,9 +38,9 @@ public protocol JourneyStore: Sendable {
     /// Claims up to `limit` runs of active journeys due at `now` that no live owner holds, for `owner` until
     /// `leaseUntil`, bumping their epochs; concurrent callers never get the same run.
     func claimJourneyRuns(owner: String, now: Int64, leaseUntil: Int64, limit: Int) throws -> [JourneyRunRecord]
-    /// Writes each change (the run, its messages as campaigns held by `owner` until `leaseUntil` for resolution,
-    /// its counts) when the run's epoch is still `change.expectedEpoch`, releasing the claim, all in one
-    /// transaction. A message whose id is already stored is left as it is (a repeated walk). Returns, in order,
+    /// Writes each change (the run; its messages, resolved with their deliveries when the change has them and
+    /// otherwise held by `owner` until `leaseUntil` for resolution; its counts) when the run's epoch is still
+    /// `change.expectedEpoch`, releasing the claim, all in one transaction. A message whose id is already stored is left as it is (a repeated walk). Returns, in order,
     /// whether each was written; one whose epoch moved on changes nothing.
     func commitJourneyRuns(_ changes: [JourneyRunChange], owner: String?, leaseUntil: Int64?) throws -> [Bool]
     /// The runs in progress (`ready` or `waiting`) of the given subjects in the app.

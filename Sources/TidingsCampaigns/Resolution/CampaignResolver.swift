@@ -98,6 +98,32 @@ public final class CampaignResolver: Sendable {
                 leaseUntil: 0, now: now.millisecondsSince1970)
             return nil
         }
+        let (chunk, deliveries) = try decide(message, plan: plan, after: cursor, now: now)
+        let held = try store.appendDeliveries(
+            messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
+            finished: chunk.finished, leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
+            now: now.millisecondsSince1970)
+        guard held else { return nil }
+        if chunk.finished {
+            logger.info("audience resolved", metadata: ["message_id": message.id, "resolver": resolver])
+        }
+        return (chunk.cursor, chunk.finished)
+    }
+
+    /// The deliveries of a message whose whole audience fits one chunk (a journey step's person), decided
+    /// without writing anything, for the caller to store with the message in its own transaction.
+    /// - Returns: nil when the plan cannot be read or the audience needs more than one chunk; such a message
+    ///   is resolved by ``resolveChunk(_:cursor:resolver:)``.
+    public func deliveriesOfSmallAudience(_ message: MessageRecord) throws -> [MessageDelivery]? {
+        guard let plan = CampaignPlan.decode(message.plan) else { return nil }
+        let (chunk, deliveries) = try decide(message, plan: plan, after: nil, now: clock.now)
+        return chunk.finished ? deliveries : nil
+    }
+
+    /// Reads the audience chunk after `cursor` and decides each member's delivery (policy, caps, consent).
+    private func decide(_ message: MessageRecord, plan: CampaignPlan, after cursor: String?, now: Date) throws -> (
+        AudienceChunk, [MessageDelivery]
+    ) {
         // Relative times in an audience (`last_seen > 30d ago`) count back from when resolution was due.
         let chunk = try AudienceChunk.read(
             plan: plan, appID: message.appID, cursor: cursor, limit: configuration.chunkSize,
@@ -111,14 +137,6 @@ public final class CampaignResolver: Sendable {
             }
         }
         deliveries += chunk.unknownInstallationIDs.map(builder.unknown)
-        let held = try store.appendDeliveries(
-            messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
-            finished: chunk.finished, leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
-            now: now.millisecondsSince1970)
-        guard held else { return nil }
-        if chunk.finished {
-            logger.info("audience resolved", metadata: ["message_id": message.id, "resolver": resolver])
-        }
-        return (chunk.cursor, chunk.finished)
+        return (chunk, deliveries)
     }
 }

@@ -19,6 +19,9 @@ public final class JourneyEngine: Sendable {
         public var lease: Duration = .seconds(30)
         /// How long an idle engine waits before looking again.
         public var pollInterval: Duration = .milliseconds(50)
+        /// How a step's audience is read: a person with more installations than a chunk is resolved after the
+        /// walk instead of in it.
+        public var resolution = CampaignResolver.Configuration()
 
         public init() {}
     }
@@ -46,7 +49,8 @@ public final class JourneyEngine: Sendable {
         self.catalog = catalog
         self.composer = composer
         self.configuration = configuration
-        resolver = CampaignResolver(store: store, clock: clock, logger: logger, id: self.id)
+        resolver = CampaignResolver(
+            store: store, clock: clock, logger: logger, configuration: configuration.resolution, id: self.id)
         scheduler = JourneyScheduler(store: store, clock: clock, catalog: catalog, logger: logger)
     }
 
@@ -224,18 +228,20 @@ public final class JourneyEngine: Sendable {
                 logger.error("journey run failed: \(error)", metadata: ["run_id": run.id, "journey_id": run.journeyID])
             }
         }
-        // The claim's walks in one transaction, then their messages resolved (each a small audience).
+        // The claim's walks in one transaction, with the deliveries their messages decided; a message whose
+        // audience was too large to decide in the walk is resolved right after.
         let leaseUntil = now + Int64(resolver.configuration.lease.seconds * 1000)
         let written = try store.commitJourneyRuns(changes, owner: id, leaseUntil: leaseUntil)
-        var resolved = false
+        var queued = false
         for (change, stored) in zip(changes, written) where stored {
             for message in change.messages {
+                queued = true
+                guard change.deliveries[message.id] == nil else { continue }
                 let step = try resolver.resolveChunk(message, cursor: nil, resolver: id)
                 if step?.finished != true { try store.releaseResolution(messageID: message.id, resolver: id) }
-                resolved = true
             }
         }
-        if resolved { deliveriesQueued.withLock { $0 }?() }
+        if queued { deliveriesQueued.withLock { $0 }?() }
         return runs.count
     }
 
@@ -252,6 +258,7 @@ public final class JourneyEngine: Sendable {
         let advance = try JourneyStepper(journeyID: run.journeyID, definition: definition).advance(
             from: run.resumeStep, subject: run.subject, enteredAt: run.enteredAt, now: now, facts: facts)
         var messages: [MessageRecord] = []
+        var deliveries: [String: [MessageDelivery]] = [:]
         var counts = advance.visited.map { JourneyCount(stepID: $0, metric: "entered", count: 1) }
         for (index, stepID) in advance.sends.enumerated() {
             guard case .send(var body) = definition.step(stepID)?.kind else { continue }
@@ -259,7 +266,13 @@ public final class JourneyEngine: Sendable {
             body["campaign_id"] = .string("journey:\(run.journeyID):\(stepID)")
             do {
                 let messageID = "msg_\(run.id)_\(run.walks)_\(index)"
-                messages.append(try composer.compose(body, appID: run.appID, messageID: messageID, now: date).record)
+                let message = try composer.compose(body, appID: run.appID, messageID: messageID, now: date).record
+                // The person's deliveries are decided now, to be stored with the walk (a message held for later
+                // is resolved when it is due, as any campaign).
+                if message.state == .resolving, let decided = try resolver.deliveriesOfSmallAudience(message) {
+                    deliveries[messageID] = decided
+                }
+                messages.append(message)
             } catch let error as MessageError {
                 // Validated when stored; what can still fail is what changed since (the app's settings).
                 counts.append(JourneyCount(stepID: stepID, metric: "failed", count: 1))
@@ -286,6 +299,7 @@ public final class JourneyEngine: Sendable {
         change.run.walks = run.walks + 1
         change.run.lastSendStep = advance.sends.last ?? run.lastSendStep
         change.messages = messages
+        change.deliveries = deliveries
         change.counts = counts + change.counts
         return change
     }

@@ -293,7 +293,16 @@ extension SQLiteStore {
         guard changed > 0 else { return false }
         for message in change.messages
         where try db.scalar("SELECT 1 FROM messages WHERE id = ?1", [.text(message.id)]) == nil {
-            try Self.insertCampaign(db, message, resolver: owner, leaseUntil: leaseUntil)
+            if let deliveries = change.deliveries[message.id] {
+                var resolved = message
+                resolved.state = .sending
+                try Self.insertCampaign(db, resolved, resolver: nil, leaseUntil: nil)
+                if let appID = deliveries.first?.appID {
+                    try Self.insertDeliveries(db, deliveries, message: message.id, app: appID, now: message.createdAt)
+                }
+            } else {
+                try Self.insertCampaign(db, message, resolver: owner, leaseUntil: leaseUntil)
+            }
         }
         try Self.addJourneyCounts(db, journeyID: run.journeyID, change.counts)
         return true
