@@ -52,6 +52,10 @@ public final class FanoutWorker: Sendable {
         public var completionDelay: Duration = .milliseconds(25)
         /// How often a worker busy with campaigns looks for transactional deliveries to send first.
         public var priorityPollInterval: Duration = .milliseconds(200)
+        /// After a claim that found fewer deliveries than it asked for, how long before the next (``wake()``
+        /// ends it): a stream of one-push messages (journey steps, transactional sends) is then claimed some at
+        /// a time rather than in one claim per push, each claim's cost spread over what arrived meanwhile.
+        public var shortClaimInterval: Duration = .milliseconds(10)
         /// Sends per delivery before a retryable failure becomes final.
         public var maximumAttempts = 5
         /// The ceiling of the first retry's wait; it doubles per attempt, up to ``maximumBackoff``, and the
@@ -81,6 +85,7 @@ public final class FanoutWorker: Sendable {
                 && lhs.policy == rhs.policy && lhs.completionBatchSize == rhs.completionBatchSize
                 && lhs.completionDelay == rhs.completionDelay && lhs.priorityPollInterval == rhs.priorityPollInterval
                 && lhs.claimCheckInterval == rhs.claimCheckInterval && lhs.instanceTimeout == rhs.instanceTimeout
+                && lhs.shortClaimInterval == rhs.shortClaimInterval
         }
     }
 
@@ -103,6 +108,8 @@ public final class FanoutWorker: Sendable {
     private struct HeardChanges {
         var cancelledMessages: Set<String> = []
         var missedSome = false
+        /// ``wake()`` was called: deliveries were just queued, so claim now.
+        var newWork = false
     }
 
     /// Whether a stop was asked for, and the idle wait it must cut short.
@@ -168,7 +175,7 @@ public final class FanoutWorker: Sendable {
             state.idleWait = wait
             return state.requested
         }
-        if stopping { wait.cancel() }
+        if stopping || heard.withLock({ $0.newWork }) { wait.cancel() }
         do {
             try await withTaskCancellationHandler {
                 try await wait.value
@@ -183,6 +190,7 @@ public final class FanoutWorker: Sendable {
     /// Ends an idle wait now, so the worker looks for due deliveries at once: called when work was just
     /// queued (a journey's step message resolved), so it does not wait for its next poll.
     public func wake() {
+        heard.withLock { $0.newWork = true }
         stopState.withLock { $0.idleWait }?.cancel()
     }
 
@@ -226,6 +234,8 @@ public final class FanoutWorker: Sendable {
         var claimedTotal = 0
         var exhausted = false
         var lastEmptyClaim = ContinuousClock.now
+        // When the last claim came back with fewer than it asked for (and found some), if it did.
+        var lastShortClaim: ContinuousClock.Instant?
         var lastPriorityClaim = ContinuousClock.now
         var lastFinish = ContinuousClock.now
         // Until when the claims waiting in the queue were found held, and when to check again after a check
@@ -243,8 +253,11 @@ public final class FanoutWorker: Sendable {
             if !request.onlyTransactional {
                 exhausted = claimed.isEmpty
                 if exhausted { lastEmptyClaim = .now }
+                lastShortClaim = !exhausted && claimed.count < request.limit ? .now : nil
             }
         }
+        // This first claim answers any wake that came before it.
+        heard.withLock { $0.newWork = false }
         if !isStopping { try claim(DeliveryClaim(limit: configuration.chunkSize)) }
         let window = max(1, configuration.maximumInFlight)
         try await withThrowingTaskGroup(of: Event.self) { group in
@@ -269,7 +282,13 @@ public final class FanoutWorker: Sendable {
                     checkedUntil = .now
                     nextCheck = .now
                 }
+                if news.newWork {
+                    exhausted = false
+                    lastShortClaim = nil
+                }
                 let stopping = isStopping
+                // Until the next claim may be made after a short one.
+                let shortClaimWait = lastShortClaim.map { configuration.shortClaimInterval - (.now - $0) }
                 if stopping && inFlight == 0 {
                     // Every answer is in: record them, and hand back what was claimed but not sent, so another
                     // worker sends it now rather than after the lease.
@@ -281,9 +300,11 @@ public final class FanoutWorker: Sendable {
                     break
                 }
                 // While paced messages keep the worker busy, new messages are looked for every poll interval.
-                if continuous && !stopping && queue.count < configuration.chunkSize / 2
-                    && (!exhausted || ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval)
-                {
+                let claimDue =
+                    exhausted
+                    ? ContinuousClock.now - lastEmptyClaim >= configuration.pollInterval
+                    : (shortClaimWait ?? .zero) <= .zero
+                if continuous && !stopping && queue.count < configuration.chunkSize / 2 && claimDue {
                     // With pushes in flight a store error must not end the pump: their outcomes would be lost and
                     // the pushes sent again when the lease ends. Claim again after a poll interval instead.
                     do {
@@ -313,6 +334,9 @@ public final class FanoutWorker: Sendable {
                     }
                 }
                 var wait: Duration?
+                if continuous && !stopping && !claimDue && !exhausted, let shortClaimWait {
+                    wait = max(.milliseconds(1), shortClaimWait)
+                }
                 if !stopping && !queue.isEmpty && (queue.unchecked > 0 || ContinuousClock.now >= checkedUntil)
                     && ContinuousClock.now >= nextCheck
                 {
@@ -330,7 +354,7 @@ public final class FanoutWorker: Sendable {
                     if ContinuousClock.now >= checkedUntil { nextCheck = .now + configuration.pollInterval }
                 }
                 if !queue.isEmpty && (queue.unchecked > 0 || ContinuousClock.now >= checkedUntil) {
-                    wait = max(.milliseconds(1), nextCheck - .now)
+                    wait = min(wait ?? .seconds(3600), max(.milliseconds(1), nextCheck - .now))
                 }
                 let now = clock.now.millisecondsSince1970
                 while inFlight < window && !stopping && queue.unchecked == 0 && ContinuousClock.now < checkedUntil {
@@ -338,7 +362,7 @@ public final class FanoutWorker: Sendable {
                     case .empty:
                         break
                     case .wait(let duration):
-                        wait = duration
+                        wait = min(wait ?? duration, duration)
                     case .send(let delivery, let message):
                         let push = Self.push(delivery, message, payload: queue.takeRenderedPayload(for: delivery))
                         inFlight += 1

@@ -39,6 +39,41 @@ import TidingsTesting
         await running.value
     }
 
+    /// After a claim that found fewer deliveries than it asked for, the next waits the short-claim interval,
+    /// so a stream of one-push messages is claimed some at a time; a wake still claims at once.
+    @Test func aShortClaimIsFollowedByTheNextOnlyAfterItsIntervalUnlessWoken() async throws {
+        let fixture = try MessageFixture()
+        for index in 1...3 { try await fixture.register("inst-\(index)", seed: index) }
+        let worker = fixture.worker(shortClaimInterval: .seconds(2))
+        let running = Task { await worker.run() }
+        try await Task.sleep(for: .milliseconds(200))
+        func sent(_ count: Int, within seconds: Double) async throws -> Bool {
+            let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+            while fixture.provider.pushes.count < count && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return fixture.provider.pushes.count >= count
+        }
+        func post() async throws {
+            #expect(try await fixture.send(MessageFixture.alert(["all": true])).status == 202)
+        }
+
+        try await post()
+        worker.wake()
+        #expect(try await sent(3, within: 10), "woken, it claims the three at once")
+        // The claim was short (3 of 500): what is queued now waits for the interval, then goes out.
+        try await post()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(fixture.provider.pushes.count == 3, "not claimed within the interval")
+        #expect(try await sent(6, within: 10), "claimed once the interval has passed")
+        // A wake ends the interval's wait.
+        try await post()
+        worker.wake()
+        #expect(try await sent(9, within: 1.5), "woken, it claims before the interval ends")
+        worker.requestStop()
+        await running.value
+    }
+
     @Test func goneTokenIsDeactivated() async throws {
         let fixture = try MessageFixture()
         let messageID = try await queue(fixture, count: 2)

@@ -31,12 +31,13 @@ struct MessageFixture {
     /// A worker on the fixture's store and clock; retries are due at once unless `backoff` says otherwise.
     func worker(
         provider: (any PushProvider)? = nil, chunkSize: Int = 500, inFlight: Int = 64,
-        backoff: Duration = .zero, metrics: MetricsRegistry? = nil
+        backoff: Duration = .zero, metrics: MetricsRegistry? = nil, shortClaimInterval: Duration? = nil
     ) -> FanoutWorker {
         var configuration = FanoutWorker.Configuration()
         configuration.chunkSize = chunkSize
         configuration.maximumInFlight = inFlight
         configuration.initialBackoff = backoff
+        if let shortClaimInterval { configuration.shortClaimInterval = shortClaimInterval }
         return FanoutWorker(
             store: store, provider: provider ?? self.provider, clock: clock, configuration: configuration,
             metrics: metrics)
