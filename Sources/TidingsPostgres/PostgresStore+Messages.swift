@@ -270,6 +270,24 @@ extension PostgresStore {
         }
     }
 
+    /// One statement: the claimed rows read once (a hashed subplan over their partial index), each message's
+    /// pending rows through theirs.
+    public func finishMessages(ids: [String], now: Int64) throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        return try write { db in
+            try db.query(
+                """
+                UPDATE messages m SET state = 'done', finished_at = $1
+                WHERE m.id = ANY($2::text[]) AND m.state IN ('queued', 'sending')
+                    AND NOT EXISTS (
+                        SELECT 1 FROM message_deliveries d WHERE d.message_id = m.id AND d.state = 'pending')
+                    AND m.id NOT IN (SELECT message_id FROM message_deliveries WHERE state = 'claimed')
+                RETURNING m.id
+                """, [.integer(now), .array(Set(ids).sorted().map { .text($0) })]
+            ) { $0.text(0) }.sorted()
+        }
+    }
+
     @discardableResult
     public func deactivateToken(
         _ kind: TokenType, token: String, appID: String, installationID: String, invalidSince: Int64?, now: Int64

@@ -175,6 +175,11 @@ public protocol Store:
     ) throws -> Bool
     /// Marks `done` every queued or sending message with nothing pending or claimed; returns their ids.
     func finishMessages(now: Int64) throws -> [String]
+    /// Marks `done` those of `ids` that are queued or sending with nothing pending or claimed; returns them.
+    /// A worker calls it for the messages of the outcomes it just recorded, so a message of one push is done
+    /// when its push is, and the claims' look at every sending message stays short. Reads the pending rows of
+    /// each message and the claimed rows of all, never a message's sent rows.
+    func finishMessages(ids: [String], now: Int64) throws -> [String]
     /// Clears `token` of `kind` from the installation when it still holds it and the device has not presented
     /// it again since `invalidSince` (the provider's timestamp, unix milliseconds; nil clears it whenever it
     /// is still held); returns whether it was cleared.

@@ -208,6 +208,44 @@ import TidingsStoreTesting
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func messagesNamedFinishOnlyWhenNothingOfThemIsPendingOrClaimed(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        try store.createMessage(message("m1"), deliveries: [delivery("m1", "a"), delivery("m1", "b")])
+        try store.createMessage(message("m2"), deliveries: [delivery("m2", "c")])
+        try store.createMessage(message("m3"), deliveries: [])
+        #expect(try store.finishMessages(ids: [], now: Self.now).isEmpty)
+        #expect(try store.finishMessages(ids: ["m1", "m2"], now: Self.now).isEmpty, "both have pending rows")
+
+        let claimed = try store.claimDeliveries(
+            worker: "w", claim: DeliveryClaim(limit: 10), now: Self.now, leaseUntil: Self.now + 100)
+        #expect(claimed.count == 3)
+        #expect(try store.finishMessages(ids: ["m1", "m2"], now: Self.now + 1).isEmpty, "claimed, not yet answered")
+        let m2 = try #require(claimed.first { $0.messageID == "m2" })
+        let a = try #require(claimed.first { $0.installationID == "a" })
+        let answered = [m2, a].map { delivery in
+            DeliveryCompletion(
+                messageID: delivery.messageID, appID: "app_a", installationID: delivery.installationID,
+                result: .sent, claimEpoch: delivery.claimEpoch)
+        }
+        #expect(try store.completeDeliveries(answered, worker: "w", now: Self.now + 2) == [true, true])
+        #expect(
+            try store.finishMessages(ids: ["m1", "m2", "m2", "unknown"], now: Self.now + 3) == ["m2"],
+            "m1 still has a claimed row; an unknown id is passed over")
+        #expect(try store.message(appID: "app_a", messageID: "m2")?.state == .done)
+        #expect(try store.message(appID: "app_a", messageID: "m2")?.finishedAt == Self.now + 3)
+        #expect(try store.message(appID: "app_a", messageID: "m3")?.state != .done, "only the messages named")
+        #expect(try store.finishMessages(ids: ["m2"], now: Self.now + 4).isEmpty, "finished once")
+
+        // A retry puts m1's row back to pending: still not finished.
+        let b = try #require(claimed.first { $0.installationID == "b" })
+        let retry = DeliveryCompletion(
+            messageID: "m1", appID: "app_a", installationID: "b", result: .retry(reason: "busy", notBefore: Self.now),
+            claimEpoch: b.claimEpoch)
+        #expect(try store.completeDeliveries([retry], worker: "w", now: Self.now + 5) == [true])
+        #expect(try store.finishMessages(ids: ["m1"], now: Self.now + 6).isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func campaignCountsAddUpTheirMessagesOfOneApp(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
         try store.createMessage(message("m1", campaign: "spring"), deliveries: [delivery("m1", "a")])

@@ -296,7 +296,7 @@ public final class FanoutWorker: Sendable {
                     for delivery in queue.removeAll() {
                         completions.append(delivery, .deferred(reason: Self.interruptedReason, notBefore: now))
                     }
-                    try await flush(&completions)
+                    try await flush(&completions, queue: &queue)
                     break
                 }
                 // While paced messages keep the worker busy, new messages are looked for every poll interval.
@@ -381,7 +381,7 @@ public final class FanoutWorker: Sendable {
                 if completions.count >= configuration.completionBatchSize
                     || (inFlight == 0 && !completions.isEmpty)
                 {
-                    try await flush(&completions)
+                    try await flush(&completions, queue: &queue)
                 } else if !completions.isEmpty && !flushScheduled {
                     flushScheduled = true
                     let delay = configuration.completionDelay
@@ -399,11 +399,12 @@ public final class FanoutWorker: Sendable {
                         delivery,
                         try providerResult(
                             delivery, outcome, message: queue.message(delivery), now: clock.now.millisecondsSince1970))
+                    queue.answered(delivery)
                 case .wake:
                     wakeScheduled = false
                 case .flush:
                     flushScheduled = false
-                    try await flush(&completions)
+                    try await flush(&completions, queue: &queue)
                 }
             }
             // Only timers can be left: the sends have all returned.
@@ -540,10 +541,24 @@ public final class FanoutWorker: Sendable {
     }
 
     /// Writes the waiting outcomes in one transaction and counts them.
-    private func flush(_ completions: inout CompletionBuffer) async throws {
+    /// Records the waiting outcomes, then finishes the messages they were the last of (nothing of them left in
+    /// `queue`), so the claims' look at every sending message stays short, and forgets the messages `queue`
+    /// no longer needs.
+    private func flush(_ completions: inout CompletionBuffer, queue: inout SendQueue) async throws {
         guard !completions.isEmpty else { return }
         let batch = completions.take()
         let recorded = try await recordOutcomes(batch.map(\.completion))
+        let ended = Set(
+            batch.indices.filter { $0 < recorded.count && recorded[$0] }.map { batch[$0].completion.messageID }
+        ).filter { !queue.holds($0) }
+        do {
+            let finished = try store.finishMessages(ids: Array(ended), now: clock.now.millisecondsSince1970)
+            counters.messagesFinished?.increment(by: finished.count)
+        } catch {
+            // The periodic look finishes them instead.
+            logger.warning("finishing messages failed: \(error)", metadata: ["worker": id])
+        }
+        queue.forgetIdleMessages()
         for (index, entry) in batch.enumerated() {
             guard index < recorded.count, recorded[index] else {
                 logger.warning(

@@ -79,6 +79,8 @@ struct SendQueue {
     var personalized: [String: [String: PersonalizedPayload?]] = [:]
     /// Payloads rendered for one delivery, by ``renderedKey(_:)``; taken when it is sent.
     var rendered: [String: [UInt8]] = [:]
+    /// Deliveries handed out by ``next(throttle:now:)`` whose answers are not back yet, by message.
+    private var outstanding: [String: Int] = [:]
 
     var isEmpty: Bool { count == 0 }
 
@@ -113,6 +115,26 @@ struct SendQueue {
         }
     }
 
+    /// Notes that a delivery handed out by ``next(throttle:now:)`` has its answer.
+    mutating func answered(_ delivery: MessageDelivery) {
+        let left = (outstanding[delivery.messageID] ?? 1) - 1
+        outstanding[delivery.messageID] = left > 0 ? left : nil
+    }
+
+    /// Whether deliveries of the message wait here or are out with the provider.
+    func holds(_ messageID: String) -> Bool { lines[messageID] != nil || outstanding[messageID] != nil }
+
+    /// Forgets the messages (records, templates) of which nothing waits or is out: a worker that sends for
+    /// hours, one journey push after another, keeps only those it is sending. A message claimed again is read
+    /// again.
+    mutating func forgetIdleMessages() {
+        for id in messages.keys where !holds(id) {
+            messages[id] = nil
+            templated[id] = nil
+            personalized[id] = nil
+        }
+    }
+
     /// Messages whose waiting deliveries already fill their rate's horizon: the next claim leaves them out.
     var saturatedMessages: Set<String> {
         var saturated = Set<String>()
@@ -135,7 +157,10 @@ struct SendQueue {
                 if case .wait(let duration) = next { return .wait(duration) }
                 return .empty
             }
-            if entry.leaseUntil > now { return .send(entry.delivery, message) }
+            if entry.leaseUntil > now {
+                outstanding[entry.delivery.messageID, default: 0] += 1
+                return .send(entry.delivery, message)
+            }
             expired += 1
             rendered[Self.renderedKey(entry.delivery)] = nil
         }

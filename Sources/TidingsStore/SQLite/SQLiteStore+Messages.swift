@@ -260,6 +260,28 @@ extension SQLiteStore {
         }
     }
 
+    public func finishMessages(ids: [String], now: Int64) throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        return try database.write { db in
+            let claimed = Set(
+                try db.query(
+                    """
+                    SELECT DISTINCT message_id FROM message_deliveries INDEXED BY message_deliveries_claimed
+                    WHERE state = 'claimed'
+                    """
+                ) { $0.text(at: 0) })
+            return try Set(ids).subtracting(claimed).sorted().filter { id in
+                try db.run(
+                    """
+                    UPDATE messages SET state = 'done', finished_at = ?2
+                    WHERE id = ?1 AND state IN ('queued', 'sending') AND NOT EXISTS (
+                        SELECT 1 FROM message_deliveries INDEXED BY message_deliveries_due_by_message
+                        WHERE message_id = ?1 AND state = 'pending')
+                    """, [.text(id), .integer(now)]) > 0
+            }
+        }
+    }
+
     @discardableResult
     public func deactivateToken(
         _ kind: TokenType, token: String, appID: String, installationID: String, invalidSince: Int64?, now: Int64
