@@ -2,6 +2,19 @@ import TidingsModel
 import TidingsSQLite
 
 extension SQLiteStore {
+    /// Each message in flight with due rows, and how many (up to the limit ?2: nobody gets more), oldest first;
+    /// only transactional ones when ?3 is 1. Read through `messages_in_flight`, so a claim's cost follows the
+    /// messages sending now, not every message kept.
+    static let claimableMessagesSQL = """
+        SELECT m.id, m.message_type, m.rate_per_second, s.rate_per_second, (
+            SELECT COUNT(*) FROM (
+                SELECT 1 FROM message_deliveries d
+                WHERE d.message_id = m.id AND d.state = 'pending' AND d.not_before <= ?1 LIMIT ?2))
+        FROM messages m LEFT JOIN app_send_settings s ON s.app_id = m.app_id
+        WHERE m.state IN ('queued', 'resolving', 'sending') AND (?3 = 0 OR m.message_type = 'transactional')
+        ORDER BY m.created_at, m.id
+        """
+
     public func claimDeliveries(worker: String, claim: DeliveryClaim, now: Int64, leaseUntil: Int64) throws
         -> [MessageDelivery]
     {
@@ -18,17 +31,8 @@ extension SQLiteStore {
                     claim_epoch = claim_epoch + 1
                 WHERE state = 'claimed' AND claim_expires_at <= ?1
                 """, [.integer(now)])
-            // Each active message with due rows, and how many (up to the limit: nobody gets more).
             let due = try db.query(
-                """
-                SELECT m.id, m.message_type, m.rate_per_second, s.rate_per_second, (
-                    SELECT COUNT(*) FROM (
-                        SELECT 1 FROM message_deliveries d
-                        WHERE d.message_id = m.id AND d.state = 'pending' AND d.not_before <= ?1 LIMIT ?2))
-                FROM messages m LEFT JOIN app_send_settings s ON s.app_id = m.app_id
-                WHERE m.state IN ('queued', 'resolving', 'sending') AND (?3 = 0 OR m.message_type = 'transactional')
-                ORDER BY m.created_at, m.id
-                """, [.integer(now), .integer(limit), .integer(claim.onlyTransactional ? 1 : 0)]
+                Self.claimableMessagesSQL, [.integer(now), .integer(limit), .integer(claim.onlyTransactional ? 1 : 0)]
             ) { row in
                 let transactional = row.text(at: 1) == "transactional"
                 let available = claim.available(
