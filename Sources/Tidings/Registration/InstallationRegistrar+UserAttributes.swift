@@ -95,12 +95,15 @@ extension InstallationRegistrar {
         }
     }
 
-    /// Whether a profile change the server answered with `error` can never succeed as it is.
+    /// Whether a profile change the server answered with `error` can never succeed as it is. A refused key
+    /// (401) may be replaced; a 403 says the installation may not write this user's profile.
     static func dropsUserAttributes(after error: RegistrationError) -> Bool {
         switch error {
         case .transport, .unavailable, .userTokenRefused, .userTokenUnavailable, .installationSecretRefused,
             .storage:
             false
+        case .unauthorized(let status, _):
+            status == 403
         default:
             true
         }

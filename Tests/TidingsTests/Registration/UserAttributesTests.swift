@@ -172,8 +172,11 @@ import TidingsTesting
         fixture.transport.enqueue(RegistrationFixture.error(503, "unavailable", "try later"))
         await registrar.sync()
         #expect(await registrar.pendingUserAttributes == ["plan": .string("pro")], "a busy server: kept")
+        fixture.transport.enqueue(RegistrationFixture.error(401, "unauthorized", "the key was revoked"))
         await registrar.sync()
-        #expect(Self.calls(fixture).filter { $0.hasPrefix("PATCH") }.count == 2)
+        #expect(await registrar.pendingUserAttributes == ["plan": .string("pro")], "a refused key: kept")
+        await registrar.sync()
+        #expect(Self.calls(fixture).filter { $0.hasPrefix("PATCH") }.count == 3)
         #expect(await registrar.pendingUserAttributes.isEmpty)
 
         try await registrar.setUserAttribute("k50", .bool(true))
@@ -184,7 +187,15 @@ import TidingsTesting
         let refusal = await registrar.userAttributesRefusal
         #expect(refusal?.message.contains("the limit is 50 per user") == true, "\(String(describing: refusal))")
         await registrar.sync()
-        #expect(Self.calls(fixture).filter { $0.hasPrefix("PATCH") }.count == 3)
+        #expect(Self.calls(fixture).filter { $0.hasPrefix("PATCH") }.count == 4)
+
+        // The installation is no longer the user's on the server (logged out elsewhere): dropped.
+        try await registrar.setUserAttribute("plan", .string("team"))
+        let forbidden = "the calling installation is not logged in as this user"
+        fixture.transport.enqueue(RegistrationFixture.error(403, "forbidden", forbidden))
+        await registrar.sync()
+        #expect(await registrar.pendingUserAttributes.isEmpty)
+        #expect(await registrar.userAttributesRefusal == .unauthorized(status: 403, message: forbidden))
     }
 
     /// Against the real server API, in process: the profile changes, and a journey triggered by the attribute
