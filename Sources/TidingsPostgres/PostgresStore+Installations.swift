@@ -174,6 +174,8 @@ extension PostgresStore {
             var changed: Set<InstallationKey> = []
             /// For each kind, the tokens taken: by which installation, and when (the last taker's).
             var taken: [TokenType: [AppToken: (installationID: String, at: Int64)]] = [:]
+            /// The journey signals of the members written, in their order: committed with them or not at all.
+            var signals: [JourneySignal] = []
             for member in members {
                 let key = InstallationKey(appID: member.appID, installationID: member.installationID)
                 let existing = current[key]
@@ -208,6 +210,7 @@ extension PostgresStore {
                 }
                 current[key] = installation
                 changed.insert(key)
+                signals += update.journeySignals
                 member.outcome = .success((installation, existing == nil))
             }
             // The tokens are taken first, from the database's rows, the group's included (their final state,
@@ -241,6 +244,7 @@ extension PostgresStore {
                         sql: upsertGroupSQL,
                         parameters: installationColumnTypes.indices.map { column in .array(rows.map { $0[column] }) }))
             }
+            writes += signals.map(journeySignalInsert)
             writes.append(PostgresConnection.Statement(sql: "COMMIT"))
             _ = try db.pipeline(writes) { _ in () }
         } catch {

@@ -49,12 +49,18 @@ extension PostgresStore {
     }
 
     static func insertJourneySignal(_ db: PostgresConnection, _ signal: JourneySignal) throws {
-        try db.run(
-            """
-            INSERT INTO journey_signals (app_id, kind, name, installation_id, user_id, value, attributes, occurred_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-            """,
-            [
+        let statement = journeySignalInsert(signal)
+        try db.run(statement.sql, statement.parameters)
+    }
+
+    /// The insert of `signal`, for a pipeline of statements (a group of upserts) as well as alone.
+    static func journeySignalInsert(_ signal: JourneySignal) -> PostgresConnection.Statement {
+        PostgresConnection.Statement(
+            sql: """
+                INSERT INTO journey_signals (app_id, kind, name, installation_id, user_id, value, attributes, occurred_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """,
+            parameters: [
                 .text(signal.appID), .text(signal.kind.rawValue), .text(signal.name), .text(signal.installationID),
                 PostgresValue(signal.userID), PostgresValue(signal.value), PostgresValue(signal.attributes),
                 .integer(signal.occurredAt),

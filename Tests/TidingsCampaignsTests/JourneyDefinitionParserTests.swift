@@ -74,6 +74,7 @@ import TidingsModel
         ["attribute": "seats", "becomes": 3],
         ["schedule": ["every": "day", "at": "08:00"]],
         ["schedule": ["every": "week", "at": "18:45", "weekday": "friday", "audience": "plan == 'gold'"]],
+        ["attribute": "user.plan", "becomes": "pro"],
     ]
 
     @Test(arguments: triggers)

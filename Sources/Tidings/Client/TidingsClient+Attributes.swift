@@ -29,3 +29,30 @@ extension TidingsClient {
         get async { await registrar.attributes }
     }
 }
+
+extension TidingsClient {
+    /// Sets (a value) and removes (nil) attributes of the logged-in user's profile, shared by every installation
+    /// of the user: `{{user.plan}}` in templates, `user.plan = pro` in audiences, `{"attribute": "user.plan"}`
+    /// as a journey trigger.
+    ///
+    /// ```swift
+    /// try await tidings.setUserAttributes(["plan": .string("pro"), "trial_ends_at": nil])
+    /// ```
+    /// The changes are kept in the shared container at once and sent now when the server can be reached, or by
+    /// a later sync otherwise (offline, killed, restarted); always to the user logged in when they were made,
+    /// never to another. See ``InstallationRegistrar/setUserAttributes(_:)``.
+    /// - Returns: the sync's result; the profile changes it could not send yet stay queued.
+    /// - Throws: ``RegistrationError/notLoggedIn`` when nobody is logged in, or
+    ///   ``RegistrationError/invalidAttribute(key:message:)`` naming the limit; nothing is queued then.
+    @discardableResult
+    public func setUserAttributes(_ changes: [String: AttributeValue?]) async throws(RegistrationError) -> SyncResult {
+        try await registrar.setUserAttributes(changes)
+        return await registrar.sync()
+    }
+
+    /// Removes one attribute of the logged-in user's profile (``setUserAttributes(_:)``).
+    @discardableResult
+    public func removeUserAttribute(_ key: String) async throws(RegistrationError) -> SyncResult {
+        try await setUserAttributes([key: nil])
+    }
+}

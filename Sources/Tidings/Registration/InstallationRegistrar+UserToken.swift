@@ -56,13 +56,14 @@ extension InstallationRegistrar {
         return .failed(error)
     }
 
-    /// Sends a request about `userID`'s data (tags) with the installation secret and the user's token.
+    /// Sends a request about `userID`'s data (tags, profile) with the installation secret and the user's token.
     ///
     /// A refused token is replaced by the provider's once; a refused secret moves the registrar to a new
-    /// installation id, registers it, and retries once.
-    func sendForUser(_ userID: String, _ method: String, _ path: [String], body: [UInt8]?)
-        async throws(RegistrationError) -> TransportResponse
-    {
+    /// installation id and, when `registering` (never from inside a sync, which would wait for itself),
+    /// registers it and retries once.
+    func sendForUser(
+        _ userID: String, _ method: String, _ path: [String], body: [UInt8]?, registering: Bool = true
+    ) async throws(RegistrationError) -> TransportResponse {
         let before = identity
         let token = try await userToken(for: userID, fresh: false)
         do {
@@ -75,7 +76,7 @@ extension InstallationRegistrar {
             return try await send(request(method, path, body: body, userToken: fresh))
         } catch .installationSecretRefused(let code, let message) {
             // `send` moved to a new id only if this was the first refusal; a second one is final.
-            guard identity != before, case .sent = await sync() else {
+            guard registering, identity != before, case .sent = await sync() else {
                 throw .installationSecretRefused(serverCode: code, message: message)
             }
             let token = try await userToken(for: userID, fresh: false)

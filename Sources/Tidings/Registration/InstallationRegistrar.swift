@@ -88,6 +88,9 @@ public actor InstallationRegistrar {
     var userTokenHold: UserTokenHold?
     /// User-token failures since the last success, for the hold's backoff.
     var userTokenFailures = 0
+    /// Why the server refused the last user profile change it dropped (``setUserAttributes(_:)``); nil when none
+    /// was.
+    public internal(set) var userAttributesRefusal: RegistrationError?
 
     /// Opens the registrar over the files in `configuration.containerDirectory`, reads the installation
     /// secret and, with a ``Configuration/deviceContextProvider``, the device context.
@@ -327,9 +330,18 @@ public actor InstallationRegistrar {
         halt = nil
     }
 
+    /// Sends the installation, and the user profile changes queued for the user it is bound to: those of the
+    /// user it leaves before the body that unbinds them, those of the user it binds after.
     private func performSync(force: Bool) async -> SyncResult {
         defer { running = nil }
         if let halt { return .failed(halt) }
+        if record.desired.userID != record.acknowledgedUserID { await sendUserAttributes() }
+        let result = await syncInstallation(force: force)
+        await sendUserAttributes()
+        return result
+    }
+
+    private func syncInstallation(force: Bool) async -> SyncResult {
         let now = clock.now.millisecondsSince1970
         // Both before the body is built: a restore changes it, and neither may be guessed.
         if let unreadable = waitForDeviceItems() {

@@ -22,6 +22,9 @@ struct RegistrationRecord: Sendable, Hashable {
     /// Attribute keys removed from ``desired`` that the server may still hold: sent as `null` until a sync
     /// carrying them succeeds.
     var removedAttributes: Set<String> = []
+    /// User profile attribute changes not yet sent, oldest first; each is for the user logged in when it was
+    /// made.
+    var pendingUserAttributes: [PendingUserAttributes] = []
 
     var json: JSONValue {
         func integer(_ value: Int64?) -> JSONValue { value.map(JSONValue.integer) ?? .null }
@@ -34,6 +37,7 @@ struct RegistrationRecord: Sendable, Hashable {
             "consecutive_failures": .integer(Int64(consecutiveFailures)),
             "not_before": integer(notBefore),
             "removed_attributes": .array(removedAttributes.sorted().map(JSONValue.string)),
+            "pending_user_attributes": .array(pendingUserAttributes.map(\.json)),
         ])
     }
 
@@ -57,6 +61,8 @@ struct RegistrationRecord: Sendable, Hashable {
         consecutiveFailures = Int(integer("consecutive_failures") ?? 0)
         notBefore = integer("not_before")
         removedAttributes = Set(json["removed_attributes"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        pendingUserAttributes =
+            json["pending_user_attributes"]?.arrayValue?.compactMap(PendingUserAttributes.init(json:)) ?? []
     }
 
     /// The record stored in `directory`, or a fresh one when there is none.

@@ -93,10 +93,11 @@ struct JourneyDefinitionParser {
             }
         case "attribute":
             unknownKeys(object, allowed: ["attribute", "becomes"], at: "trigger")
-            guard let key = object["attribute"]?.stringValue, AttributeLimits().isValidKey(key) else {
+            guard let key = object["attribute"]?.stringValue, JourneyTrigger.isValidAttributeKey(key) else {
                 problem(
                     "trigger.attribute",
-                    "must be an attribute key: 1 to 64 characters of A-Z a-z 0-9 _, starting with a letter")
+                    "must be an attribute key (1 to 64 characters of A-Z a-z 0-9 _, starting with a letter), or user.KEY for the user profile's"
+                )
                 return nil
             }
             return .attribute(key: key, becomes: object["becomes"].flatMap { $0.isNull ? nil : $0 })

@@ -4,10 +4,23 @@ import TidingsModel
 public enum JourneyTrigger: Sendable, Hashable {
     /// An event of theirs is stored.
     case event(JourneyEventMatch)
-    /// An installation's custom attribute changes, to `becomes` when given.
+    /// A custom attribute changes, to `becomes` when given: an installation's for a bare key (`plan`), the user
+    /// profile's for `user.KEY` (``userAttributePrefix``), as audiences name them.
     case attribute(key: String, becomes: JSONValue?)
     /// Every day or week at a wall-clock time in each installation's zone, everyone the audience matches.
     case schedule(JourneySchedule)
+
+    /// What starts the key of an attribute trigger that names a user profile's attribute.
+    public static let userAttributePrefix = "user."
+
+    /// Whether `key` may follow `attribute` in a trigger: an attribute key, or one after ``userAttributePrefix``.
+    public static func isValidAttributeKey(_ key: String) -> Bool {
+        let limits = AttributeLimits()
+        if key.hasPrefix(userAttributePrefix) {
+            return limits.isValidKey(String(key.dropFirst(userAttributePrefix.count)))
+        }
+        return limits.isValidKey(key)
+    }
 
     public var json: JSONValue {
         switch self {

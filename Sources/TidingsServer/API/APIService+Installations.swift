@@ -38,8 +38,7 @@ extension APIService {
         // (both runs must issue the same secret). It was issued when the stored digest is its own.
         let fresh = caller.kind == .app ? Self.issueInstallationSecret() : nil
         let (identity, verifyingApp, limits) = (verified, app, configuration.attributeLimits)
-        let changes = AttributeChangeSignals(
-            appID: caller.appID, keys: try journeyCatalog.journeys(appID: caller.appID).attributeKeys)
+        let changes = try attributeChangeSignals(appID: caller.appID)
         let now = self.now
         store.upsertInstallation(
             appID: caller.appID, installationID: installationID, now: now,
@@ -55,11 +54,11 @@ extension APIService {
                     // Binding proves the new user; logging out proves the user who leaves.
                     try self.requireIdentity(of: user, verified: identity, caller: caller, app: app)
                 }
-                changes.note(update, existing: existing, installationID: installationID, now: now)
+                update.journeySignals = changes.signals(
+                    update, existing: existing, installationID: installationID, now: now)
                 return update
             },
             completion: { outcome in
-                if case .success = outcome { self.queueSignals(changes) }
                 reply(
                     self.storeOutcome(outcome).map { installation, created in
                         self.metrics.installationUpserted(created: created)
@@ -94,8 +93,7 @@ extension APIService {
         var update = InstallationUpdate()
         update.attributes = try InstallationJSON.attributeChanges(
             jsonObject(request, maximumBytes: configuration.maximumBodyBytes), limits: configuration.attributeLimits)
-        let changes = AttributeChangeSignals(
-            appID: caller.appID, keys: try journeyCatalog.journeys(appID: caller.appID).attributeKeys)
+        let changes = try attributeChangeSignals(appID: caller.appID)
         let now = self.now
         let (installation, _) = try storeCall {
             try store.upsertInstallation(appID: caller.appID, installationID: installationID, now: now) { existing in
@@ -106,11 +104,12 @@ extension APIService {
                 try requireOwnership(of: existing, request, caller: caller)
                 try InstallationJSON.checkAttributeCount(
                     update, existing: existing, limits: configuration.attributeLimits)
-                changes.note(update, existing: existing, installationID: installationID, now: now)
-                return update
+                var signalled = update
+                signalled.journeySignals = changes.signals(
+                    update, existing: existing, installationID: installationID, now: now)
+                return signalled
             }
         }
-        queueSignals(changes)
         return HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: InstallationJSON.data(installation))
     }
@@ -179,13 +178,8 @@ extension APIService {
         )
     }
 
-    /// Queues the attribute changes journeys are triggered by, after their upsert committed. A failure here loses
-    /// the trigger but not the upsert, so it is logged rather than answered.
-    func queueSignals(_ changes: AttributeChangeSignals) {
-        do {
-            try changes.queue(in: store)
-        } catch {
-            logger.error("journey signals of an attribute change were not queued: \(error)")
-        }
+    /// The attribute keys the app's active journeys are triggered by, to signal in the write that changes them.
+    func attributeChangeSignals(appID: String) throws -> AttributeChangeSignals {
+        AttributeChangeSignals(appID: appID, triggerKeys: try journeyCatalog.journeys(appID: appID).attributeKeys)
     }
 }

@@ -27,14 +27,20 @@ extension APIService {
     }
 
     /// `PUT` replaces the user's attributes with the body's object; `PATCH` merges it (a value sets its key,
-    /// `null` removes it, keys not named stay).
+    /// `null` removes it, keys not named stay). A change to a key a journey is triggered by (`user.KEY`) is
+    /// signalled in the write's transaction, for the user.
     func changeUserAttributes(_ request: HTTPRequest, replacing: Bool) async throws -> HTTPResponse {
         let (caller, userID) = try profileCaller(request)
         let limits = configuration.attributeLimits
         let changes = try InstallationJSON.attributeChanges(
             jsonObject(request, maximumBytes: configuration.maximumBodyBytes), limits: limits)
+        let signals = try attributeChangeSignals(appID: caller.appID)
+        let now = self.now
         let profile = try storeCall {
-            try store.updateUserProfile(appID: caller.appID, userID: userID, now: now) { current in
+            try store.updateUserProfile(
+                appID: caller.appID, userID: userID, now: now,
+                signalling: { signals.signals(userID: userID, before: $0, after: $1, now: now) }
+            ) { current in
                 var attributes = replacing ? [:] : current
                 for (key, value) in changes { attributes[key] = value }
                 guard attributes.count <= limits.maximumCount else {

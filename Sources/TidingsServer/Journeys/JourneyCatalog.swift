@@ -15,7 +15,7 @@ final class JourneyCatalog: Sendable {
         var active: [(record: JourneyRecord, definition: JourneyDefinition)] = []
         /// The event types any journey that may still hold people listens for: ingest queues a signal for them.
         var signalling: Set<String> = []
-        /// The attribute keys an active journey is triggered by.
+        /// The attribute keys an active journey is triggered by (`user.KEY` for a user profile's).
         var attributeKeys: Set<String> = []
         var loadedAt: Date = .distantPast
     }

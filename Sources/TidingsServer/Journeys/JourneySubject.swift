@@ -29,8 +29,9 @@ struct JourneySubject: Sendable, Hashable {
         return .object(["installation_ids": .array([.string(installationID ?? "")])])
     }
 
-    /// The subjects a signal concerns: its user's runs and its installation's.
+    /// The subjects a signal concerns: its user's runs and its installation's (none for a user profile's change).
     static func all(of signal: JourneySignal) -> [String] {
-        (signal.userID.map { ["user:" + $0] } ?? []) + ["installation:" + signal.installationID]
+        (signal.userID.map { ["user:" + $0] } ?? [])
+            + (signal.installationID.isEmpty ? [] : ["installation:" + signal.installationID])
     }
 }

@@ -44,6 +44,9 @@ public struct InstallationUpdate: Sendable, Hashable {
     public var attributes: [String: AttributeValue?] = [:]
     /// Removes every stored attribute before ``attributes`` is merged (`"attributes": null`).
     public var clearsAttributes = false
+    /// Journey signals written in the upsert's own transaction (the attribute changes journeys are triggered
+    /// by): stored exactly when the installation is, so no crash can keep one without the other.
+    public var journeySignals: [JourneySignal] = []
 
     public init() {}
 

@@ -85,6 +85,7 @@ extension SQLiteStore {
                 holder + [.integer(now)])
         }
         try Self.write(installation, db)
+        for signal in update.journeySignals { try insertJourneySignal(db, signal) }
         return (installation, existing == nil)
     }
 

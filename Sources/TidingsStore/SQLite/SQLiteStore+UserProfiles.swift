@@ -25,11 +25,13 @@ extension SQLiteStore {
 
     public func updateUserProfile(
         appID: String, userID: String, now: Int64,
+        signalling: (_ before: [String: AttributeValue], _ after: [String: AttributeValue]) -> [JourneySignal],
         _ change: ([String: AttributeValue]) throws -> [String: AttributeValue]
     ) throws -> UserProfile? {
         try database.write { db in
             let current = try Self.userProfile(db, appID: appID, userID: userID)?.attributes ?? [:]
             let profile = UserProfile(userID: userID, attributes: try change(current), updatedAt: now)
+            for signal in signalling(current, profile.attributes) { try Self.insertJourneySignal(db, signal) }
             guard !profile.attributes.isEmpty else {
                 try db.run(
                     "DELETE FROM user_profiles WHERE app_id = ?1 AND user_id = ?2", [.text(appID), .text(userID)])

@@ -1,9 +1,10 @@
 /// Something a person did that journeys may react to (enter, exit, wake a wait), queued durably for the
-/// engine: written in the transaction that stores the event, removed once handled.
+/// engine: written in the transaction that stores the event or the attribute change, removed once handled.
 public struct JourneySignal: Sendable, Hashable {
     public enum Kind: String, Sendable {
         case event
-        /// An installation's attribute changed; ``name`` is its key and ``value`` its new value as JSON.
+        /// An attribute changed; ``name`` is its key (`user.KEY` for the user profile's attribute KEY) and
+        /// ``value`` its new value as JSON (`null` when removed).
         case attribute
     }
 
@@ -13,6 +14,7 @@ public struct JourneySignal: Sendable, Hashable {
     public var kind: Kind
     /// The event type or the attribute key.
     public var name: String
+    /// Empty for a change to a user profile, which is no installation's.
     public var installationID: String
     public var userID: String?
     public var value: String?
