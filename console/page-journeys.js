@@ -223,7 +223,7 @@ export async function journeyBuilderPage(view, journeyID) {
   const triggerInputs = {
     event: h("input", { name: "trigger_event", value: trigger.event ?? "", placeholder: "add_to_cart" }),
     whereValue: h("input", { name: "trigger_where_value", value: trigger.where?.value ?? "", placeholder: "optional" }),
-    attribute: h("input", { name: "trigger_attribute", value: trigger.attribute ?? "", placeholder: "plan" }),
+    attribute: h("input", { name: "trigger_attribute", value: trigger.attribute ?? "", placeholder: "plan, or user.plan for the profile's" }),
     becomes: h("input", { name: "trigger_becomes", value: trigger.becomes ?? "", placeholder: "optional: pro" }),
     every: h("select", { name: "trigger_every" }, ["day", "week"].map((value) =>
       h("option", { value, selected: trigger.schedule?.every === value }, value))),

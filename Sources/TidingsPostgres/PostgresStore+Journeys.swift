@@ -367,13 +367,6 @@ extension PostgresStore {
         }
     }
 
-    public func addJourneySignals(_ signals: [JourneySignal]) throws {
-        guard !signals.isEmpty else { return }
-        try write { db in
-            for signal in signals { try Self.insertJourneySignal(db, signal) }
-        }
-    }
-
     public func journeySignals(limit: Int) throws -> [JourneySignal] {
         try read { db in
             try db.query(

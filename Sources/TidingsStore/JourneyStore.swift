@@ -55,8 +55,6 @@ public protocol JourneyStore: Sendable {
     /// How many runs in progress are at each step of the journey.
     func journeyRunsInProgress(journeyID: String) throws -> [String: Int]
 
-    /// Queues signals outside an event insert (attribute changes, for example).
-    func addJourneySignals(_ signals: [JourneySignal]) throws
     /// The oldest `limit` signals still queued.
     func journeySignals(limit: Int) throws -> [JourneySignal]
     /// Removes handled signals.

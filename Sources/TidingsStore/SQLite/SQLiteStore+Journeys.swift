@@ -363,13 +363,6 @@ extension SQLiteStore {
         }
     }
 
-    public func addJourneySignals(_ signals: [JourneySignal]) throws {
-        guard !signals.isEmpty else { return }
-        try database.write { db in
-            for signal in signals { try Self.insertJourneySignal(db, signal) }
-        }
-    }
-
     public func journeySignals(limit: Int) throws -> [JourneySignal] {
         try reader.read { db in
             try db.query(
