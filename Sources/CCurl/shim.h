@@ -24,6 +24,30 @@ static inline CURLcode tidings_easy_setopt_data_callback(
     return curl_easy_setopt(handle, option, callback);
 }
 
+typedef int (*tidings_curl_prereq_callback)(
+    void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+/* CURLOPT_PREREQFUNCTION (libcurl 7.80): called when a transfer has its connection and, on HTTP/2, its stream. */
+static inline CURLcode tidings_easy_setopt_prereq_callback(CURL *handle, tidings_curl_prereq_callback callback) {
+#if LIBCURL_VERSION_NUM >= 0x075000
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+#else
+    (void)handle;
+    (void)callback;
+    return CURLE_UNKNOWN_OPTION;
+#endif
+}
+
+static inline CURLcode tidings_easy_setopt_prereq_data(CURL *handle, void *context) {
+#if LIBCURL_VERSION_NUM >= 0x075000
+    return curl_easy_setopt(handle, CURLOPT_PREREQDATA, context);
+#else
+    (void)handle;
+    (void)context;
+    return CURLE_UNKNOWN_OPTION;
+#endif
+}
+
 static inline CURLMcode tidings_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
@@ -51,5 +75,6 @@ static const long TIDINGS_CURL_HTTP_VERSION_1_1 = CURL_HTTP_VERSION_1_1;
 static const long TIDINGS_CURL_HTTP_VERSION_2TLS = CURL_HTTP_VERSION_2TLS;
 static const long TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
 static const long TIDINGS_CURL_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
+static const int TIDINGS_CURL_PREREQFUNC_OK = 0;
 
 #endif

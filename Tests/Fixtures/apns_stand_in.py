@@ -17,6 +17,7 @@ Answers POST /3/device/<token> by the token's prefix:
                    loaded the machine
   drop...          no answer: the connection it came on is cut, failing every stream in flight on it
   anything else    200 with the request's apns-id
+APNS_STAND_IN_MAX_STREAMS in the environment sets the streams a connection grants (default 1000).
 GET /stats gives {"connections": n, "open": n, "requests": n} (connections ever accepted, open now); GET
 /recorded/<token> the last request headers for it.
 """
@@ -34,6 +35,8 @@ import h2.exceptions
 import h2.settings
 
 STATE = {"connections": 0, "open": 0, "requests": 0}
+# The stream window each connection grants (SETTINGS_MAX_CONCURRENT_STREAMS); APNS_STAND_IN_MAX_STREAMS lowers it.
+MAX_STREAMS = int(os.environ.get("APNS_STAND_IN_MAX_STREAMS", "1000"))
 RECORDED = {}
 EXPIRED_ONCE = set()
 
@@ -120,7 +123,7 @@ class Connection:
         STATE["connections"] += 1
         STATE["open"] += 1
         self.conn.initiate_connection()
-        self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
+        self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS})
         self.flush()
         try:
             while True:

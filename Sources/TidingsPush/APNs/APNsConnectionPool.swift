@@ -4,7 +4,8 @@ import TidingsModel
 /// The HTTP/2 connections of one ``APNsClient`` to one APNs host, opened and closed with the load.
 ///
 /// Each connection is its own ``CurlMultiClient`` (its own loop thread) with its own window of
-/// ``Settings/streamsPerConnection`` streams; what does not fit waits in that client's queue. The rule:
+/// ``Settings/streamsPerConnection`` streams, or fewer when its host grants fewer
+/// (``CurlMultiClient/streamWindow``); what does not fit waits in that client's queue. The rule:
 /// - a request goes to the oldest connection with a stream free;
 /// - when every open connection has all its streams busy (the request would wait) and fewer than
 ///   ``Settings/maximum`` are open, another connection is opened and takes it; at the maximum, the connection
@@ -60,6 +61,9 @@ final class APNsConnectionPool: Sendable {
     /// The requests in flight on each open connection, oldest connection first.
     var inFlightPerConnection: [Int] { state.withLock { $0.lanes.map(\.inFlight) } }
 
+    /// The stream window each open connection learned from its host, oldest connection first.
+    var streamWindowPerConnection: [Int] { state.withLock { $0.lanes.map(\.client.streamWindow) } }
+
     /// Connections opened since the pool was made (closed ones included).
     var connectionsOpened: Int { state.withLock { $0.opened } }
 
@@ -92,7 +96,10 @@ final class APNsConnectionPool: Sendable {
             if state.closed { return .failure(Self.shutdownError) }
             let idle = removeIdle(&state, now: now)
             // The oldest connection with a stream free, so that connections beyond the need go idle and close.
-            var index = state.lanes.firstIndex { $0.inFlight < settings.streamsPerConnection }
+            // A connection is full at the window its host grants, when that is below the configured one.
+            var index = state.lanes.firstIndex {
+                $0.inFlight < min(settings.streamsPerConnection, $0.client.streamWindow)
+            }
             if index == nil, state.lanes.count < settings.maximum {
                 do throws(HTTP2ClientError) {
                     state.lanes.append(Lane(client: try CurlMultiClient(configuration: settings.http)))

@@ -54,7 +54,16 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private let inbox = LockedBox(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
 
+    /// The transfers the host lets run at once on this client's connection, as learned: see ``streamWindow``.
+    private let learnedWindow: LockedBox<Int>
+
     // Loop-thread state.
+    private let streamHolders = CurlTransfer.StreamHolders()
+    /// When transfers were last seen waiting inside libcurl: the window is probed upward a second after.
+    private var lastSeenWaitingInside = ContinuousClock.now
+    /// The most streams seen open at once while transfers waited inside libcurl, since the last probe: one
+    /// look can come just before libcurl gives a freed stream to a waiting transfer, and count one short.
+    private var mostHeldWhileWaiting = 0
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var pool: [UnsafeMutableRawPointer] = []
     private var waiting: [CurlTransfer] = []
@@ -86,6 +95,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         }
         self.configuration = configuration
         self.multi = multi
+        learnedWindow = LockedBox(configuration.activeLimit)
         _ = tidings_multi_setopt_long(multi, CURLMOPT_PIPELINING, TIDINGS_CURLPIPE_MULTIPLEX)
         _ = tidings_multi_setopt_long(
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maxConnectionsPerHost))
@@ -95,6 +105,14 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         thread.name = "tidings.curl-multi"
         thread.start()
     }
+
+    /// How many transfers this client hands libcurl at once: at most ``Configuration/activeLimit``, and no more
+    /// than the host was seen to run at once. When a transfer completes while others wait inside libcurl for a
+    /// stream, the host's window (its `SETTINGS_MAX_CONCURRENT_STREAMS`, which libcurl 7.88 does not report) is
+    /// the number then holding one, and the client keeps the rest in its own queue, where waiting costs
+    /// nothing, rather than in libcurl's, which it rescans at every completion. While every transfer holds a
+    /// stream and more are queued, the window is probed upward once a second (a host may raise its own).
+    public var streamWindow: Int { learnedWindow.withLock { $0 } }
 
     /// Sends `request` and waits for its response.
     ///
@@ -195,7 +213,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     /// Hands waiting transfers to libcurl while fewer than the limit are active.
     private func admitWaiting() {
-        let limit = configuration.activeLimit
+        let limit = streamWindow
         while active.count < limit, waitingHead < waiting.count {
             let transfer = waiting[waitingHead]
             waitingHead += 1
@@ -260,6 +278,8 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         }
         if code == CURLE_OK { code = tidings_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context) }
         if code == CURLE_OK { code = tidings_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context) }
+        // Without the callback (libcurl before 7.80) the window is never learned and stays the configured one.
+        if tidings_easy_setopt_prereq_data(easy, context) == CURLE_OK { transfer.streamHolders = streamHolders }
         guard code == CURLE_OK else {
             release(transfer, handle: easy, reuse: false)
             transfer.finish(.failure(Self.error(for: code, transfer: transfer)))
@@ -290,7 +310,9 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     private func collectFinished() {
         var remaining: Int32 = 0
+        var completed = false
         while let message = curl_multi_info_read(multi, &remaining) {
+            completed = true
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                 let transfer = active.removeValue(forKey: easy)
             else { continue }
@@ -309,9 +331,35 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
                 transfer.finish(.failure(error))
             }
         }
+        // After the completions are released: the holders are the streams open now.
+        if completed { learnWindow() }
+    }
+
+    /// At a completion: transfers waiting inside libcurl while others hold streams show the host's window; none
+    /// waiting for a second while this client's own queue is not empty doubles it (APNs opens a connection with
+    /// a small window and raises it after the first requests: from 1 to 1,000 takes ten seconds), and a probe
+    /// past the host's window is cut back at the next completion.
+    private func learnWindow() {
+        let holding = streamHolders.count
+        let waitingInside = active.count - holding
+        let window = streamWindow
+        var next = window
+        if holding > 0 && waitingInside > 0 {
+            mostHeldWhileWaiting = max(mostHeldWhileWaiting, holding)
+            next = mostHeldWhileWaiting
+            lastSeenWaitingInside = .now
+        } else if waitingInside == 0 && active.count >= window && waitingHead < waiting.count
+            && ContinuousClock.now - lastSeenWaitingInside >= .seconds(1)
+        {
+            next = min(configuration.activeLimit, window * 2)
+            mostHeldWhileWaiting = 0
+            lastSeenWaitingInside = .now
+        }
+        if next != window { learnedWindow.withLock { $0 = next } }
     }
 
     private func release(_ transfer: CurlTransfer, handle easy: UnsafeMutableRawPointer, reuse: Bool) {
+        transfer.releaseStream()
         curl_slist_free_all(transfer.headerList)
         transfer.headerList = nil
         transfer.easy = nil
@@ -330,6 +378,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         _ = tidings_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         _ = tidings_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, CurlTransfer.writeBody)
         _ = tidings_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, CurlTransfer.receiveHeader)
+        _ = tidings_easy_setopt_prereq_callback(easy, CurlTransfer.streamGranted)
         if let path = configuration.caBundlePath {
             _ = path.withCString { tidings_easy_setopt_pointer(easy, CURLOPT_CAINFO, $0) }
         }

@@ -23,6 +23,16 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
     var responseHeaders: [String: String] = [:]
     var responseBody: [UInt8] = []
     var bodyTooLarge = false
+    /// Whether libcurl gave the transfer its stream (its CURLOPT_PREREQFUNCTION ran): until then it waits
+    /// inside libcurl for a connection or for a stream the host's window does not yet grant.
+    var hasStream = false
+    /// The client's count of transfers holding a stream, which this one joins when it gets its own.
+    var streamHolders: StreamHolders?
+
+    /// How many of a client's transfers hold a stream now (loop thread only).
+    final class StreamHolders {
+        var count = 0
+    }
 
     init(request: HTTP2Request, maxBodyBytes: Int) {
         self.request = request
@@ -88,6 +98,24 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
             transfer.parseHeaderLine(UnsafeBufferPointer(start: bytes, count: length))
         }
         return length
+    }
+
+    /// CURLOPT_PREREQFUNCTION: the transfer has its connection and stream and its request is about to go.
+    static let streamGranted: tidings_curl_prereq_callback = { context, _, _, _, _ in
+        guard let context else { return TIDINGS_CURL_PREREQFUNC_OK }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        if !transfer.hasStream {
+            transfer.hasStream = true
+            transfer.streamHolders?.count += 1
+        }
+        return TIDINGS_CURL_PREREQFUNC_OK
+    }
+
+    /// Leaves the count of stream holders, when it was in it.
+    func releaseStream() {
+        if hasStream { streamHolders?.count -= 1 }
+        hasStream = false
+        streamHolders = nil
     }
 
     private static let statusLinePrefix = Array("HTTP/".utf8)

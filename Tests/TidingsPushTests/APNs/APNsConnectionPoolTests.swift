@@ -140,6 +140,42 @@ struct APNsConnectionPoolTests {
         }
     }
 
+    @Test("a connection learns the stream window its host grants; the pool opens another when it is full")
+    func learnsTheHostsStreamWindow() async throws {
+        let server = try APNsStandIn(maxConcurrentStreams: 3)
+        defer { server.stop() }
+        // Configured for 1,000 streams a connection, as against Apple; this host grants 3.
+        let apns = try Self.client(server, streams: 1000, maximum: 2)
+        defer { apns.shutdown() }
+        let pool = try #require(apns.pools[.production])
+
+        // One push first, so the connection is up and the host's SETTINGS are in (before them libcurl may open
+        // streams the host then refuses and it retries, which shows no waiting).
+        #expect(await apns.send(Self.push("warmup")).disposition == .sent)
+        #expect(pool.streamWindowPerConnection == [1000])
+        // Twenty at once on one connection: libcurl runs 3, the rest wait for streams until the first answers.
+        let burst = await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+            for index in 0..<20 {
+                group.addTask { await apns.send(Self.push(String(format: "%064x", index))).disposition }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(burst.count == 20 && burst.allSatisfy { $0 == .sent })
+        #expect(pool.openConnections == 1)
+        #expect(pool.streamWindowPerConnection == [3], "learned from the host, not the 1,000 configured")
+
+        // Full at 3, the connection makes the pool open the second for the next three.
+        let slow = Task {
+            await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+                for index in 0..<6 { group.addTask { await apns.send(Self.push("slow\(index)")).disposition } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await Self.eventually { pool.inFlightPerConnection.reduce(0, +) == 6 })
+        #expect(pool.inFlightPerConnection == [3, 3])
+        #expect(await slow.value.allSatisfy { $0 == .sent })
+    }
+
     @Test("a connection cut mid-flight fails only its own pushes, as retries; the others and later pushes are sent")
     func aBrokenConnectionLosesNoPush() async throws {
         let server = try APNsStandIn()

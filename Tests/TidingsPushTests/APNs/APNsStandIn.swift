@@ -36,8 +36,14 @@ final class APNsStandIn: @unchecked Sendable {  // the Process and pipes are use
         return try CurlMultiClient(configuration: configuration)
     }
 
-    init() throws {
+    /// - Parameter maxConcurrentStreams: the streams each connection grants (its HTTP/2 SETTINGS); 1000 if nil.
+    init(maxConcurrentStreams: Int? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        if let maxConcurrentStreams {
+            var environment = ProcessInfo.processInfo.environment
+            environment["APNS_STAND_IN_MAX_STREAMS"] = String(maxConcurrentStreams)
+            process.environment = environment
+        }
         process.arguments = [
             Self.fixtures.appendingPathComponent("apns_stand_in.py").path, Self.certificatePath,
             Self.fixtures.appendingPathComponent("apns_stand_in_key.pem").path,
