@@ -17,7 +17,8 @@ Answers POST /3/device/<token> by the token's prefix:
                    loaded the machine
   drop...          no answer: the connection it came on is cut, failing every stream in flight on it
   anything else    200 with the request's apns-id
-APNS_STAND_IN_MAX_STREAMS in the environment sets the streams a connection grants (default 1000).
+APNS_STAND_IN_MAX_STREAMS in the environment sets the streams a connection grants (default 1000), and
+APNS_STAND_IN_RAISE_AFTER=N raises every connection's to 1000 after N pushes in all, as APNs does.
 GET /stats gives {"connections": n, "open": n, "requests": n} (connections ever accepted, open now); GET
 /recorded/<token> the last request headers for it.
 """
@@ -37,6 +38,11 @@ import h2.settings
 STATE = {"connections": 0, "open": 0, "requests": 0}
 # The stream window each connection grants (SETTINGS_MAX_CONCURRENT_STREAMS); APNS_STAND_IN_MAX_STREAMS lowers it.
 MAX_STREAMS = int(os.environ.get("APNS_STAND_IN_MAX_STREAMS", "1000"))
+# After this many pushes in all, every connection raises its window to 1000, as APNs does after the first
+# requests; APNS_STAND_IN_RAISE_AFTER sets it (never by default).
+RAISE_AFTER = int(os.environ.get("APNS_STAND_IN_RAISE_AFTER", "0"))
+RAISED = False
+CONNECTIONS = set()
 RECORDED = {}
 EXPIRED_ONCE = set()
 
@@ -103,6 +109,12 @@ class Connection:
             return
         token = path[len("/3/device/"):]
         STATE["requests"] += 1
+        global RAISED
+        if RAISE_AFTER and not RAISED and STATE["requests"] >= RAISE_AFTER:
+            RAISED = True
+            for connection in CONNECTIONS:
+                connection.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
+                connection.flush()
         recorded = dict(headers)
         recorded["body-length"] = str(len(body))
         RECORDED[token] = recorded
@@ -122,6 +134,7 @@ class Connection:
     async def run(self):
         STATE["connections"] += 1
         STATE["open"] += 1
+        CONNECTIONS.add(self)
         self.conn.initiate_connection()
         self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS})
         self.flush()
@@ -154,6 +167,7 @@ class Connection:
             pass
         finally:
             STATE["open"] -= 1
+            CONNECTIONS.discard(self)
             self.writer.close()
 
 

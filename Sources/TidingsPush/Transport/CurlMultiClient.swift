@@ -59,8 +59,9 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     // Loop-thread state.
     private let streamHolders = CurlTransfer.StreamHolders()
-    /// When transfers were last seen waiting inside libcurl: the window is probed upward a second after.
-    private var lastSeenWaitingInside = ContinuousClock.now
+    /// Transfers completed since transfers were last seen waiting inside libcurl (or the window last grew): a
+    /// whole window's worth with none waiting lets it grow.
+    private var completedSinceWaiting = 0
     /// The most streams seen open at once while transfers waited inside libcurl, since the last probe: one
     /// look can come just before libcurl gives a freed stream to a waiting transfer, and count one short.
     private var mostHeldWhileWaiting = 0
@@ -111,7 +112,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     /// stream, the host's window (its `SETTINGS_MAX_CONCURRENT_STREAMS`, which libcurl 7.88 does not report) is
     /// the number then holding one, and the client keeps the rest in its own queue, where waiting costs
     /// nothing, rather than in libcurl's, which it rescans at every completion. While every transfer holds a
-    /// stream and more are queued, the window is probed upward once a second (a host may raise its own).
+    /// stream and more are queued, the window is probed upward (a host may raise its own).
     public var streamWindow: Int { learnedWindow.withLock { $0 } }
 
     /// Sends `request` and waits for its response.
@@ -199,10 +200,12 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             admitWaiting()
             curl_multi_perform(multi, &running)
             collectFinished()
+            learnWindow()
             if waitingHead < waiting.count {
                 admitWaiting()
                 curl_multi_perform(multi, &running)
                 collectFinished()
+                learnWindow()
             }
             var ready: Int32 = 0
             curl_multi_poll(multi, nil, 0, 1000, &ready)
@@ -310,9 +313,8 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     private func collectFinished() {
         var remaining: Int32 = 0
-        var completed = false
         while let message = curl_multi_info_read(multi, &remaining) {
-            completed = true
+            completedSinceWaiting += 1
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                 let transfer = active.removeValue(forKey: easy)
             else { continue }
@@ -331,14 +333,13 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
                 transfer.finish(.failure(error))
             }
         }
-        // After the completions are released: the holders are the streams open now.
-        if completed { learnWindow() }
     }
 
-    /// At a completion: transfers waiting inside libcurl while others hold streams show the host's window; none
-    /// waiting for a second while this client's own queue is not empty doubles it (APNs opens a connection with
-    /// a small window and raises it after the first requests: from 1 to 1,000 takes ten seconds), and a probe
-    /// past the host's window is cut back at the next completion.
+    /// After each turn of libcurl, its completions released: transfers waiting inside libcurl while others hold
+    /// streams show the host's window (the most seen holding one, as a look can come just before libcurl hands a
+    /// freed stream on). A whole window of completions with none waiting, while this client's own queue is not
+    /// empty, doubles it: APNs opens a connection with a small window and raises it after the first requests,
+    /// and from 1 to 1,000 takes ten round trips. A doubling past the host's window is cut back at once.
     private func learnWindow() {
         let holding = streamHolders.count
         let waitingInside = active.count - holding
@@ -347,13 +348,13 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         if holding > 0 && waitingInside > 0 {
             mostHeldWhileWaiting = max(mostHeldWhileWaiting, holding)
             next = mostHeldWhileWaiting
-            lastSeenWaitingInside = .now
+            completedSinceWaiting = 0
         } else if waitingInside == 0 && active.count >= window && waitingHead < waiting.count
-            && ContinuousClock.now - lastSeenWaitingInside >= .seconds(1)
+            && completedSinceWaiting >= window
         {
             next = min(configuration.activeLimit, window * 2)
             mostHeldWhileWaiting = 0
-            lastSeenWaitingInside = .now
+            completedSinceWaiting = 0
         }
         if next != window { learnedWindow.withLock { $0 = next } }
     }
@@ -363,8 +364,8 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         curl_slist_free_all(transfer.headerList)
         transfer.headerList = nil
         transfer.easy = nil
-        let poolLimit = max(1, configuration.maxConnectionsPerHost) * max(1, configuration.maxConcurrentStreams)
-        if reuse && pool.count < poolLimit {
+        // Handles for as many transfers as run at once: the window the host grants, not the ceiling configured.
+        if reuse && pool.count < streamWindow {
             pool.append(easy)
         } else {
             curl_easy_cleanup(easy)

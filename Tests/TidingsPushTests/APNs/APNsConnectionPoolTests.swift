@@ -176,6 +176,31 @@ struct APNsConnectionPoolTests {
         #expect(await slow.value.allSatisfy { $0 == .sent })
     }
 
+    @Test("a host that raises its window after the first pushes, as APNs does, gets the larger window used")
+    func followsAHostThatRaisesItsWindow() async throws {
+        // Two streams a connection until 22 pushes have arrived, then 1,000.
+        let server = try APNsStandIn(maxConcurrentStreams: 2, raiseAfter: 22)
+        defer { server.stop() }
+        let apns = try Self.client(server, streams: 1000, maximum: 1)
+        defer { apns.shutdown() }
+        let pool = try #require(apns.pools[.production])
+        func burst(_ count: Int, _ prefix: String) async -> [PushOutcome.Disposition] {
+            await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+                for index in 0..<count { group.addTask { await apns.send(Self.push("\(prefix)\(index)")).disposition } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await apns.send(Self.push("warmup")).disposition == .sent)
+        #expect(await burst(20, "small").allSatisfy { $0 == .sent })
+        #expect(pool.streamWindowPerConnection == [2], "learned while the host granted two")
+
+        // The host has raised its window: a long burst doubles the connection's after each round with none
+        // waiting inside libcurl, up to what the host now grants.
+        #expect(await burst(400, "large").allSatisfy { $0 == .sent })
+        let window = try #require(pool.streamWindowPerConnection.first)
+        #expect(window >= 64, "grew from 2 to \(window)")
+    }
+
     @Test("a connection cut mid-flight fails only its own pushes, as retries; the others and later pushes are sent")
     func aBrokenConnectionLosesNoPush() async throws {
         let server = try APNsStandIn()

@@ -36,14 +36,15 @@ final class APNsStandIn: @unchecked Sendable {  // the Process and pipes are use
         return try CurlMultiClient(configuration: configuration)
     }
 
-    /// - Parameter maxConcurrentStreams: the streams each connection grants (its HTTP/2 SETTINGS); 1000 if nil.
-    init(maxConcurrentStreams: Int? = nil) throws {
+    /// - Parameters:
+    ///   - maxConcurrentStreams: the streams each connection grants (its HTTP/2 SETTINGS); 1000 if nil.
+    ///   - raiseAfter: after this many pushes in all, every connection raises its window to 1000, as APNs does.
+    init(maxConcurrentStreams: Int? = nil, raiseAfter: Int? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        if let maxConcurrentStreams {
-            var environment = ProcessInfo.processInfo.environment
-            environment["APNS_STAND_IN_MAX_STREAMS"] = String(maxConcurrentStreams)
-            process.environment = environment
-        }
+        var environment = ProcessInfo.processInfo.environment
+        if let maxConcurrentStreams { environment["APNS_STAND_IN_MAX_STREAMS"] = String(maxConcurrentStreams) }
+        if let raiseAfter { environment["APNS_STAND_IN_RAISE_AFTER"] = String(raiseAfter) }
+        process.environment = environment
         process.arguments = [
             Self.fixtures.appendingPathComponent("apns_stand_in.py").path, Self.certificatePath,
             Self.fixtures.appendingPathComponent("apns_stand_in_key.pem").path,
