@@ -85,9 +85,6 @@ public struct JourneyStepTest: Sendable, Hashable {
         WinnerDecision(rule: rule, variants: variants, conversions: conversions)
     }
 
-    /// The decision as stored and shown.
-    public static func decisionJSON(_ decision: WinnerDecision) -> JSONValue { decision.json }
-
     var json: JSONValue {
         ["rule": rule.json, "conversion": goal.json, "variants": .array(variants.map { .string($0) })]
     }

@@ -35,28 +35,15 @@ public final class JourneyStepWinnerSelector: Sendable {
     func decide(_ pending: JourneyStepTestRecord) throws -> JourneyStepTestRecord? {
         let now = clock.now.millisecondsSince1970
         guard let test = JourneyStepTest.decode(pending.rule) else {
-            // Unreadable, it would block the step for good: its first variant goes on, and the log says why.
+            // Unreadable, it would hold the step for good: recorded without a winner, the message goes as written.
             logger.error(
-                "a journey step's split test cannot be read; its first variant is sent",
+                "a journey step's split test cannot be read; its message goes as written",
                 metadata: ["journey_id": pending.journeyID, "step": pending.stepID])
             return try record(pending, winner: "", decision: .object(["error": "unreadable test"]), now: now)
         }
-        var conversions: [String: ConversionCount] = [:]
         let sends = try store.journeyStepTestSends(
             appID: pending.appID, journeyID: pending.journeyID, version: pending.version, stepID: pending.stepID)
-        for messageID in sends {
-            let opening =
-                try test.goal.from == .open
-                ? store.message(appID: pending.appID, messageID: messageID)?.openingActionIDs ?? [] : []
-            let counts = try store.conversions(
-                appID: pending.appID, messageID: messageID, event: test.goal.event,
-                withinMilliseconds: test.goal.withinSeconds * 1000, from: test.goal.from,
-                openingActions: [messageID: opening])
-            for (arm, count) in counts {
-                conversions[arm, default: ConversionCount()].recipients += count.recipients
-                conversions[arm, default: ConversionCount()].converted += count.converted
-            }
-        }
+        let conversions = try Self.conversions(store: store, appID: pending.appID, sends: sends, goal: test.goal)
         let decision = test.decide(conversions: conversions)
         var json = decision.json
         if case .object(var object) = json {
@@ -87,5 +74,25 @@ public final class JourneyStepWinnerSelector: Sendable {
         decided.winner = winner
         decided.decision = text
         return decided
+    }
+
+    /// Each arm's conversions (by variant id, the control group under ``CampaignVariant/controlID``) over the
+    /// test's messages `sends`: one person each, so their counts add up.
+    public static func conversions(store: any Store, appID: String, sends: [String], goal: ConversionGoal) throws
+        -> [String: ConversionCount]
+    {
+        var conversions: [String: ConversionCount] = [:]
+        for messageID in sends {
+            let opening =
+                goal.from == .open ? try store.message(appID: appID, messageID: messageID)?.openingActionIDs ?? [] : []
+            let counts = try store.conversions(
+                appID: appID, messageID: messageID, event: goal.event, withinMilliseconds: goal.withinSeconds * 1000,
+                from: goal.from, openingActions: [messageID: opening])
+            for (arm, count) in counts {
+                conversions[arm, default: ConversionCount()].recipients += count.recipients
+                conversions[arm, default: ConversionCount()].converted += count.converted
+            }
+        }
+        return conversions
     }
 }
