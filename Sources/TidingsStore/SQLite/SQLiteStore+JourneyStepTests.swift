@@ -15,7 +15,9 @@ extension SQLiteStore {
     }
 
     public func startJourneyStepTest(_ test: JourneyStepTestRecord) throws -> JourneyStepTestRecord {
-        try database.write { db in
+        // Read first: every walk through the step asks, and only the first needs a write.
+        if let started = try reader.read({ try Self.journeyStepTest(db: $0, test) }) { return started }
+        return try database.write { db in
             try db.run(
                 """
                 INSERT INTO journey_step_tests (\(Self.journeyStepTestColumns))
@@ -26,15 +28,19 @@ extension SQLiteStore {
                     .text(test.appID), .text(test.journeyID), .integer(Int64(test.version)), .text(test.stepID),
                     .integer(test.startedAt), .integer(test.testEndsAt), .integer(test.decideAt), .text(test.rule),
                 ])
-            return try db.query(
-                """
-                SELECT \(Self.journeyStepTestColumns) FROM journey_step_tests
-                WHERE app_id = ?1 AND journey_id = ?2 AND version = ?3 AND step_id = ?4
-                """,
-                [.text(test.appID), .text(test.journeyID), .integer(Int64(test.version)), .text(test.stepID)],
-                row: Self.journeyStepTestRow
-            ).first ?? test
+            return try Self.journeyStepTest(db: db, test) ?? test
         }
+    }
+
+    static func journeyStepTest(db: SQLiteConnection, _ test: JourneyStepTestRecord) throws -> JourneyStepTestRecord? {
+        try db.query(
+            """
+            SELECT \(journeyStepTestColumns) FROM journey_step_tests
+            WHERE app_id = ?1 AND journey_id = ?2 AND version = ?3 AND step_id = ?4
+            """,
+            [.text(test.appID), .text(test.journeyID), .integer(Int64(test.version)), .text(test.stepID)],
+            row: journeyStepTestRow
+        ).first
     }
 
     public func journeyStepTests(appID: String, journeyID: String) throws -> [JourneyStepTestRecord] {
