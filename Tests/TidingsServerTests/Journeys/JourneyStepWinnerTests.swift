@@ -73,7 +73,12 @@ import TidingsStoreTesting
         let fixture = try JourneyFixture(backend: backend)
         let id = try await fixture.start(Self.journey())
         let startedAt = fixture.clock.now.millisecondsSince1970
-        let users = (0..<60).map { "u\($0)" }
+        // The journey id keys the draws, so the control group's two kinds are picked, not left to chance.
+        let users =
+            (0..<40).map { "u\($0)" } + [
+                try Self.first("tested-control", journey: id) { $0.tested && $0.variant == "control" },
+                try Self.first("waiting-control", journey: id) { !$0.tested && $0.variant == "control" },
+            ]
         try await Self.enter(fixture, users)
         let draws = Dictionary(uniqueKeysWithValues: users.map { ($0, Self.draw($0, journey: id)) })
         let tested = users.filter { draws[$0]!.tested }
@@ -165,6 +170,27 @@ import TidingsStoreTesting
         #expect(winner?["inconclusive"] == true)
         #expect(winner?["variant"] == "b")
         #expect(winner?["decision"]?["best"] == "a")
+    }
+
+    /// A paused journey's test is decided at its time; the people waiting get the winner when it is resumed.
+    @Test func aPausedJourneysTestIsDecidedAndItsPeopleGetTheWinnerOnResume() async throws {
+        let fixture = try JourneyFixture(backend: .sqlite)
+        let id = try await fixture.start(Self.journey(ifInconclusive: "b"))
+        let users = (0..<20).map { "u\($0)" }
+        try await Self.enter(fixture, users)
+        let waiting = users.filter {
+            !Self.draw($0, journey: id).tested && Self.draw($0, journey: id).variant != "control"
+        }
+        #expect(!waiting.isEmpty)
+        #expect(try await fixture.call("POST", "/v1/journeys/\(id)/pause").status == 200)
+        fixture.clock.advance(by: .seconds(2 * Self.hour))
+        let decided = try JourneyStepWinnerSelector(store: fixture.store, clock: fixture.clock).runDue()
+        #expect(decided.map(\.winner) == ["b"], "decided whatever the journey's state")
+        try await fixture.settle()
+        for user in waiting { #expect(fixture.titles(to: user).isEmpty, "\(user) is held while paused") }
+        #expect(try await fixture.call("POST", "/v1/journeys/\(id)/start").status == 200)
+        try await fixture.settle()
+        for user in waiting { #expect(fixture.titles(to: user) == ["B"], "\(user) gets the winner on resume") }
     }
 
     /// Two instances both find the test due (a hand-over): the store keeps the first decision and refuses the
