@@ -310,6 +310,7 @@ extension PostgresStore {
             }
         }
         try Self.addJourneyCounts(db, journeyID: run.journeyID, change.counts)
+        try Self.insertJourneyStepTestSends(db, run: run, change.testSends)
         return true
     }
 

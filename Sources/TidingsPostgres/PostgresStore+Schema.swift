@@ -658,6 +658,33 @@ extension PostgresStore {
         """
         CREATE INDEX messages_in_flight ON messages (created_at, id) WHERE state IN ('queued', 'resolving', 'sending');
         """,
+        // Split tests in journey send steps (docs/journeys.md): one per journey version and step, decided once; and
+        // the messages each test's share was sent, whose conversions decide it.
+        """
+        CREATE TABLE journey_step_tests (
+            app_id text COLLATE "C" NOT NULL,
+            journey_id text COLLATE "C" NOT NULL,
+            version BIGINT NOT NULL,
+            step_id text COLLATE "C" NOT NULL,
+            started_at BIGINT NOT NULL,
+            test_ends_at BIGINT NOT NULL,
+            decide_at BIGINT NOT NULL,
+            rule text NOT NULL,
+            decided_at BIGINT,
+            winner text,
+            decision text,
+            PRIMARY KEY (journey_id, version, step_id)
+        );
+        CREATE INDEX journey_step_tests_due ON journey_step_tests(decide_at) WHERE decided_at IS NULL;
+        CREATE TABLE journey_step_test_sends (
+            app_id text COLLATE "C" NOT NULL,
+            journey_id text COLLATE "C" NOT NULL,
+            version BIGINT NOT NULL,
+            step_id text COLLATE "C" NOT NULL,
+            message_id text COLLATE "C" NOT NULL,
+            PRIMARY KEY (journey_id, version, step_id, message_id)
+        );
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

@@ -182,6 +182,48 @@ import TidingsModel
         await backend.stop()
     }
 
+    /// A send step that picks its winner shows its split test: where it stands and each arm's numbers.
+    @Test func showListsASendStepsSplitTest() async throws {
+        let backend = try APIBackend()
+        for index in 0..<4 { try await backend.register("phone-\(index)", user: "u\(index)") }
+        let tested = Self.cart(with: [
+            "entry": ["rule": "every_time"], "exit": [],
+            "steps": [
+                [
+                    "id": "offer", "type": "send",
+                    "message": [
+                        "variants": [["id": "a", "content": ["title": "A"]], ["id": "b", "content": ["title": "B"]]],
+                        "conversion": ["event": "purchase", "within": "1h"],
+                        "winner": ["test_share": 0.5, "after": "1h"],
+                    ],
+                ]
+            ],
+        ])
+        let file = try Self.write(tested, named: "tested.json", in: backend)
+        let created = try await backend.tidingsConnected(["journeys", "create", file, "--json"])
+        #expect(created.status == 0, "\(created.standardError)")
+        let id = try #require(try JSONValue.parse(created.standardOutput)["journey_id"]?.stringValue)
+        #expect(try await backend.tidingsConnected(["journeys", "start", id]).status == 0)
+        for index in 0..<4 {
+            let answer = try await backend.call(
+                "POST", "/v1/users/u\(index)/events", key: backend.serverKey, ["type": "add_to_cart"])
+            #expect(answer.status == 202, "\(answer.json)")
+        }
+        try backend.api.journeys.runOnce()
+
+        let shown = try await backend.tidingsConnected(["journeys", "show", id])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let lines = shown.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains { $0.hasPrefix("Split test at offer (version 1): testing until ") },
+            "\(shown.standardOutput)")
+        let arms = Array(lines.drop { !$0.hasPrefix("VARIANT") }.prefix(3))
+        #expect(
+            arms.first?.split(separator: " ") == ["VARIANT", "SENT", "CONVERTED", "RATE"], "\(shown.standardOutput)")
+        #expect(arms.dropFirst().map { $0.split(separator: " ").first } == ["a", "b"], "\(shown.standardOutput)")
+        await backend.stop()
+    }
+
     @Test func anInvalidDefinitionListsEveryProblemWithItsPathAndStoresNothing() async throws {
         let backend = try APIBackend(sending: false)
         // A wait of no time, and a send with a field no step has.

@@ -276,8 +276,7 @@ import TidingsModel
     }
 
     static let decidedByTheJourney = [
-        "target", "audience", "send_at", "local_time", "fallback_time_zone", "if_past", "winner", "dry_run",
-        "campaign_id",
+        "target", "audience", "send_at", "local_time", "fallback_time_zone", "if_past", "dry_run", "campaign_id",
     ]
 
     @Test(arguments: decidedByTheJourney)

@@ -13,4 +13,8 @@ public struct JourneyAdvance: Sendable, Hashable {
     public var visited: [String]
     public var sends: [String]
     public var outcome: Outcome
+    /// The send steps among ``sends`` whose message went as written to a person in its split test's share.
+    public var tested: Set<String> = []
+    /// The send steps among ``sends`` whose split test was decided: the one variant each sends.
+    public var winners: [String: String] = [:]
 }

@@ -8,10 +8,10 @@ struct JourneyDefinitionParser {
     var problems: [JourneyProblem] = []
 
     static let keys: Set<String> = ["name", "trigger", "entry", "exit", "steps", "fallback_time_zone"]
-    /// What a send step's message may not say: the journey decides who and when.
+    /// What a send step's message may not say: the journey decides who and when. (A `winner` is read as a
+    /// split test on the people reaching the step: ``JourneyStepTest``.)
     static let messageFieldsDecidedByTheJourney: [String] = [
-        "target", "audience", "send_at", "local_time", "fallback_time_zone", "if_past", "winner", "dry_run",
-        "campaign_id",
+        "target", "audience", "send_at", "local_time", "fallback_time_zone", "if_past", "dry_run", "campaign_id",
     ]
 
     mutating func problem(_ path: String, _ message: String) {

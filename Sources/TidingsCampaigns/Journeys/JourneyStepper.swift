@@ -26,23 +26,37 @@ public struct JourneyStepper: Sendable {
     ) throws -> JourneyAdvance {
         var visited: [String] = []
         var sends: [String] = []
+        var tested: Set<String> = []
+        var winners: [String: String] = [:]
         var current = stepID
+        func finish(_ outcome: JourneyAdvance.Outcome) -> JourneyAdvance {
+            JourneyAdvance(visited: visited, sends: sends, outcome: outcome, tested: tested, winners: winners)
+        }
         // Validation forbids a loop without a wait, so a walk passes each step at most once; the bound keeps
         // a definition stored before a rule was added from spinning.
         for _ in 0...definition.steps.count {
             for exit in definition.exits where try facts.emitted(exit, since: enteredAt) {
-                return JourneyAdvance(
-                    visited: visited, sends: sends,
-                    outcome: .ended(at: visited.last ?? current ?? "", reason: Self.exitReason(exit)))
+                return finish(.ended(at: visited.last ?? current ?? "", reason: Self.exitReason(exit)))
             }
             guard let id = current, let step = definition.step(id) else {
-                return JourneyAdvance(
-                    visited: visited, sends: sends, outcome: .ended(at: visited.last ?? "", reason: "completed"))
+                return finish(.ended(at: visited.last ?? "", reason: "completed"))
             }
             visited.append(id)
             let after = step.next ?? definition.following(id)
             switch step.kind {
-            case .send:
+            case .send(let message):
+                if let test = JourneyStepTest(message: message),
+                    let started = try facts.stepTest(stepID: id, test: test)
+                {
+                    switch test.turn(subject: subject, journeyID: journeyID, stepID: id, test: started, now: now) {
+                    case .test: tested.insert(id)
+                    case .winner(let variant): winners[id] = variant
+                    case .hold(let until):
+                        // Counted as entered when the person passes the step, not at each look while waiting.
+                        visited.removeLast()
+                        return finish(.waiting(at: id, until: until, resume: id, event: nil, onEvent: nil))
+                    }
+                }
                 sends.append(id)
                 current = after
             case .wait(let wait):
@@ -60,9 +74,7 @@ public struct JourneyStepper: Sendable {
                     resume = timeoutNext ?? after
                     (until, event, onEvent) = (now + timeout * 1000, match, eventNext ?? after)
                 }
-                return JourneyAdvance(
-                    visited: visited, sends: sends,
-                    outcome: .waiting(at: id, until: until, resume: resume, event: event, onEvent: onEvent))
+                return finish(.waiting(at: id, until: until, resume: resume, event: event, onEvent: onEvent))
             case .branch(let branch):
                 let holds: Bool
                 switch branch.condition {
@@ -73,14 +85,14 @@ public struct JourneyStepper: Sendable {
             case .split(let paths):
                 let path = Self.draw(paths, journeyID: journeyID, stepID: id, subject: subject)
                 if path.isControl {
-                    return JourneyAdvance(visited: visited, sends: sends, outcome: .ended(at: id, reason: "control"))
+                    return finish(.ended(at: id, reason: "control"))
                 }
                 current = path.next ?? after
             case .exit:
-                return JourneyAdvance(visited: visited, sends: sends, outcome: .ended(at: id, reason: "exit_step"))
+                return finish(.ended(at: id, reason: "exit_step"))
             }
         }
-        return JourneyAdvance(visited: visited, sends: sends, outcome: .ended(at: visited.last ?? "", reason: "loop"))
+        return finish(.ended(at: visited.last ?? "", reason: "loop"))
     }
 
     /// The person's path: a deterministic draw by journey, step and person, so a repeated walk (after a crash

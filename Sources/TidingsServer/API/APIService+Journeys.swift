@@ -227,11 +227,21 @@ extension APIService {
         for count in counts where !count.stepID.isEmpty && !stepIDs.contains(count.stepID) {
             stepIDs.append(count.stepID)
         }
+        // Each send step's split test, of the latest version that ran one.
+        var tests: [String: JourneyStepTestRecord] = [:]
+        for test in try storeCall({ try store.journeyStepTests(appID: caller.appID, journeyID: journeyID) }) {
+            tests[test.stepID] = test
+        }
         object["steps"] = .array(
             try stepIDs.map { stepID in
-                try journeyStepJSON(
+                var step = try journeyStepJSON(
                     appID: caller.appID, journeyID: journeyID, stepID: stepID, step: definition?.step(stepID),
                     counts: counts.filter { $0.stepID == stepID }, inProgress: inProgress[stepID] ?? 0)
+                if let test = tests[stepID], case .object(var fields) = step {
+                    fields["winner"] = try journeyStepTestJSON(test)
+                    step = .object(fields)
+                }
+                return step
             })
         return json(.object(object))
     }
@@ -250,7 +260,7 @@ extension APIService {
             "waiting": .integer(Int64(inProgress)), "exited": .object(exited),
         ]
         if case .send? = step?.kind {
-            let campaignID = "journey:\(journeyID):\(stepID)"
+            let campaignID = JourneyStepTest.splitKey(journeyID: journeyID, stepID: stepID)
             let deliveries = try storeCall { try store.campaignCounts(appID: appID, campaignID: campaignID) }
             let funnel = try storeCall { try store.funnel(appID: appID, scope: .campaign(campaignID)) }
             object["sent"] = .integer(Int64(deliveries.sent))

@@ -1415,6 +1415,26 @@ extension ConsoleAssets {
           }
         }
 
+        // Each send step's split test that picks a winner: where it stands, then each arm's numbers.
+        function splitTests(steps) {
+          const tested = steps.filter((step) => step.winner);
+          if (!tested.length) return null;
+          const time = (ms) => ms ? new Date(ms).toISOString() : "–";
+          const rate = (value) => value == null ? "–" : `${(value * 100).toFixed(1)}%`;
+          return h("section", { id: "journey-split-tests", "aria-labelledby": "journey-split-tests-heading" },
+            h("h2", { id: "journey-split-tests-heading" }, "Split tests"),
+            tested.map((step) => {
+              const test = step.winner;
+              const verdict = test.state === "decided"
+                ? `decided ${test.variant ?? "–"} at ${time(test.decided_at)} (${test.inconclusive ? "inconclusive" : "significant"})`
+                : `testing until ${time(test.test_ends_at)}, deciding at ${time(test.decide_at)}`;
+              return h("div", { class: "split-test", "data-step": step.id },
+                h("p", {}, h("strong", {}, step.id), ` (version ${test.version}): ${verdict}`),
+                table(["Variant", "Sent", "Converted", "Rate"],
+                  (test.variants ?? []).map((arm) => [arm.variant, arm.sent ?? 0, arm.converted ?? 0, rate(arm.rate)])));
+            }));
+        }
+
         export async function journeyPage(view, journeyID) {
           const status = h("p", { class: "muted", id: "journey-state", "aria-live": "polite" });
           const actions = h("div", { class: "row" });
@@ -1455,6 +1475,7 @@ extension ConsoleAssets {
               h("section", { id: "journey-steps", "aria-labelledby": "journey-steps-heading" },
                 h("h2", { id: "journey-steps-heading" }, "Steps"),
                 table(["Step", "Type", "What", "Entered", "Waiting", "Sent", "Skipped", "Delivered", "Opened", "Converted", "Exited"], rows)),
+              splitTests(journey.steps ?? []),
               h("section", { id: "journey-exits" }, h("h2", {}, "Exited by reason"),
                 exits.length ? table(["Reason", "People"], exits) : h("p", { class: "muted" }, "No one has exited.")),
               h("p", { class: "muted" }, `Versions: ${(journey.versions ?? []).map((version) => version.version ?? version).join(", ") || journey.version}.`));

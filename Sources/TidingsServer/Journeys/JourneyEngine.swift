@@ -254,16 +254,19 @@ public final class JourneyEngine: Sendable {
         else {
             return Self.ending(run, at: run.stepID, reason: "missing_version", now: now)
         }
-        let facts = StoreJourneyFacts(store: store, appID: run.appID, subject: subject, now: now)
+        let facts = StoreJourneyFacts(
+            store: store, appID: run.appID, subject: subject, now: now, journey: (run.journeyID, run.version))
         let advance = try JourneyStepper(journeyID: run.journeyID, definition: definition).advance(
             from: run.resumeStep, subject: run.subject, enteredAt: run.enteredAt, now: now, facts: facts)
         var messages: [MessageRecord] = []
         var deliveries: [String: [MessageDelivery]] = [:]
+        var testSends: [String: String] = [:]
         var counts = advance.visited.map { JourneyCount(stepID: $0, metric: "entered", count: 1) }
         for (index, stepID) in advance.sends.enumerated() {
             guard case .send(var body) = definition.step(stepID)?.kind else { continue }
+            body = Self.stepMessage(body, winner: advance.winners[stepID])
             body["target"] = subject.target
-            body["campaign_id"] = .string("journey:\(run.journeyID):\(stepID)")
+            body["campaign_id"] = .string(JourneyStepTest.splitKey(journeyID: run.journeyID, stepID: stepID))
             do {
                 let messageID = "msg_\(run.id)_\(run.walks)_\(index)"
                 let message = try composer.compose(body, appID: run.appID, messageID: messageID, now: date).record
@@ -273,6 +276,7 @@ public final class JourneyEngine: Sendable {
                     deliveries[messageID] = decided
                 }
                 messages.append(message)
+                if advance.tested.contains(stepID) { testSends[messageID] = stepID }
             } catch let error as MessageError {
                 // Validated when stored; what can still fail is what changed since (the app's settings).
                 counts.append(JourneyCount(stepID: stepID, metric: "failed", count: 1))
@@ -300,7 +304,21 @@ public final class JourneyEngine: Sendable {
         change.run.lastSendStep = advance.sends.last ?? run.lastSendStep
         change.messages = messages
         change.deliveries = deliveries
+        change.testSends = testSends
         change.counts = counts + change.counts
         return change
+    }
+
+    /// A send step's message as a person gets it: without its split test's rule (the step runs the test, not
+    /// the message), and once the test is decided with only the winning variant. The control share stays, so
+    /// the same people as in the test are held back (the draw is keyed by the step's campaign id).
+    static func stepMessage(_ message: [String: JSONValue], winner: String?) -> [String: JSONValue] {
+        var body = message
+        body["winner"] = nil
+        guard let winner, let variants = body["variants"]?.arrayValue else { return body }
+        let kept = variants.filter { $0["id"]?.stringValue == winner }
+        // A winner the message no longer names (an unreadable test) leaves the variants as written.
+        if !kept.isEmpty { body["variants"] = .array(kept) }
+        return body
     }
 }

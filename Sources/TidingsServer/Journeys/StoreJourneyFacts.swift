@@ -10,6 +10,8 @@ struct StoreJourneyFacts: JourneyFacts {
     let appID: String
     let subject: JourneySubject
     let now: Int64
+    /// The run's journey and version, whose send steps' split tests the facts start and read.
+    var journey: (id: String, version: Int)? = nil
 
     /// The most events of one type read to find a match of a `where` condition.
     static let eventScanLimit = 500
@@ -41,6 +43,12 @@ struct StoreJourneyFacts: JourneyFacts {
             if let zone = installation.timezone.flatMap({ TimeZone(identifier: $0) }) { return zone }
         }
         return nil
+    }
+
+    func stepTest(stepID: String, test: JourneyStepTest) throws -> JourneyStepTestRecord? {
+        guard let journey else { return nil }
+        return try store.startJourneyStepTest(
+            test.record(appID: appID, journeyID: journey.id, version: journey.version, stepID: stepID, startedAt: now))
     }
 
     private func installationIDs() throws -> [String] {

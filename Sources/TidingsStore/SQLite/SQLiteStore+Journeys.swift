@@ -305,6 +305,7 @@ extension SQLiteStore {
             }
         }
         try Self.addJourneyCounts(db, journeyID: run.journeyID, change.counts)
+        try Self.insertJourneyStepTestSends(db, run: run, change.testSends)
         return true
     }
 

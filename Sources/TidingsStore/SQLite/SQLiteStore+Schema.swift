@@ -625,6 +625,33 @@ extension SQLiteStore {
         """
         CREATE INDEX messages_in_flight ON messages(created_at, id) WHERE state IN ('queued', 'resolving', 'sending');
         """,
+        // Split tests in journey send steps (docs/journeys.md): one per journey version and step, decided once; and
+        // the messages each test's share was sent, whose conversions decide it.
+        """
+        CREATE TABLE journey_step_tests (
+            app_id TEXT NOT NULL,
+            journey_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            step_id TEXT NOT NULL,
+            started_at INTEGER NOT NULL,
+            test_ends_at INTEGER NOT NULL,
+            decide_at INTEGER NOT NULL,
+            rule TEXT NOT NULL,
+            decided_at INTEGER,
+            winner TEXT,
+            decision TEXT,
+            PRIMARY KEY (journey_id, version, step_id)
+        );
+        CREATE INDEX journey_step_tests_due ON journey_step_tests(decide_at) WHERE decided_at IS NULL;
+        CREATE TABLE journey_step_test_sends (
+            app_id TEXT NOT NULL,
+            journey_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            step_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            PRIMARY KEY (journey_id, version, step_id, message_id)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -68,7 +68,42 @@ enum JourneyText {
                 number(total(counts?["exited"])),
             ])
         }
-        return header.render() + "\n" + steps.render() + "\n" + exitsByReason(journey, steps: counted)
+        return header.render() + "\n" + steps.render() + "\n" + splitTests(counted)
+            + exitsByReason(journey, steps: counted)
+    }
+
+    /// Each send step's split test that picks a winner: where it stands, then each arm's numbers.
+    ///
+    /// ```
+    /// Split test at offer (version 1): decided b at 2026-12-06T05:00:00.000Z, significant
+    /// VARIANT  SENT  CONVERTED  RATE
+    /// a           9          0  0.0
+    /// ```
+    static func splitTests(_ steps: [JSONValue]) -> String {
+        var text = ""
+        for step in steps {
+            guard let test = step["winner"], !test.isNull else { continue }
+            let place = "Split test at \(DisplayText.value(step["id"])) (version \(number(test["version"])))"
+            if test["state"] == "decided" {
+                let verdict = test["inconclusive"] == true ? "inconclusive" : "significant"
+                text +=
+                    "\(place): decided \(DisplayText.value(test["variant"])) at "
+                    + "\(DisplayText.time(test["decided_at"])), \(verdict)\n"
+            } else {
+                text +=
+                    "\(place): testing until \(DisplayText.time(test["test_ends_at"])), deciding at "
+                    + "\(DisplayText.time(test["decide_at"]))\n"
+            }
+            var arms = ColumnText([("VARIANT", .left), ("SENT", .right), ("CONVERTED", .right), ("RATE", .right)])
+            for arm in test["variants"]?.arrayValue ?? [] {
+                arms.row([
+                    DisplayText.value(arm["variant"]), number(arm["sent"]), number(arm["converted"]),
+                    number(arm["rate"]),
+                ])
+            }
+            text += arms.render() + "\n"
+        }
+        return text
     }
 
     /// Every reason people left by, over the journey and at which steps: `event:purchase`, `exit_step`,

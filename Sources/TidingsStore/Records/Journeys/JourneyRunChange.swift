@@ -11,6 +11,9 @@ public struct JourneyRunChange: Sendable {
     public var deliveries: [String: [MessageDelivery]]
     /// Increments, by step and metric.
     public var counts: [JourneyCount]
+    /// The messages among ``messages`` sent to a person in a send step's split-test share, by message id: the
+    /// step. Noted with the run so the test's numbers count exactly the sends that were stored.
+    public var testSends: [String: String] = [:]
 
     public init(
         run: JourneyRunRecord, expectedEpoch: Int64, messages: [MessageRecord] = [],
