@@ -196,6 +196,7 @@ public final class TidingsService: Sendable {
         jobs.append(.auditRetention(store: store, days: configuration.auditRetentionDays, logger: logger))
         jobs.append(.winnerDecisions(WinnerSelector(store: store, logger: logger)))
         jobs.append(.journeySchedules(api.journeys))
+        jobs.append(.journeySegments(api.journeys))
         if let days = configuration.eventRetentionDays {
             jobs.append(.eventRetention(store: store, days: days, logger: logger))
         }

@@ -625,6 +625,19 @@ extension SQLiteStore {
         """
         CREATE INDEX messages_in_flight ON messages(created_at, id) WHERE state IN ('queued', 'resolving', 'sending');
         """,
+        // Membership of the segment a segment-triggered journey names, per person, so that a join is a transition
+        // (docs/journeys.md); the row with an empty subject marks the members the journey started with as taken.
+        """
+        CREATE TABLE journey_segment_members (
+            journey_id TEXT NOT NULL,
+            segment TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            member INTEGER NOT NULL,
+            joins INTEGER NOT NULL,
+            changed_at INTEGER NOT NULL,
+            PRIMARY KEY (journey_id, segment, subject)
+        );
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

@@ -195,7 +195,7 @@ import TidingsTesting
         #expect(sender.scheduledWork.leadership.isLeader)
         #expect(
             sender.scheduledWork.jobs.map(\.name) == [
-                "audit-retention", "winner-decisions", "journey-schedules", "event-retention",
+                "audit-retention", "winner-decisions", "journey-schedules", "journey-segments", "event-retention",
             ])
         let second = try TidingsService(configuration: configuration, logger: .disabled())
         #expect(!second.scheduledWork.leadership.isLeader)
@@ -223,7 +223,7 @@ import TidingsTesting
         #expect(services.filter { $0.scheduledWork.leadership.isLeader }.count == 1)
         #expect(
             services[0].scheduledWork.jobs.map(\.name) == [
-                "uninstall-checks", "audit-retention", "winner-decisions", "journey-schedules",
+                "uninstall-checks", "audit-retention", "winner-decisions", "journey-schedules", "journey-segments",
             ])
         for service in services { await service.stop() }
         #expect(try services[0].store.instanceHeartbeats().isEmpty, "a stopped service retires its instance")
