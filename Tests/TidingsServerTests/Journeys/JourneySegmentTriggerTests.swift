@@ -130,6 +130,23 @@ import TidingsStoreTesting
         #expect(try await fixture.journey(id)["entered"] == 2)
     }
 
+    @Test(arguments: StoreBackend.allCases)
+    func erasingAUserForgetsTheirMemberships(backend: StoreBackend) async throws {
+        let fixture = try JourneyFixture(backend: backend)
+        try await fixture.register("ann_phone", seed: 1, user: "ann")
+        try await fixture.register("bob_phone", seed: 2, user: "bob")
+        _ = try await Self.segment(fixture, "buyers", "event purchase count >= 1")
+        let id = try await fixture.start(Self.journey("buyers"))
+        #expect(try await Self.sweep(fixture) == 0)
+        try await fixture.emit("purchase", from: "ann_phone", user: "ann")
+        try await fixture.emit("purchase", from: "bob_phone", user: "bob")
+        try await fixture.settle()
+        #expect(try fixture.store.journeySegmentMembers(journeyID: id, segment: "buyers") == ["user:ann", "user:bob"])
+        let erasure = try await fixture.call("DELETE", "/v1/users/ann")
+        #expect(erasure.status == 200, "\(erasure.json)")
+        #expect(try fixture.store.journeySegmentMembers(journeyID: id, segment: "buyers") == ["user:bob"])
+    }
+
     @Test func anUnknownSegmentIsRefusedWithItsPath() async throws {
         let fixture = try JourneyFixture(backend: .sqlite)
         let reply = try await fixture.call("POST", "/v1/journeys", json: Self.journey("nope"))
