@@ -97,8 +97,7 @@ extension APIService {
 
     /// The app's segments by name, what `segment:NAME` is expanded from.
     func segmentDefinitions(appID: String) throws -> [String: String] {
-        Dictionary(
-            try store.segments(appID: appID).map { ($0.name, $0.expression) }, uniquingKeysWith: { first, _ in first })
+        JourneyCatalog.segmentDefinitions(try store.segments(appID: appID))
     }
 
     /// `text` with the segments it names expanded, as an expression that parses without them; `text` itself

@@ -91,6 +91,7 @@ final class JourneyCatalog: Sendable {
         return loaded
     }
 
+    /// Segments by name, as `segment:NAME` is expanded from.
     static func segmentDefinitions(_ segments: [Segment]) -> [String: String] {
         Dictionary(segments.map { ($0.name, $0.expression) }, uniquingKeysWith: { first, _ in first })
     }
