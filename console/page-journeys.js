@@ -22,6 +22,7 @@ function triggerText(trigger) {
     ...Object.entries(where.attributes ?? {}).map(([key, value]) => `${key} = ${value}`)].filter(Boolean).join(", ")})` : "";
   if (trigger.event) return `event ${trigger.event}${narrowed(trigger.where)}`;
   if (trigger.attribute) return `attribute ${trigger.attribute}${trigger.becomes !== undefined ? ` becomes ${trigger.becomes}` : ""}`;
+  if (trigger.segment) return `joins segment ${trigger.segment}${trigger.include_current_members ? " (current members too)" : ""}`;
   if (trigger.schedule) {
     const schedule = trigger.schedule;
     return `every ${schedule.every}${schedule.weekday ? ` on ${schedule.weekday}` : ""} at ${schedule.at}` +
@@ -239,13 +240,17 @@ export async function journeyBuilderPage(view, journeyID) {
   const name = h("input", { name: "journey_name", maxlength: "200", value: start.name ?? "", required: true });
   const trigger = start.trigger ?? {};
   const triggerKind = h("select", { name: "trigger_kind" },
-    [["event", "An event"], ["attribute", "An attribute changes"], ["schedule", "A schedule"]].map(([value, label]) =>
+    [["event", "An event"], ["attribute", "An attribute changes"], ["segment", "Joins a segment"],
+      ["schedule", "A schedule"]].map(([value, label]) =>
       h("option", { value, selected: trigger[value] !== undefined }, label)));
   const triggerInputs = {
     event: h("input", { name: "trigger_event", value: trigger.event ?? "", placeholder: "add_to_cart" }),
     whereValue: h("input", { name: "trigger_where_value", value: trigger.where?.value ?? "", placeholder: "optional" }),
     attribute: h("input", { name: "trigger_attribute", value: trigger.attribute ?? "", placeholder: "plan, or user.plan for the profile's" }),
     becomes: h("input", { name: "trigger_becomes", value: trigger.becomes ?? "", placeholder: "optional: pro" }),
+    segment: h("input", { name: "trigger_segment", value: trigger.segment ?? "", placeholder: "a saved segment's name" }),
+    currentMembers: h("input", { name: "trigger_include_current_members", type: "checkbox",
+      checked: trigger.include_current_members === true }),
     every: h("select", { name: "trigger_every" }, ["day", "week"].map((value) =>
       h("option", { value, selected: trigger.schedule?.every === value }, value))),
     at: h("input", { name: "trigger_at", type: "time", value: trigger.schedule?.at ?? "09:00" }),
@@ -256,6 +261,8 @@ export async function journeyBuilderPage(view, journeyID) {
   const triggerParts = {
     event: h("div", {}, field("Event type", triggerInputs.event), field("Only when its value is", triggerInputs.whereValue)),
     attribute: h("div", {}, field("Custom attribute", triggerInputs.attribute), field("Only when it becomes", triggerInputs.becomes)),
+    segment: h("div", {}, field("Segment", triggerInputs.segment),
+      field("Also enter who is a member when it starts", triggerInputs.currentMembers)),
     schedule: h("div", {}, field("Every", triggerInputs.every), field("At (each person's local time)", triggerInputs.at),
       field("On (weekly)", triggerInputs.weekday), field("Audience expression", triggerInputs.audience)),
   };
@@ -292,6 +299,9 @@ export async function journeyBuilderPage(view, journeyID) {
     } else if (kind === "attribute") {
       built.trigger = { attribute: triggerInputs.attribute.value.trim() };
       if (triggerInputs.becomes.value.trim()) built.trigger.becomes = triggerInputs.becomes.value.trim();
+    } else if (kind === "segment") {
+      built.trigger = { segment: triggerInputs.segment.value.trim() };
+      if (triggerInputs.currentMembers.checked) built.trigger.include_current_members = true;
     } else {
       built.trigger = { schedule: { every: triggerInputs.every.value, at: triggerInputs.at.value } };
       if (triggerInputs.every.value === "week") built.trigger.schedule.weekday = triggerInputs.weekday.value;

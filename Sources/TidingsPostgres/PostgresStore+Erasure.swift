@@ -104,6 +104,11 @@ extension PostgresStore {
                 DELETE FROM journey_entries
                 WHERE subject = $2 AND journey_id IN (SELECT id FROM journeys WHERE app_id = $1)
                 """, [app, .text(subject)])
+            try db.run(
+                """
+                DELETE FROM journey_segment_members
+                WHERE subject = $2 AND journey_id IN (SELECT id FROM journeys WHERE app_id = $1)
+                """, [app, .text(subject)])
             try db.run("DELETE FROM journey_signals WHERE app_id = $1 AND user_id = $2", [app, user])
             var notices = 0
             let forwarders = try db.query("SELECT id FROM forwarders WHERE app_id = $1", [app]) { $0.text(0) }

@@ -683,6 +683,18 @@ extension PostgresStore {
             step_id text COLLATE "C" NOT NULL,
             message_id text COLLATE "C" NOT NULL,
             PRIMARY KEY (journey_id, version, step_id, message_id)
+        """,
+        // Membership of the segment a segment-triggered journey names, per person, so that a join is a transition
+        // (docs/journeys.md); the row with an empty subject marks the members the journey started with as taken.
+        """
+        CREATE TABLE journey_segment_members (
+            journey_id text COLLATE "C" NOT NULL,
+            segment text COLLATE "C" NOT NULL,
+            subject text COLLATE "C" NOT NULL,
+            member boolean NOT NULL,
+            joins bigint NOT NULL,
+            changed_at bigint NOT NULL,
+            PRIMARY KEY (journey_id, segment, subject)
         );
         """,
     ]

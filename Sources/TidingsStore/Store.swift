@@ -15,7 +15,7 @@ public protocol Store:
     Sendable, ClusterStore, EventRetentionStore, ForwardingStore, SendControlStore, CampaignStore, LiveActivityStore,
     OperatorStore, OverviewStore, AudienceStore, PushCredentialStore, IdempotencyStore, SecretsAtRestStore,
     ErasureStore, SecondFactorStore, SignInThrottleStore, WinnerStore, ImportStore, JourneyStore, UserProfileStore,
-    SegmentStore, JourneyStepTestStore
+    SegmentStore, JourneyStepTestStore, JourneySegmentStore
 {
     // MARK: Changes
 

@@ -1,11 +1,13 @@
 import Foundation
+import TidingsCampaigns
 import TidingsModel
 import TidingsStore
 
 /// Saved segments on the SQLite store with 1,000,000 installations of one app: counting a segment that joins a
 /// custom attribute and a behaviour (`event purchase count >= 2 within 30d`), its parts alone, and membership of
-/// a thousand given installations, against the plain `POST /v1/audience/count` over device fields measured in
-/// the same run. Counts are checked against what the generator put in.
+/// a thousand given installations, and the sweep of a journey triggered by joining the segment, against the plain
+/// `POST /v1/audience/count` over device fields measured in the same run. Counts are checked against what the
+/// generator put in.
 enum SegmentBench {
     static let installations =
         Int(ProcessInfo.processInfo.environment["SEGMENT_BENCH_INSTALLATIONS"] ?? "")
@@ -138,6 +140,50 @@ enum SegmentBench {
         }
         precondition(rows == expected.count, "resolved \(rows), expected \(expected.count)")
         Measure.report("resolve the segment in chunks of 1000, \(rows) rows", resolve * 1000, "ms")
+
+        try sweepJourney(store, audience: audience, members: expected.count)
+    }
+
+    /// The sweep of a journey triggered by joining the segment (``JourneySegmentSweep``): its first look, which
+    /// records the members the journey starts with; a look where nothing changed; a look after 1,000
+    /// installations joined (their plan became gold), each of whom enters. Then the first and an unchanged look
+    /// of a large segment, `attributes.plan = gold` (a fifth of the installations).
+    static func sweepJourney(_ store: SQLiteStore, audience: AudienceExpression, members: Int) throws {
+        func look(_ segment: String, _ audience: AudienceExpression, _ label: String) throws -> Int {
+            let journey = JourneyRecord(
+                id: "jrn_" + segment, appID: "app", name: "Joined \(segment)", state: .active, version: 1,
+                triggerKind: "segment", triggerKey: segment, createdAt: now, updatedAt: now)
+            if try store.journey(appID: "app", id: journey.id) == nil {
+                try store.createJourney(journey, definition: "{}")
+            }
+            var entered = 0
+            let time = try seconds {
+                entered = try JourneySegmentSweep(store: store).run(
+                    journey, firstStep: "hello", segment: segment, audience: audience, includeCurrentMembers: false,
+                    minimumGap: nil, now: now)
+            }
+            Measure.report("segment trigger sweep of \(segment): \(label), \(entered) entered", time * 1000, "ms")
+            return entered
+        }
+        let first = try look("gold_buyers", audience, "first look records \(members) members")
+        let unchanged = try look("gold_buyers", audience, "nothing changed")
+        precondition(first == 0 && unchanged == 0, "the first two looks entered \(first) and \(unchanged)")
+        let joiners = (0..<installations).filter { index in
+            plans[index % plans.count] != "gold" && purchaseDays(index).filter { $0 <= 30 }.count >= 2
+        }.prefix(1000)
+        for index in joiners {
+            var update = InstallationUpdate()
+            update.attributes = ["plan": .string("gold")]
+            _ = try store.upsertInstallation(
+                appID: "app", installationID: String(format: "inst-%08d", index), update: update, now: now)
+        }
+        let entered = try look("gold_buyers", audience, "\(joiners.count) joined")
+        precondition(entered == joiners.count, "entered \(entered), expected \(joiners.count)")
+
+        let gold = try AudienceExpression.parse("attributes.plan = gold")
+        let golden = try store.countInstallations(appID: "app", audience: gold, now: now)
+        _ = try look("gold", gold, "first look records \(golden) members")
+        _ = try look("gold", gold, "nothing changed")
     }
 
     private static func seconds(_ body: () throws -> Void) rethrows -> Double {

@@ -262,6 +262,25 @@ import TidingsModel
         await backend.stop()
     }
 
+    @Test func aSegmentTriggerIsShownInWords() async throws {
+        let backend = try APIBackend(sending: false)
+        let segment = try await backend.call(
+            "POST", "/v1/segments", key: backend.serverKey,
+            ["name": "lapsed", "expression": "not event app_open within 14d"])
+        #expect(segment.status == 201, "\(segment.json)")
+        let file = try Self.write(
+            Self.cart(with: ["trigger": ["segment": "lapsed", "include_current_members": true]]), named: "lapsed.json",
+            in: backend)
+        let created = try await backend.tidingsConnected(["journeys", "create", file, "--json"])
+        #expect(created.status == 0, "\(created.standardError)")
+        let id = try #require(try JSONValue.parse(created.standardOutput)["journey_id"]?.stringValue)
+        let shown = try await backend.tidingsConnected(["journeys", "show", id])
+        let lines = shown.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Trigger  segment lapsed (current members too)"), "\(shown.standardOutput)")
+        let list = try await backend.tidingsConnected(["journeys", "list"])
+        #expect(list.standardOutput.contains("segment lapsed"), "\(list.standardOutput)")
+    }
+
     @Test func usageMistakesAreRefusedBeforeAnyRequest() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-journeys-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

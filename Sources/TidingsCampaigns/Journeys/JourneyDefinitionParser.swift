@@ -77,12 +77,14 @@ struct JourneyDefinitionParser {
 
     mutating func trigger(_ value: JSONValue?) -> JourneyTrigger? {
         guard let object = value?.objectValue else {
-            problem("trigger", "must be {\"event\": TYPE}, {\"attribute\": KEY} or {\"schedule\": {...}}")
+            problem(
+                "trigger",
+                "must be {\"event\": TYPE}, {\"attribute\": KEY}, {\"segment\": NAME} or {\"schedule\": {...}}")
             return nil
         }
-        let forms = ["event", "attribute", "schedule"].filter { object[$0] != nil }
+        let forms = ["event", "attribute", "segment", "schedule"].filter { object[$0] != nil }
         guard forms.count == 1 else {
-            problem("trigger", "give exactly one of event, attribute or schedule")
+            problem("trigger", "give exactly one of event, attribute, segment or schedule")
             return nil
         }
         switch forms[0] {
@@ -101,10 +103,35 @@ struct JourneyDefinitionParser {
                 return nil
             }
             return .attribute(key: key, becomes: object["becomes"].flatMap { $0.isNull ? nil : $0 })
+        case "segment":
+            return segmentTrigger(object)
         default:
             unknownKeys(object, allowed: ["schedule"], at: "trigger")
             return schedule(object["schedule"])
         }
+    }
+
+    /// `{"segment": NAME, "include_current_members": BOOL}`: the segment must exist now (the check of its audience
+    /// `segment:NAME`); a segment a journey names cannot be deleted or renamed after.
+    mutating func segmentTrigger(_ object: [String: JSONValue]) -> JourneyTrigger? {
+        unknownKeys(object, allowed: ["segment", "include_current_members"], at: "trigger")
+        var include = false
+        if let value = object["include_current_members"], !value.isNull {
+            if case .bool(let flag) = value {
+                include = flag
+            } else {
+                problem("trigger.include_current_members", "must be true or false")
+            }
+        }
+        guard let name = object["segment"]?.stringValue, !name.isEmpty else {
+            problem("trigger.segment", "must be the name of a saved segment")
+            return nil
+        }
+        if let error = audienceProblem("segment:\"\(name)\"") {
+            problem("trigger.segment", error)
+            return nil
+        }
+        return .segment(name: name, includeCurrentMembers: include)
     }
 
     mutating func schedule(_ value: JSONValue?) -> JourneyTrigger? {

@@ -9,6 +9,9 @@ public enum JourneyTrigger: Sendable, Hashable {
     case attribute(key: String, becomes: JSONValue?)
     /// Every day or week at a wall-clock time in each installation's zone, everyone the audience matches.
     case schedule(JourneySchedule)
+    /// Joining the saved segment `name`: a person found a member who was last recorded as not one. Who is a
+    /// member when the journey starts enters then only when `includeCurrentMembers`.
+    case segment(name: String, includeCurrentMembers: Bool)
 
     /// What starts the key of an attribute trigger that names a user profile's attribute.
     public static let userAttributePrefix = "user."
@@ -30,6 +33,10 @@ public enum JourneyTrigger: Sendable, Hashable {
             if let becomes { object["becomes"] = becomes }
             return .object(object)
         case .schedule(let schedule): return .object(["schedule": schedule.json])
+        case .segment(let name, let includeCurrentMembers):
+            var object: [String: JSONValue] = ["segment": .string(name)]
+            if includeCurrentMembers { object["include_current_members"] = .bool(true) }
+            return .object(object)
         }
     }
 }

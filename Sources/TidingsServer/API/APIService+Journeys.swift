@@ -87,6 +87,7 @@ extension APIService {
         case .event(let match): ("event", match.type)
         case .attribute(let key, _): ("attribute", key)
         case .schedule: ("schedule", "")
+        case .segment(let name, _): ("segment", name)
         }
     }
 

@@ -57,6 +57,7 @@ extension APIService {
         let others = try store.segments(appID: caller.appID).filter { $0.id != segment.id }
         if name != segment.name {
             try refuseIfNamed(segment, by: others, doing: "rename")
+            try refuseIfTriggering(segment, appID: caller.appID, doing: "rename")
         }
         segment.name = name
         segment.expression = expression
@@ -66,11 +67,13 @@ extension APIService {
         return json(Self.segmentJSON(segment))
     }
 
-    /// `DELETE /v1/segments/{segment_id}`: 204; 409 `segment_in_use` while another segment names it.
+    /// `DELETE /v1/segments/{segment_id}`: 204; 409 `segment_in_use` while another segment or a journey's
+    /// trigger names it.
     func deleteSegment(_ request: HTTPRequest) async throws -> HTTPResponse {
         let caller = try authenticate(request, .serverKey)
         let segment = try existingSegment(request, appID: caller.appID)
         try refuseIfNamed(segment, by: try store.segments(appID: caller.appID), doing: "delete")
+        try refuseIfTriggering(segment, appID: caller.appID, doing: "delete")
         _ = try storeCall { try store.deleteSegment(appID: caller.appID, segmentID: segment.id) }
         return HTTPResponse(status: 204)
     }
@@ -94,8 +97,7 @@ extension APIService {
 
     /// The app's segments by name, what `segment:NAME` is expanded from.
     func segmentDefinitions(appID: String) throws -> [String: String] {
-        Dictionary(
-            try store.segments(appID: appID).map { ($0.name, $0.expression) }, uniquingKeysWith: { first, _ in first })
+        JourneyCatalog.segmentDefinitions(try store.segments(appID: appID))
     }
 
     /// `text` with the segments it names expanded, as an expression that parses without them; `text` itself
@@ -184,6 +186,20 @@ extension APIService {
                 status: 409, code: "segment_in_use",
                 message:
                     "cannot \(action) segment '\(segment.name)': \(users.map { "'\($0.name)'" }.joined(separator: ", ")) name it; change them first"
+            )
+        }
+    }
+
+    /// A journey not archived whose trigger is joining the segment keeps it: its members are tracked by name.
+    private func refuseIfTriggering(_ segment: Segment, appID: String, doing action: String) throws {
+        let journeys = try store.journeys(appID: appID).filter {
+            $0.state != .archived && $0.triggerKind == "segment" && $0.triggerKey == segment.name
+        }
+        guard journeys.isEmpty else {
+            throw HTTPError(
+                status: 409, code: "segment_in_use",
+                message:
+                    "cannot \(action) segment '\(segment.name)': journeys \(journeys.map { "'\($0.name)' (\($0.id))" }.joined(separator: ", ")) are triggered by joining it; archive them or change their trigger first"
             )
         }
     }

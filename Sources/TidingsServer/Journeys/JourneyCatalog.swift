@@ -15,8 +15,12 @@ final class JourneyCatalog: Sendable {
         var active: [(record: JourneyRecord, definition: JourneyDefinition)] = []
         /// The event types any journey that may still hold people listens for: ingest queues a signal for them.
         var signalling: Set<String> = []
-        /// The attribute keys an active journey is triggered by (`user.KEY` for a user profile's).
+        /// The attribute keys an active journey is triggered by (`user.KEY` for a user profile's), and those the
+        /// segments of segment triggers read: a change to one is a signal that may make a member.
         var attributeKeys: Set<String> = []
+        /// The audience of each active segment-triggered journey's segment, by journey id, with the segments it
+        /// names expanded as they are now; none for a segment that no longer parses (deleted under it).
+        var segmentAudiences: [String: AudienceExpression] = [:]
         var loadedAt: Date = .distantPast
     }
 
@@ -54,6 +58,7 @@ final class JourneyCatalog: Sendable {
             return known
         }
         var loaded = AppJourneys(loadedAt: now)
+        var segments: [String: String]?
         for journey in try store.journeys(appID: appID) where journey.state != .draft {
             // Every version may still hold people waiting for an event or liable to exit on one.
             for version in 1...max(1, journey.version) {
@@ -68,12 +73,27 @@ final class JourneyCatalog: Sendable {
                     case .event(let match): loaded.signalling.insert(match.type)
                     case .attribute(let key, _): loaded.attributeKeys.insert(key)
                     case .schedule: break
+                    case .segment(let name, _):
+                        let definitions = try segments ?? Self.segmentDefinitions(store.segments(appID: appID))
+                        segments = definitions
+                        guard let audience = try? AudienceExpression.parse("segment:\"\(name)\"", segments: definitions)
+                        else { continue }
+                        loaded.segmentAudiences[journey.id] = audience
+                        // The events and attributes the segment reads are signalled, so a join they make is heard
+                        // at once rather than at the next sweep.
+                        loaded.signalling.formUnion(audience.eventTypes)
+                        loaded.attributeKeys.formUnion(audience.attributeKeys)
                     }
                 }
             }
         }
         apps.withLock { $0[appID] = loaded }
         return loaded
+    }
+
+    /// Segments by name, as `segment:NAME` is expanded from.
+    static func segmentDefinitions(_ segments: [Segment]) -> [String: String] {
+        Dictionary(segments.map { ($0.name, $0.expression) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Forgets the app's entry, after a change to its journeys made here.

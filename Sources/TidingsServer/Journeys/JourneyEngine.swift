@@ -35,6 +35,7 @@ public final class JourneyEngine: Sendable {
     let configuration: Configuration
     private let resolver: CampaignResolver
     private let scheduler: JourneyScheduler
+    private let segmentTriggers: JourneySegmentTriggers
     /// Told when a walk has queued deliveries, so the fan-out sends them without waiting for its next poll.
     private let deliveriesQueued = LockedBox<(@Sendable () -> Void)?>(nil)
 
@@ -52,6 +53,7 @@ public final class JourneyEngine: Sendable {
         resolver = CampaignResolver(
             store: store, clock: clock, logger: logger, configuration: configuration.resolution, id: self.id)
         scheduler = JourneyScheduler(store: store, clock: clock, catalog: catalog, logger: logger)
+        segmentTriggers = JourneySegmentTriggers(store: store, clock: clock, catalog: catalog, logger: logger)
     }
 
     /// Calls `action` whenever a walk has queued deliveries (the server wakes its fan-out workers).
@@ -63,6 +65,12 @@ public final class JourneyEngine: Sendable {
     /// - Returns: how many entered.
     @discardableResult
     public func runSchedules() throws -> Int { try scheduler.runDue() }
+
+    /// Enters the people who joined the segment of a segment-triggered journey since the last sweep
+    /// (``JourneySegmentTriggers``); the leader runs it periodically.
+    /// - Returns: how many entered.
+    @discardableResult
+    public func runSegmentSweep() throws -> Int { try segmentTriggers.sweep() }
 
     /// Handles queued signals (when `signals`) and walks every run due now.
     /// - Returns: how many signals and runs it handled.
@@ -137,6 +145,8 @@ public final class JourneyEngine: Sendable {
         }
         var entries: [(run: JourneyRunRecord, minimumGap: Int64?)] = []
         let journeys = try catalog.journeys(appID: signal.appID)
+        // A segment join is recorded with its entry in one transaction, apart from the entries below.
+        try segmentTriggers.react(to: signal, journeys: journeys)
         for (journey, definition) in journeys.active where Self.triggers(definition.trigger, signal) {
             guard let first = definition.steps.first else { continue }
             let subject = JourneySubject(signal: signal)

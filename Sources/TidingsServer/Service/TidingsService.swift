@@ -197,6 +197,7 @@ public final class TidingsService: Sendable {
         jobs.append(.winnerDecisions(WinnerSelector(store: store, logger: logger)))
         jobs.append(.journeySchedules(api.journeys))
         jobs.append(.journeyStepWinners(JourneyStepWinnerSelector(store: store, logger: logger)))
+        jobs.append(.journeySegments(api.journeys))
         if let days = configuration.eventRetentionDays {
             jobs.append(.eventRetention(store: store, days: days, logger: logger))
         }

@@ -650,6 +650,18 @@ extension SQLiteStore {
             step_id TEXT NOT NULL,
             message_id TEXT NOT NULL,
             PRIMARY KEY (journey_id, version, step_id, message_id)
+        """,
+        // Membership of the segment a segment-triggered journey names, per person, so that a join is a transition
+        // (docs/journeys.md); the row with an empty subject marks the members the journey started with as taken.
+        """
+        CREATE TABLE journey_segment_members (
+            journey_id TEXT NOT NULL,
+            segment TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            member INTEGER NOT NULL,
+            joins INTEGER NOT NULL,
+            changed_at INTEGER NOT NULL,
+            PRIMARY KEY (journey_id, segment, subject)
         );
         """,
     ]

@@ -156,12 +156,17 @@ enum JourneyText {
         }
     }
 
-    /// A trigger in words: `event add_to_cart`, `attribute plan becomes pro`, `schedule every day at 09:00`.
+    /// A trigger in words: `event add_to_cart`, `attribute plan becomes pro`, `segment lapsed`,
+    /// `schedule every day at 09:00`.
     static func trigger(_ trigger: JSONValue?) -> String {
         guard let trigger else { return "-" }
         if let event = trigger["event"] { return "event " + condition(event: event, where: trigger["where"]) }
         if let key = trigger["attribute"]?.stringValue {
             return "attribute \(key)" + (trigger["becomes"].map { " becomes \(DisplayText.value($0))" } ?? "")
+        }
+        if let segment = trigger["segment"]?.stringValue {
+            return "segment \(segment)"
+                + (trigger["include_current_members"] == .bool(true) ? " (current members too)" : "")
         }
         if let schedule = trigger["schedule"] {
             var text = "schedule every \(DisplayText.value(schedule["every"]))"

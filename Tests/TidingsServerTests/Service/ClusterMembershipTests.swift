@@ -195,7 +195,8 @@ import TidingsTesting
         #expect(sender.scheduledWork.leadership.isLeader)
         #expect(
             sender.scheduledWork.jobs.map(\.name) == [
-                "audit-retention", "winner-decisions", "journey-schedules", "journey-step-winners", "event-retention",
+                "audit-retention", "winner-decisions", "journey-schedules", "journey-step-winners", "journey-segments",
+                "event-retention",
             ])
         let second = try TidingsService(configuration: configuration, logger: .disabled())
         #expect(!second.scheduledWork.leadership.isLeader)
@@ -224,6 +225,7 @@ import TidingsTesting
         #expect(
             services[0].scheduledWork.jobs.map(\.name) == [
                 "uninstall-checks", "audit-retention", "winner-decisions", "journey-schedules", "journey-step-winners",
+                "journey-segments",
             ])
         for service in services { await service.stop() }
         #expect(try services[0].store.instanceHeartbeats().isEmpty, "a stopped service retires its instance")
