@@ -683,6 +683,7 @@ extension PostgresStore {
             step_id text COLLATE "C" NOT NULL,
             message_id text COLLATE "C" NOT NULL,
             PRIMARY KEY (journey_id, version, step_id, message_id)
+        );
         """,
         // Membership of the segment a segment-triggered journey names, per person, so that a join is a transition
         // (docs/journeys.md); the row with an empty subject marks the members the journey started with as taken.
