@@ -337,8 +337,9 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     /// After each turn of libcurl, its completions released: transfers waiting inside libcurl while others hold
     /// streams show the host's window (the most seen holding one, as a look can come just before libcurl hands a
-    /// freed stream on). A whole window of completions with none waiting, while this client's own queue is not
-    /// empty, doubles it: APNs opens a connection with a small window and raises it after the first requests,
+    /// freed stream on). A whole window of completions with none waiting, while this client's own queue holds
+    /// at least another window's worth, doubles it (so a doubling past the host's window is seen at once, the
+    /// moment those transfers wait inside libcurl): APNs opens a connection with a small window and raises it after the first requests,
     /// and from 1 to 1,000 takes ten round trips. A doubling past the host's window is cut back at once.
     private func learnWindow() {
         let holding = streamHolders.count
@@ -349,7 +350,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             mostHeldWhileWaiting = max(mostHeldWhileWaiting, holding)
             next = mostHeldWhileWaiting
             completedSinceWaiting = 0
-        } else if waitingInside == 0 && active.count >= window && waitingHead < waiting.count
+        } else if waitingInside == 0 && active.count >= window && waiting.count - waitingHead >= window
             && completedSinceWaiting >= window
         {
             next = min(configuration.activeLimit, window * 2)
