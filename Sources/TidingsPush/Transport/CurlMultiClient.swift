@@ -54,10 +54,12 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private let inbox = LockedBox(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// The transfers the host lets run at once on this client's connection, as learned: see ``streamWindow``.
+    /// ``streamWindow`` for readers outside the loop thread (the pool), written when the window changes.
     private let learnedWindow: LockedBox<Int>
 
     // Loop-thread state.
+    /// The window the loop keeps to; its hot path reads this copy, not the lock.
+    private var window: Int
     private let streamHolders = CurlTransfer.StreamHolders()
     /// Transfers completed since transfers were last seen waiting inside libcurl (or the window last grew): a
     /// whole window's worth with none waiting lets it grow.
@@ -97,6 +99,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         self.configuration = configuration
         self.multi = multi
         learnedWindow = LockedBox(configuration.activeLimit)
+        window = configuration.activeLimit
         _ = tidings_multi_setopt_long(multi, CURLMOPT_PIPELINING, TIDINGS_CURLPIPE_MULTIPLEX)
         _ = tidings_multi_setopt_long(
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maxConnectionsPerHost))
@@ -216,7 +219,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
 
     /// Hands waiting transfers to libcurl while fewer than the limit are active.
     private func admitWaiting() {
-        let limit = streamWindow
+        let limit = window
         while active.count < limit, waitingHead < waiting.count {
             let transfer = waiting[waitingHead]
             waitingHead += 1
@@ -344,7 +347,6 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private func learnWindow() {
         let holding = streamHolders.count
         let waitingInside = active.count - holding
-        let window = streamWindow
         var next = window
         if holding > 0 && waitingInside > 0 {
             mostHeldWhileWaiting = max(mostHeldWhileWaiting, holding)
@@ -357,7 +359,10 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             mostHeldWhileWaiting = 0
             completedSinceWaiting = 0
         }
-        if next != window { learnedWindow.withLock { $0 = next } }
+        if next != window {
+            window = next
+            learnedWindow.withLock { $0 = next }
+        }
     }
 
     private func release(_ transfer: CurlTransfer, handle easy: UnsafeMutableRawPointer, reuse: Bool) {
@@ -366,7 +371,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         transfer.headerList = nil
         transfer.easy = nil
         // Handles for as many transfers as run at once: the window the host grants, not the ceiling configured.
-        if reuse && pool.count < streamWindow {
+        if reuse && pool.count < window {
             pool.append(easy)
         } else {
             curl_easy_cleanup(easy)
