@@ -171,51 +171,6 @@ extension PostgresStore {
 
     /// Claims with `FOR UPDATE OF d SKIP LOCKED`: rows another instance is claiming right now are passed
     /// over instead of waited for, so workers on several instances share one queue.
-    public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
-        -> [MessageDelivery]
-    {
-        let columns = Self.deliveryColumns.split(separator: ",").map {
-            "d." + $0.trimmingCharacters(in: .whitespaces)
-        }
-        return try write { db in
-            // A worker that died (or stalled past its lease) gives its rows back; rows it had already
-            // recorded as sent are not claimed, so they are never sent again.
-            try db.run(
-                """
-                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
-                    claim_epoch = claim_epoch + 1
-                WHERE state = 'claimed' AND claim_expires_at <= $1
-                """, [.integer(now)])
-            let claimed = try db.query(
-                """
-                WITH due AS (
-                    SELECT d.message_id, d.installation_id
-                    FROM message_deliveries d JOIN messages m ON m.id = d.message_id
-                    WHERE d.state = 'pending' AND d.not_before <= $1 AND m.state IN ('queued', 'resolving', 'sending')
-                    ORDER BY d.not_before, d.message_id, d.installation_id LIMIT $2
-                    FOR UPDATE OF d SKIP LOCKED)
-                UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
-                    updated_at = $1, claim_epoch = d.claim_epoch + 1
-                FROM due WHERE d.message_id = due.message_id AND d.installation_id = due.installation_id
-                RETURNING \(columns.joined(separator: ", ")), d.claim_epoch
-                """,
-                [.integer(now), .integer(Int64(max(0, limit))), .text(worker), .integer(leaseUntil)]
-            ) { row in
-                var delivery = Self.deliveryRow(row)
-                delivery.claimEpoch = row.int64(Self.deliveryColumnCount)
-                return delivery
-            }
-            for messageID in Set(claimed.map(\.messageID)).sorted() {
-                try db.run(
-                    "UPDATE messages SET state = 'sending' WHERE id = $1 AND state = 'queued'", [.text(messageID)])
-            }
-            // RETURNING has no order: give them back in the order they were due.
-            return claimed.sorted {
-                ($0.notBefore, $0.messageID, $0.installationID) < ($1.notBefore, $1.messageID, $1.installationID)
-            }
-        }
-    }
-
     @discardableResult
     public func completeDelivery(
         messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64

@@ -698,6 +698,11 @@ extension PostgresStore {
             PRIMARY KEY (journey_id, segment, subject)
         );
         """,
+        // Claims read `message_deliveries_due_by_message` per message; the index of every pending row by time
+        // served a claim across messages that is gone, and cost each delivery two B-tree writes (issue #39).
+        """
+        DROP INDEX message_deliveries_pending;
+        """,
     ]
 
     /// The advisory lock (`pg_advisory_lock`) migrations run under, so two instances starting together take

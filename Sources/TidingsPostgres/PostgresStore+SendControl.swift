@@ -73,7 +73,7 @@ extension PostgresStore {
                         ORDER BY not_before, installation_id LIMIT $2
                         FOR UPDATE SKIP LOCKED)
                     UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
-                        updated_at = $5, claim_epoch = d.claim_epoch + 1
+                        claim_epoch = d.claim_epoch + 1
                     FROM due WHERE d.message_id = $1 AND d.installation_id = due.installation_id
                     RETURNING \(columns.joined(separator: ", ")), d.claim_epoch
                     """,

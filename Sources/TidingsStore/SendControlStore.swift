@@ -41,3 +41,13 @@ public protocol SendControlStore: Sendable {
     /// reserving or removing anything (a dry run). Installations holding none are left out.
     func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int]
 }
+
+extension SendControlStore {
+    /// Claims up to `limit` due deliveries for `worker` until `leaseUntil` as one ``DeliveryClaim`` with nothing
+    /// excluded: the shares of ``claimDeliveries(worker:claim:now:leaseUntil:)``, for callers that want a batch.
+    public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
+        -> [MessageDelivery]
+    {
+        try claimDeliveries(worker: worker, claim: DeliveryClaim(limit: limit), now: now, leaseUntil: leaseUntil)
+    }
+}

@@ -163,10 +163,6 @@ public protocol Store:
     /// other sender is alive (``TidingsService`` holds the store's sender lock); others wait for leases.
     /// - Returns: how many deliveries were released.
     func releaseAllClaims(now: Int64) throws -> Int
-    /// Claims up to `limit` pending deliveries of queued or sending messages due at `now` for `worker` until
-    /// `leaseUntil`, first returning expired claims to pending. Concurrent callers never get the same row
-    /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
-    func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws -> [MessageDelivery]
     /// Records the result of a delivery `worker` holds; false (and nothing changed) when it no longer holds it,
     /// so a row is never moved out of `sent`.
     @discardableResult

@@ -62,13 +62,15 @@ import TidingsStoreTesting
                 delivery("m1", "i2"), delivery("m1", "i1"), delivery("m1", "later", notBefore: Self.now + 1000),
             ])
         try store.createMessage(message("m2"), deliveries: [delivery("m2", "i0")])
-        let first = try store.claimDeliveries(worker: "w1", limit: 2, now: Self.now, leaseUntil: Self.now + 500)
-        #expect(first.map(\.installationID) == ["i1", "i2"])
+        // The oldest message's share comes first, its rows in (due time, installation) order.
+        let first = try store.claimDeliveries(worker: "w1", limit: 1, now: Self.now, leaseUntil: Self.now + 500)
+        #expect(first.map(\.installationID) == ["i1"])
         #expect(first.allSatisfy { $0.state == .claimed && $0.token == "token-\($0.installationID)" })
         #expect(try store.message(appID: "app_a", messageID: "m1")?.state == .sending)
         #expect(try store.message(appID: "app_a", messageID: "m2")?.state == .queued)
         let second = try store.claimDeliveries(worker: "w2", limit: 10, now: Self.now, leaseUntil: Self.now + 500)
-        #expect(second.map(\.installationID) == ["i0"], "claimed rows and rows not yet due are left")
+        #expect(second.map(\.installationID) == ["i2", "i0"], "claimed rows and rows not yet due are left")
+        #expect(try store.message(appID: "app_a", messageID: "m2")?.state == .sending)
         #expect(try store.messageCounts(messageID: "m1").inFlight == 2)
         #expect(try store.claimDeliveries(worker: "w3", limit: 10, now: Self.now, leaseUntil: Self.now + 500).isEmpty)
         // The one not due before now + 1000 comes when it is due.

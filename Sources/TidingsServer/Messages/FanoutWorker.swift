@@ -248,7 +248,12 @@ public final class FanoutWorker: Sendable {
             let claimed = try store.claimDeliveries(worker: id, claim: request, now: now, leaseUntil: leaseUntil)
             claimedTotal += claimed.count
             if !claimed.isEmpty {
-                try intake(claimed, leaseUntil: leaseUntil, into: &queue, completions: &completions)
+                // Rows claimed just now are this worker's under the epochs the claim returned; what could take
+                // them away is this instance being taken for dead, which the last check rules out until
+                // `checkedUntil` (its heartbeat's age). So they need no check of their own until then.
+                try intake(
+                    claimed, leaseUntil: leaseUntil, checked: ContinuousClock.now < checkedUntil, into: &queue,
+                    completions: &completions)
             }
             if !request.onlyTransactional {
                 exhausted = claimed.isEmpty
@@ -451,7 +456,7 @@ public final class FanoutWorker: Sendable {
     /// Decides each claimed delivery against its installation as it is now and its app's frequency cap: what
     /// goes out joins the queue, the rest is recorded as it is.
     private func intake(
-        _ deliveries: [MessageDelivery], leaseUntil: Int64, into queue: inout SendQueue,
+        _ deliveries: [MessageDelivery], leaseUntil: Int64, checked: Bool, into queue: inout SendQueue,
         completions: inout CompletionBuffer
     ) throws {
         for delivery in deliveries where !queue.knowsMessage(delivery.messageID) {
@@ -537,7 +542,7 @@ public final class FanoutWorker: Sendable {
                 }
             }
         }
-        queue.enqueue(ready, leaseUntil: leaseUntil)
+        queue.enqueue(ready, leaseUntil: leaseUntil, checked: checked)
     }
 
     /// Writes the waiting outcomes in one transaction and counts them.

@@ -97,8 +97,9 @@ struct SendQueue {
 
     func message(_ delivery: MessageDelivery) -> MessageRecord? { messages[delivery.messageID] ?? nil }
 
-    /// Adds deliveries whose message has been read with ``addMessage(_:_:)``, claimed until `leaseUntil`.
-    mutating func enqueue(_ deliveries: [MessageDelivery], leaseUntil: Int64) {
+    /// Adds deliveries whose message has been read with ``addMessage(_:_:)``, claimed until `leaseUntil`;
+    /// `checked` when the claim itself is as good as a check (the worker's last check still holds).
+    mutating func enqueue(_ deliveries: [MessageDelivery], leaseUntil: Int64, checked: Bool = false) {
         for delivery in deliveries {
             guard let message = message(delivery) else { continue }
             if lines[delivery.messageID] == nil {
@@ -109,9 +110,9 @@ struct SendQueue {
                 }
             }
             lines[delivery.messageID, default: Line()].deliveries.append(
-                Entry(delivery: delivery, leaseUntil: leaseUntil))
+                Entry(delivery: delivery, leaseUntil: leaseUntil, checked: checked))
             count += 1
-            unchecked += 1
+            if !checked { unchecked += 1 }
         }
     }
 

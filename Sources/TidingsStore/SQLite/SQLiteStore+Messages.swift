@@ -152,57 +152,6 @@ extension SQLiteStore {
         }
     }
 
-    public func claimDeliveries(worker: String, limit: Int, now: Int64, leaseUntil: Int64) throws
-        -> [MessageDelivery]
-    {
-        try database.write { db in
-            // A worker that died (or stalled past its lease) gives its rows back; rows it had already
-            // recorded as sent are not claimed, so they are never sent again.
-            try db.run(
-                """
-                UPDATE message_deliveries SET state = 'pending', claimed_by = NULL, claim_expires_at = NULL,
-                    claim_epoch = claim_epoch + 1
-                WHERE state = 'claimed' AND claim_expires_at <= ?1
-                """, [.integer(now)])
-            // PostgreSQL: the same SELECT with `FOR UPDATE OF d SKIP LOCKED`, so workers share the queue.
-            let due = try db.query(
-                """
-                SELECT \(Self.deliveryColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-                FROM message_deliveries d JOIN messages m ON m.id = d.message_id
-                WHERE d.state = 'pending' AND d.not_before <= ?1 AND m.state IN ('queued', 'resolving', 'sending')
-                ORDER BY d.not_before, d.message_id, d.installation_id LIMIT ?2
-                """, [.integer(now), .integer(Int64(max(0, limit)))], row: Self.deliveryRow)
-            var messageIDs = Set<String>()
-            var epochs: [Int64] = []
-            for delivery in due {
-                let epoch = try db.query(
-                    """
-                    UPDATE message_deliveries SET state = 'claimed', claimed_by = ?3, claim_expires_at = ?4,
-                        updated_at = ?5, claim_epoch = claim_epoch + 1
-                    WHERE message_id = ?1 AND installation_id = ?2 AND state = 'pending'
-                    RETURNING claim_epoch
-                    """,
-                    [
-                        .text(delivery.messageID), .text(delivery.installationID), .text(worker),
-                        .integer(leaseUntil), .integer(now),
-                    ]
-                ) { $0.int64(at: 0) }.first
-                epochs.append(epoch ?? 0)
-                messageIDs.insert(delivery.messageID)
-            }
-            for messageID in messageIDs {
-                try db.run(
-                    "UPDATE messages SET state = 'sending' WHERE id = ?1 AND state = 'queued'", [.text(messageID)])
-            }
-            return zip(due, epochs).map { delivery, epoch in
-                var claimed = delivery
-                claimed.state = .claimed
-                claimed.claimEpoch = epoch
-                return claimed
-            }
-        }
-    }
-
     @discardableResult
     public func completeDelivery(
         messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64

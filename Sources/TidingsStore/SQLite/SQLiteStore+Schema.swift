@@ -665,6 +665,11 @@ extension SQLiteStore {
             PRIMARY KEY (journey_id, segment, subject)
         );
         """,
+        // Claims read `message_deliveries_due_by_message` per message; the index of every pending row by time
+        // served a claim across messages that is gone, and cost each delivery two B-tree writes (issue #39).
+        """
+        DROP INDEX message_deliveries_pending;
+        """,
     ]
 
     /// Applies every migration newer than the database's `user_version`, each in its own transaction.

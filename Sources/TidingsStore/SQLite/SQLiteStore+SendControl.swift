@@ -46,7 +46,7 @@ extension SQLiteStore {
                 let rows = try db.query(
                     """
                     UPDATE message_deliveries SET state = 'claimed', claimed_by = ?3, claim_expires_at = ?4,
-                        updated_at = ?5, claim_epoch = claim_epoch + 1
+                        claim_epoch = claim_epoch + 1
                     WHERE message_id = ?1 AND installation_id IN (
                         SELECT installation_id FROM message_deliveries
                         WHERE message_id = ?1 AND state = 'pending' AND not_before <= ?5
