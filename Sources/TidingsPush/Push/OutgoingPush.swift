@@ -45,7 +45,7 @@ public struct OutgoingPush: Sendable, Hashable {
     public init(
         token: String, tokenType: TokenType = .apns, environment: Environment, topic: String,
         pushType: PushType = .alert, priority: Int = 10, expiration: Date? = nil, collapseID: String? = nil,
-        apnsID: UUID = UUID(), payload: [UInt8], installationID: String? = nil
+        apnsID: UUID = PushIDGenerator.next(), payload: [UInt8], installationID: String? = nil
     ) {
         self.installationID = installationID
         self.token = token
