@@ -14,13 +14,25 @@ extension PostgresStore {
     static let messageColumnCount = Int32(messageColumns.split(separator: ",").count)
     /// How many columns ``deliveryColumns`` names: the index of a column selected after them.
     static let deliveryColumnCount = Int32(deliveryColumns.split(separator: ",").count)
-    private static let insertDeliverySQL = """
+    /// A batch of deliveries in one statement, bound as one array per column: one executor start-up per batch
+    /// instead of one per row, which was most of PostgreSQL's CPU per delivery (issue #39). `ORDER BY ord`
+    /// keeps the batch's order, so of a repeated installation id the first is the one kept.
+    private static let insertDeliveriesSQL = """
         INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+        SELECT $1, installation_id, $2, token, token_type, environment, state, reason, attempts, not_before,
+            target_user_id, variant, language, due_at, expires_at, split_user_id, $3
+        FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],
+                $11::bigint[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::text[])
+            WITH ORDINALITY AS d(installation_id, token, token_type, environment, state, reason, attempts, not_before,
+                target_user_id, variant, language, due_at, expires_at, split_user_id, ord)
+        ORDER BY ord
         ON CONFLICT (message_id, installation_id) DO NOTHING
         """
+    /// Rows bound per statement of ``insertDeliveriesSQL``: a resolution chunk in one, and a message created
+    /// with a long list of installations in a few, each array's text a few hundred kilobytes at most.
+    static let deliveriesPerStatement = 5_000
 
-    /// Stores the message, then its deliveries pipelined (one round trip per 64), in one transaction.
+    /// Stores the message, then its deliveries (``insertDeliveries(_:_:message:app:now:)``), in one transaction.
     public func createMessage(_ message: MessageRecord, deliveries: [MessageDelivery]) throws {
         do {
             try write { db in
@@ -40,25 +52,28 @@ extension PostgresStore {
         }
     }
 
-    /// Inserts deliveries pipelined (one round trip per 64); a repeated installation id is one target: the
-    /// primary key keeps the first.
+    /// Inserts deliveries, a statement per ``deliveriesPerStatement``; a repeated installation id is one target:
+    /// the primary key keeps the first.
     static func insertDeliveries(
         _ db: PostgresConnection, _ deliveries: [MessageDelivery], message messageID: String, app appID: String,
         now: Int64
     ) throws {
-        _ = try db.pipeline(
-            insertDeliverySQL,
-            deliveries.map { delivery in
+        for start in stride(from: 0, to: deliveries.count, by: deliveriesPerStatement) {
+            let batch = deliveries[start..<min(start + deliveriesPerStatement, deliveries.count)]
+            func column(_ value: (MessageDelivery) -> PostgresValue) -> PostgresValue { .array(batch.map(value)) }
+            try db.run(
+                insertDeliveriesSQL,
                 [
-                    .text(messageID), .text(delivery.installationID), .text(appID),
-                    .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
-                    .text(delivery.state.rawValue), PostgresValue(delivery.reason),
-                    .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
-                    PostgresValue(delivery.targetUserID), PostgresValue(delivery.variant),
-                    PostgresValue(delivery.language), PostgresValue(delivery.dueAt),
-                    PostgresValue(delivery.expiresAt), PostgresValue(delivery.splitUserID), .integer(now),
-                ]
-            })
+                    .text(messageID), .text(appID), .integer(now), column { .text($0.installationID) },
+                    column { .text($0.token) }, column { .text($0.tokenType.rawValue) },
+                    column { .text($0.environment) }, column { .text($0.state.rawValue) },
+                    column { PostgresValue($0.reason) }, column { .integer(Int64($0.attempts)) },
+                    column { .integer($0.notBefore) }, column { PostgresValue($0.targetUserID) },
+                    column { PostgresValue($0.variant) }, column { PostgresValue($0.language) },
+                    column { PostgresValue($0.dueAt) }, column { PostgresValue($0.expiresAt) },
+                    column { PostgresValue($0.splitUserID) },
+                ])
+        }
     }
 
     /// The values of ``messageColumns`` for `message`, in order.

@@ -53,6 +53,43 @@ import TidingsStoreTesting
         #expect(try store.messageCounts(messageID: "m1").targets == 3, "the refused message added nothing")
     }
 
+    /// More deliveries than PostgreSQL binds in one statement: every one is stored with its own fields, and a
+    /// target repeated in a later statement still counts once, the first kept.
+    @Test(arguments: StoreBackend.allCases)
+    func aMessageOfManyDeliveriesKeepsEachOnceWithItsFields(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        var deliveries = (0..<12_000).map { index in
+            var row = delivery("m1", "i\(index)", notBefore: Int64(index))
+            row.variant = index.isMultiple(of: 2) ? "a" : nil
+            row.language = index.isMultiple(of: 3) ? "fr" : nil
+            row.dueAt = index.isMultiple(of: 5) ? Self.now + Int64(index) : nil
+            return row
+        }
+        // One repeat in the same statement as its first, one in a later statement.
+        var repeatedNearby = delivery("m1", "i8")
+        repeatedNearby.token = "token-repeated"
+        deliveries.insert(repeatedNearby, at: 100)
+        var repeated = delivery("m1", "i7")
+        repeated.token = "token-repeated"
+        deliveries.append(repeated)
+        try store.createMessage(message("m1"), deliveries: deliveries)
+        #expect(try store.messageCounts(messageID: "m1").targets == 12_000)
+        // The last rows are due last: claim everything due by then and look at a few from each statement.
+        let claimed = try store.claimDeliveries(
+            worker: "w", limit: 12_000, now: Self.now + 12_000, leaseUntil: Self.now + 20_000)
+        let byID = Dictionary(uniqueKeysWithValues: claimed.map { ($0.installationID, $0) })
+        #expect(byID.count == 12_000)
+        #expect(byID["i7"]?.token == "token-i7", "the first of a repeated target is kept")
+        #expect(byID["i8"]?.token == "token-i8", "the first of a repeated target is kept")
+        for index in [0, 1, 4_998, 4_999, 5_000, 9_999, 10_000, 11_999] {
+            let row = byID["i\(index)"]
+            #expect(row?.notBefore == Int64(index))
+            #expect(row?.variant == (index.isMultiple(of: 2) ? "a" : nil))
+            #expect(row?.language == (index.isMultiple(of: 3) ? "fr" : nil))
+            #expect(row?.dueAt == (index.isMultiple(of: 5) ? Self.now + Int64(index) : nil))
+        }
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func claimsTakeDueDeliveriesOnceInOrderAndMarkTheMessageSending(_ backend: StoreBackend) throws {
         let store = try makeStore(backend)
