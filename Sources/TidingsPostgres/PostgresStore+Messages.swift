@@ -184,8 +184,6 @@ extension PostgresStore {
         }
     }
 
-    /// Claims with `FOR UPDATE OF d SKIP LOCKED`: rows another instance is claiming right now are passed
-    /// over instead of waited for, so workers on several instances share one queue.
     @discardableResult
     public func completeDelivery(
         messageID: String, installationID: String, worker: String, result: DeliveryResult, now: Int64
