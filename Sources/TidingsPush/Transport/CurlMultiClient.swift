@@ -80,6 +80,9 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             ? TIDINGS_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : TIDINGS_CURL_HTTP_VERSION_1_1
     }()
 
+    /// Each handle's receive buffer (`CURLOPT_BUFFERSIZE`): an answer's body larger than this takes more turns,
+    /// and 4 KiB takes any APNs or FCM error body in one.
+    static let receiveBufferBytes = 4096
     private static let globalInit: CURLcode = curl_global_init(TIDINGS_CURL_GLOBAL_DEFAULT)
 
     /// Throws when libcurl cannot be initialised, for owners that make their clients later, on first use.
@@ -382,6 +385,10 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         guard let easy = curl_easy_init() else { return nil }
         _ = tidings_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = tidings_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // libcurl gives every handle a receive buffer of this size (16 KiB by default). An APNs or FCM answer
+        // is a few hundred bytes, and a longer body only takes more turns, so a window of 1,000 pushes need
+        // not hold 16 MiB of buffers.
+        _ = tidings_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferBytes)
         _ = tidings_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         _ = tidings_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, CurlTransfer.writeBody)
         _ = tidings_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, CurlTransfer.receiveHeader)

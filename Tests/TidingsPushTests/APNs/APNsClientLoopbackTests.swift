@@ -234,6 +234,29 @@ struct APNsClientLoopbackTests {
         }
     }
 
+    @Test("a response body several times a handle's receive buffer arrives whole")
+    func bodyLargerThanTheReceiveBuffer() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        var configuration = CurlMultiClient.Configuration()
+        configuration.caBundlePath = APNsStandIn.certificatePath
+        let client = try CurlMultiClient(configuration: configuration)
+        defer { client.shutdown() }
+        // The stand-in answers /recorded/<token> with the headers the push for that token came with, so a long
+        // header comes back as a long body.
+        let padding = String((0..<(3 * CurlMultiClient.receiveBufferBytes)).map { _ in "abcdefgh".randomElement()! })
+        let push = try await client.send(
+            HTTP2Request(
+                method: "POST", url: server.endpoint + "/3/device/padded",
+                headers: [(name: "x-padding", value: padding)], body: Array("{}".utf8)))
+        #expect(push.status == 200)
+        let recorded = try await client.send(HTTP2Request(method: "GET", url: server.endpoint + "/recorded/padded"))
+        #expect(recorded.status == 200)
+        #expect(recorded.body.count > 3 * CurlMultiClient.receiveBufferBytes)
+        let headers = try JSONSerialization.jsonObject(with: Data(recorded.body)) as? [String: String]
+        #expect(headers?["x-padding"] == padding)
+    }
+
     @Test("past the active-transfer limit requests queue in order and all complete; a queued one can be cancelled")
     func admissionLimit() async throws {
         let server = try APNsStandIn()
