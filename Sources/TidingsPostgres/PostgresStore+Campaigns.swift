@@ -51,11 +51,10 @@ extension PostgresStore {
         }
     }
 
-    @discardableResult
     public func appendDeliveries(
         messageID: String, resolver: String, deliveries: [MessageDelivery], cursor: String?, finished: Bool,
-        leaseUntil: Int64, now: Int64
-    ) throws -> Bool {
+        leaseUntil: Int64, now: Int64, handover: ClaimHandover?
+    ) throws -> Set<String>? {
         try write { db in
             let changed = try db.run(
                 """
@@ -66,7 +65,7 @@ extension PostgresStore {
                     .text(messageID), .text(resolver), PostgresValue(cursor), .text(finished ? "sending" : "resolving"),
                     finished ? .null : .text(resolver), finished ? .null : .integer(leaseUntil),
                 ])
-            guard changed > 0 else { return false }
+            guard changed > 0 else { return nil }
             if finished {
                 // A split test's decision is due its wait after the test's audience is complete.
                 try db.run(
@@ -75,9 +74,21 @@ extension PostgresStore {
                     WHERE message_id = $1 AND decide_at IS NULL
                     """, [.text(messageID), .integer(now)])
             }
-            guard let appID = deliveries.first?.appID else { return true }
-            try Self.insertDeliveries(db, deliveries, message: messageID, app: appID, now: now)
-            return true
+            guard let appID = deliveries.first?.appID else { return [] }
+            return try Self.insertDeliveries(
+                db, deliveries, message: messageID, app: appID, now: now, handover: handover)
+        }
+    }
+
+    public func resolutionDue(now: Int64, excluding messageID: String) throws -> Bool {
+        try read { db in
+            try db.scalar(
+                """
+                SELECT 1 FROM messages
+                WHERE state IN ('scheduled', 'resolving') AND resolve_at <= $1 AND id <> $2
+                    AND (resolver IS NULL OR resolver_expires_at <= $1)
+                LIMIT 1
+                """, [.integer(now), .text(messageID)]) as Int64? != nil
         }
     }
 

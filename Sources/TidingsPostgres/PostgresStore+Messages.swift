@@ -18,15 +18,19 @@ extension PostgresStore {
     /// instead of one per row, which was most of PostgreSQL's CPU per delivery (issue #39). `ORDER BY ord`
     /// keeps the batch's order, so of a repeated installation id the first is the one kept.
     private static let insertDeliveriesSQL = """
-        INSERT INTO message_deliveries (\(deliveryColumns), updated_at)
-        SELECT $1, installation_id, $2, token, token_type, environment, state, reason, attempts, not_before,
-            target_user_id, variant, language, due_at, expires_at, split_user_id, $3
+        INSERT INTO message_deliveries (\(deliveryColumns), updated_at, claimed_by, claim_expires_at, claim_epoch)
+        SELECT $1, installation_id, $2, token, token_type, environment,
+            CASE WHEN state = 'claimed' AND $18::text IS NULL THEN 'pending' ELSE state END, reason, attempts,
+            not_before, target_user_id, variant, language, due_at, expires_at, split_user_id, $3,
+            CASE WHEN state = 'claimed' THEN $18::text END, CASE WHEN state = 'claimed' THEN $19::bigint END,
+            CASE WHEN state = 'claimed' AND $18::text IS NOT NULL THEN $20::bigint ELSE 0 END
         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],
                 $11::bigint[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::text[])
             WITH ORDINALITY AS d(installation_id, token, token_type, environment, state, reason, attempts, not_before,
                 target_user_id, variant, language, due_at, expires_at, split_user_id, ord)
         ORDER BY ord
         ON CONFLICT (message_id, installation_id) DO NOTHING
+        RETURNING installation_id, state = 'claimed'
         """
     /// Rows bound per statement of ``insertDeliveriesSQL``: a resolution chunk in one, and a message created
     /// with a long list of installations in a few, each array's text a few hundred kilobytes at most.
@@ -53,15 +57,19 @@ extension PostgresStore {
     }
 
     /// Inserts deliveries, a statement per ``deliveriesPerStatement``; a repeated installation id is one target:
-    /// the primary key keeps the first.
+    /// the primary key keeps the first. With `handover`, the claimed ones are written claimed by its worker
+    /// (``ClaimHandover``).
+    /// - Returns: the installation ids written claimed.
+    @discardableResult
     static func insertDeliveries(
         _ db: PostgresConnection, _ deliveries: [MessageDelivery], message messageID: String, app appID: String,
-        now: Int64
-    ) throws {
+        now: Int64, handover: ClaimHandover? = nil
+    ) throws -> Set<String> {
+        var claimed = Set<String>()
         for start in stride(from: 0, to: deliveries.count, by: deliveriesPerStatement) {
             let batch = deliveries[start..<min(start + deliveriesPerStatement, deliveries.count)]
             func column(_ value: (MessageDelivery) -> PostgresValue) -> PostgresValue { .array(batch.map(value)) }
-            try db.run(
+            let written = try db.query(
                 insertDeliveriesSQL,
                 [
                     .text(messageID), .text(appID), .integer(now), column { .text($0.installationID) },
@@ -71,9 +79,15 @@ extension PostgresStore {
                     column { .integer($0.notBefore) }, column { PostgresValue($0.targetUserID) },
                     column { PostgresValue($0.variant) }, column { PostgresValue($0.language) },
                     column { PostgresValue($0.dueAt) }, column { PostgresValue($0.expiresAt) },
-                    column { PostgresValue($0.splitUserID) },
-                ])
+                    column { PostgresValue($0.splitUserID) }, PostgresValue(handover?.worker),
+                    PostgresValue(handover?.leaseUntil), .integer(ClaimHandover.epoch),
+                ]
+            ) { row in (row.text(0), row.bool(1)) }
+            for (installationID, isClaimed) in written where isClaimed && handover != nil {
+                claimed.insert(installationID)
+            }
         }
+        return claimed
     }
 
     /// The values of ``messageColumns`` for `message`, in order.

@@ -18,13 +18,21 @@ public protocol CampaignStore: Sendable {
     func claimResolution(resolver: String, now: Int64, leaseUntil: Int64) throws -> ResolutionClaim?
     /// Writes one chunk's deliveries (a repeated installation keeps its first row), moves the cursor to
     /// `cursor` and extends the lease, in one transaction; with `finished` the message becomes `sending` and
-    /// is released. Returns false and changes nothing when `resolver` no longer holds it (cancelled, or its
-    /// lease ended and another took it).
-    @discardableResult
+    /// is released. Changes nothing when `resolver` no longer holds it (cancelled, or its lease ended and
+    /// another took it).
+    ///
+    /// With `handover`, the deliveries in state ``MessageDelivery/State/claimed`` are written claimed by
+    /// `handover.worker` until `handover.leaseUntil` under ``ClaimHandover/epoch`` (the others as they are).
+    /// - Returns: nil when `resolver` no longer holds the message (nothing written); else the installation ids
+    ///   written claimed (a repeated installation keeps its first row, claimed or not).
     func appendDeliveries(
         messageID: String, resolver: String, deliveries: [MessageDelivery], cursor: String?, finished: Bool,
-        leaseUntil: Int64, now: Int64
-    ) throws -> Bool
+        leaseUntil: Int64, now: Int64, handover: ClaimHandover?
+    ) throws -> Set<String>?
+    /// Whether a message other than `messageID` waits for a resolver at `now`
+    /// (``claimResolution(resolver:now:leaseUntil:)`` would return one): a resolver pacing one message to its
+    /// worker stops waiting, so the other's resolution is not held up.
+    func resolutionDue(now: Int64, excluding messageID: String) throws -> Bool
     /// Gives up `resolver`'s hold on the message, so the next claim may take it at once.
     func releaseResolution(messageID: String, resolver: String) throws
     /// A page of the app's messages, newest first.
@@ -53,6 +61,18 @@ public protocol CampaignStore: Sendable {
 }
 
 extension CampaignStore {
+    /// ``appendDeliveries(messageID:resolver:deliveries:cursor:finished:leaseUntil:now:handover:)`` with nothing
+    /// handed over: false when `resolver` no longer holds the message.
+    @discardableResult
+    public func appendDeliveries(
+        messageID: String, resolver: String, deliveries: [MessageDelivery], cursor: String?, finished: Bool,
+        leaseUntil: Int64, now: Int64
+    ) throws -> Bool {
+        try appendDeliveries(
+            messageID: messageID, resolver: resolver, deliveries: deliveries, cursor: cursor, finished: finished,
+            leaseUntil: leaseUntil, now: now, handover: nil) != nil
+    }
+
     /// The message's funnel per variant or per language, knowing no button that opens the app.
     public func funnel(appID: String, messageID: String, by grouping: DeliveryGrouping) throws
         -> [String: EventFunnel]

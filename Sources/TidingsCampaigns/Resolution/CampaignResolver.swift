@@ -27,16 +27,20 @@ public final class CampaignResolver: Sendable {
     let clock: any TidingsClock
     let logger: Logger
     public let configuration: Configuration
+    /// The process's fan-out worker, to which chunks due now go claimed (``DeliveryHandoff``); nil writes every
+    /// chunk pending.
+    let handoff: DeliveryHandoff?
 
     public init(
         store: any Store, clock: any TidingsClock = SystemClock(), logger: Logger = .disabled(),
-        configuration: Configuration = Configuration(), id: String? = nil
+        configuration: Configuration = Configuration(), id: String? = nil, handoff: DeliveryHandoff? = nil
     ) {
         self.id = id ?? "resolver-" + UUID().lowercasedString
         self.store = store
         self.clock = clock
         self.logger = logger
         self.configuration = configuration
+        self.handoff = handoff
     }
 
     /// Resolves until no resolution is due; returns how many chunks it wrote.
@@ -73,7 +77,9 @@ public final class CampaignResolver: Sendable {
         var cursor = claim.cursor
         var chunks = 0
         while !Task.isCancelled {
-            guard let step = try resolveChunk(claim.message, cursor: cursor, resolver: id) else { break }
+            let handover = try await handover(of: claim.message)
+            guard let step = try resolveChunk(claim.message, cursor: cursor, resolver: id, handover: handover)
+            else { break }
             chunks += 1
             cursor = step.cursor
             if step.finished { break }
@@ -84,30 +90,92 @@ public final class CampaignResolver: Sendable {
         return chunks
     }
 
-    /// Writes one chunk of `message`'s deliveries after `cursor` for `resolver`, which holds it.
+    /// Whether the next chunk of `message` goes to the process's worker (``DeliveryHandoff``), and under which
+    /// claim: not for a paced message, whose queue the worker fills at its rate.
+    private func handover(of message: MessageRecord) async throws -> ClaimHandover? {
+        guard let handoff, message.ratePerSecond == nil else { return nil }
+        let store = store
+        let clock = clock
+        let reserved = try await handoff.reserve {
+            try !store.resolutionDue(now: clock.now.millisecondsSince1970, excluding: message.id)
+        }
+        guard reserved else { return nil }
+        return ClaimHandover(
+            worker: handoff.worker, leaseUntil: clock.now.millisecondsSince1970 + Int64(handoff.lease.seconds * 1000))
+    }
+
+    /// Writes one chunk of `message`'s deliveries after `cursor` for `resolver`, which holds it; with
+    /// `handover` (reserved from ``handoff``), the deliveries due now go to the worker claimed.
     /// - Returns: The cursor after the chunk and whether the audience is complete; nil when the message is no
     ///   longer held (cancelled, or taken by another resolver after a lease expired).
-    public func resolveChunk(_ message: MessageRecord, cursor: String?, resolver: String) throws
-        -> (cursor: String?, finished: Bool)?
-    {
+    public func resolveChunk(
+        _ message: MessageRecord, cursor: String?, resolver: String, handover: ClaimHandover? = nil
+    ) throws -> (cursor: String?, finished: Bool)? {
         let now = clock.now
         guard let plan = CampaignPlan.decode(message.plan) else {
+            if handover != nil { handoff?.cancelReservation() }
             logger.error("a message's plan cannot be read; it is left unresolved", metadata: ["message_id": message.id])
             _ = try store.appendDeliveries(
                 messageID: message.id, resolver: resolver, deliveries: [], cursor: cursor, finished: true,
                 leaseUntil: 0, now: now.millisecondsSince1970)
             return nil
         }
-        let (chunk, deliveries) = try decide(message, plan: plan, after: cursor, now: now)
-        let held = try store.appendDeliveries(
-            messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
-            finished: chunk.finished, leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
-            now: now.millisecondsSince1970)
-        guard held else { return nil }
+        var (chunk, deliveries) = try decide(message, plan: plan, after: cursor, now: now)
+        var handed: [Int] = []
+        if handover != nil {
+            for index in deliveries.indices
+            where deliveries[index].state == .pending && deliveries[index].notBefore <= now.millisecondsSince1970 {
+                deliveries[index].state = .claimed
+                deliveries[index].claimEpoch = ClaimHandover.epoch
+                handed.append(index)
+            }
+        }
+        let written: Set<String>?
+        do {
+            written = try store.appendDeliveries(
+                messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
+                finished: chunk.finished,
+                leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
+                now: now.millisecondsSince1970, handover: handed.isEmpty ? nil : handover)
+        } catch {
+            if handover != nil { handoff?.cancelReservation() }
+            throw error
+        }
+        if let handover {
+            try handOver(
+                handed.map { deliveries[$0] }, claimed: written ?? [], chunk: chunk, handover: handover,
+                now: now.millisecondsSince1970)
+        }
+        guard written != nil else { return nil }
         if chunk.finished {
             logger.info("audience resolved", metadata: ["message_id": message.id, "resolver": resolver])
         }
         return (chunk.cursor, chunk.finished)
+    }
+
+    /// Leaves the deliveries written claimed for the worker, with their installations; if the worker stopped
+    /// meanwhile, hands the rows back to the queue.
+    private func handOver(
+        _ candidates: [MessageDelivery], claimed: Set<String>, chunk: AudienceChunk, handover: ClaimHandover, now: Int64
+    ) throws {
+        guard let handoff else { return }
+        // A repeated installation has one row: its first delivery.
+        var seen = Set<String>()
+        let deliveries = candidates.filter {
+            claimed.contains($0.installationID) && seen.insert($0.installationID).inserted
+        }
+        guard !deliveries.isEmpty else {
+            handoff.cancelReservation()
+            return
+        }
+        let installations = chunk.members.map(\.installation).filter { seen.contains($0.installationID) }
+        let batch = DeliveryHandoff.Batch(
+            deliveries: deliveries, installations: installations, leaseUntil: handover.leaseUntil)
+        guard !handoff.put(batch) else { return }
+        try store.completeDeliveries(
+            deliveries.map {
+                DeliveryCompletion($0, result: .deferred(reason: DeliveryResult.interruptedReason, notBefore: now))
+            }, worker: handover.worker, now: now)
     }
 
     /// The deliveries of a message whose whole audience fits one chunk (a journey step's person), decided

@@ -8,13 +8,7 @@ struct CompletionBuffer {
     var isEmpty: Bool { entries.isEmpty }
 
     mutating func append(_ delivery: MessageDelivery, _ result: DeliveryResult) {
-        entries.append(
-            (
-                DeliveryCompletion(
-                    messageID: delivery.messageID, appID: delivery.appID, installationID: delivery.installationID,
-                    result: result, claimEpoch: delivery.claimEpoch),
-                delivery
-            ))
+        entries.append((DeliveryCompletion(delivery, result: result), delivery))
     }
 
     /// Everything waiting, leaving the buffer empty.

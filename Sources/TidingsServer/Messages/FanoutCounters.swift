@@ -9,6 +9,7 @@ struct FanoutCounters: Sendable {
     let skipped: Counter?
     let handedBack: Counter?
     let claimsLost: Counter?
+    let handedOver: Counter?
     let tokensDeactivated: Counter?
     let messagesAccepted: Counter?
     let messagesFinished: Counter?
@@ -30,6 +31,9 @@ struct FanoutCounters: Sendable {
         claimsLost = counter(
             "tidings_fanout_claims_lost_total",
             "Claimed deliveries dropped unsent: their claim was released (the instance taken for dead) or taken.")
+        handedOver = counter(
+            "tidings_fanout_deliveries_handed_over_total",
+            "Deliveries the resolver wrote claimed for this process's worker: sent without a claim of their own.")
         tokensDeactivated = counter("tidings_tokens_deactivated_total", "Tokens cleared after APNs said gone.")
         messagesAccepted = counter("tidings_messages_accepted_total", "Messages accepted by POST /v1/messages.")
         messagesFinished = counter("tidings_messages_finished_total", "Messages with every target done.")

@@ -37,17 +37,19 @@ public final class FanoutService: Sendable {
         workerCount: Int = 1, metrics: MetricsRegistry? = nil, instanceID: String? = nil,
         rates: (any RateSlotSource)? = nil
     ) {
-        // Named under the instance, so that the instance's silence or retirement hands its resolution over too.
-        resolver = CampaignResolver(
-            store: store, clock: clock, logger: logger, id: instanceID.map { "\($0)/resolver" })
         // One throttle for every worker, so a message's rate and its app's ceiling hold over all of them.
         let throttle = SendThrottle(source: rates)
         let count = max(1, workerCount)
         workers = (0..<count).map { index in
             FanoutWorker(
                 store: store, provider: provider, clock: clock, logger: logger, configuration: configuration,
-                metrics: metrics, id: instanceID.map { count == 1 ? $0 : "\($0)/\(index + 1)" }, throttle: throttle)
+                metrics: metrics, id: instanceID.map { count == 1 ? $0 : "\($0)/\(index + 1)" }, throttle: throttle,
+                takesHandoff: index == 0)
         }
+        // Named under the instance, so that the instance's silence or retirement hands its resolution over too.
+        resolver = CampaignResolver(
+            store: store, clock: clock, logger: logger, id: instanceID.map { "\($0)/resolver" },
+            handoff: workers.first?.handoff)
     }
 
     /// Starts the workers; a second call while running does nothing.

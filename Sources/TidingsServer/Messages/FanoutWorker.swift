@@ -34,6 +34,11 @@ import TidingsStore
 /// ``Configuration/completionDelay`` after the first of the batch returned (or when ``Configuration/completionBatchSize``
 /// are waiting), so the window is that short; the lease (default 5 minutes) is far longer than a send, so a
 /// slow but live worker is never overtaken. The device de-duplicates by `tidings.id` for delivery events.
+///
+/// One worker of a process (``FanoutService``'s first) also takes chunks from the process's resolver without
+/// claiming them (``handoff``): the resolver writes a chunk's due deliveries claimed by this worker in the
+/// chunk's own transaction and passes them over with the installations it just read. They are this worker's
+/// claims like any other, under the same fence; a chunk left there when the worker stops is handed back.
 public final class FanoutWorker: Sendable {
     /// Chunk size, concurrency, lease and retry policy.
     public struct Configuration: Sendable, Equatable {
@@ -72,6 +77,10 @@ public final class FanoutWorker: Sendable {
         /// clock, is younger than four fifths of it, so its claims cannot be released while it sends. Nil
         /// outside a cluster.
         public var instanceTimeout: Duration?
+        /// How long the process's resolver waits for the worker to want its next chunk before writing it pending
+        /// (``DeliveryHandoff``); a cluster's workers (``instanceTimeout`` set) get none, so every instance's
+        /// workers share a message.
+        public var handoffPatience: Duration = .milliseconds(200)
         /// The jitter's uniform draw in `0..<1`; tests pin it.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
@@ -85,7 +94,7 @@ public final class FanoutWorker: Sendable {
                 && lhs.policy == rhs.policy && lhs.completionBatchSize == rhs.completionBatchSize
                 && lhs.completionDelay == rhs.completionDelay && lhs.priorityPollInterval == rhs.priorityPollInterval
                 && lhs.claimCheckInterval == rhs.claimCheckInterval && lhs.instanceTimeout == rhs.instanceTimeout
-                && lhs.shortClaimInterval == rhs.shortClaimInterval
+                && lhs.shortClaimInterval == rhs.shortClaimInterval && lhs.handoffPatience == rhs.handoffPatience
         }
     }
 
@@ -98,6 +107,8 @@ public final class FanoutWorker: Sendable {
     let configuration: Configuration
     let counters: FanoutCounters
     let throttle: SendThrottle
+    /// Chunks the process's resolver writes claimed for this worker (nil: it claims everything itself).
+    public let handoff: DeliveryHandoff?
     private let stopState = LockedBox(StopState())
     /// What the store's change feed told the sending loop since it last looked.
     private let heard = LockedBox(HeardChanges())
@@ -119,15 +130,25 @@ public final class FanoutWorker: Sendable {
     }
 
     /// The reason recorded on a delivery a stopping worker handed back.
-    static let interruptedReason = "interrupted"
+    static let interruptedReason = DeliveryResult.interruptedReason
 
-    /// - Parameter throttle: shared by the workers of one process, so rates hold over all of them.
+    /// - Parameters:
+    ///   - throttle: shared by the workers of one process, so rates hold over all of them.
+    ///   - takesHandoff: whether the process's resolver may hand this worker chunks claimed (``handoff``); one
+    ///     worker of a process at most.
     public init(
         store: any Store, provider: any PushProvider, clock: any TidingsClock = SystemClock(),
         logger: Logger = .disabled(), configuration: Configuration = Configuration(),
-        metrics: MetricsRegistry? = nil, id: String? = nil, throttle: SendThrottle = SendThrottle()
+        metrics: MetricsRegistry? = nil, id: String? = nil, throttle: SendThrottle = SendThrottle(),
+        takesHandoff: Bool = false
     ) {
-        self.id = id ?? "worker-" + UUID().lowercasedString
+        let id = id ?? "worker-" + UUID().lowercasedString
+        self.id = id
+        handoff =
+            takesHandoff
+            ? DeliveryHandoff(
+                worker: id, patience: configuration.instanceTimeout == nil ? configuration.handoffPatience : .zero,
+                lease: configuration.lease) : nil
         self.store = store
         self.provider = provider
         self.clock = clock
@@ -152,6 +173,8 @@ public final class FanoutWorker: Sendable {
     /// Sends until ``requestStop()`` or the task is cancelled: claims again whenever its queue runs low, so
     /// pushes keep flowing between chunks, and sleeps ``Configuration/pollInterval`` when nothing is due.
     public func run() async {
+        handoff?.open { [weak self] in self?.wake() }
+        defer { handBack(handoff?.close()) }
         while !isStopping {
             var processed = 0
             do {
@@ -246,6 +269,7 @@ public final class FanoutWorker: Sendable {
             let now = clock.now.millisecondsSince1970
             let leaseUntil = now + Int64(configuration.lease.seconds * 1000)
             let claimed = try store.claimDeliveries(worker: id, claim: request, now: now, leaseUntil: leaseUntil)
+            var found = claimed.count
             claimedTotal += claimed.count
             if !claimed.isEmpty {
                 // Rows claimed just now are this worker's under the epochs the claim returned; what could take
@@ -255,10 +279,24 @@ public final class FanoutWorker: Sendable {
                     claimed, leaseUntil: leaseUntil, checked: ContinuousClock.now < checkedUntil, into: &queue,
                     completions: &completions)
             }
+            // What the resolver wrote claimed for this worker; it is asked for more when the store had less than
+            // this claim asked for, so a message other than the one resolving keeps its share.
+            if !request.onlyTransactional, let batch = handoff?.take(wantingMore: claimed.count < request.limit),
+                let first = batch.deliveries.first,
+                // A cancel heard before this take dropped nothing of the batch: its rows are `cancelled` by now.
+                try store.message(appID: first.appID, messageID: first.messageID)?.state != .cancelled
+            {
+                found += batch.deliveries.count
+                claimedTotal += batch.deliveries.count
+                counters.handedOver?.increment(by: batch.deliveries.count)
+                try intake(
+                    batch.deliveries, installations: batch.installations, leaseUntil: batch.leaseUntil,
+                    checked: ContinuousClock.now < checkedUntil, into: &queue, completions: &completions)
+            }
             if !request.onlyTransactional {
-                exhausted = claimed.isEmpty
+                exhausted = found == 0
                 if exhausted { lastEmptyClaim = .now }
-                lastShortClaim = !exhausted && claimed.count < request.limit ? .now : nil
+                lastShortClaim = !exhausted && found < request.limit ? .now : nil
             }
         }
         // This first claim answers any wake that came before it.
@@ -298,7 +336,7 @@ public final class FanoutWorker: Sendable {
                     // Every answer is in: record them, and hand back what was claimed but not sent, so another
                     // worker sends it now rather than after the lease.
                     let now = clock.now.millisecondsSince1970
-                    for delivery in queue.removeAll() {
+                    for delivery in queue.removeAll() + (handoff?.close()?.deliveries ?? []) {
                         completions.append(delivery, .deferred(reason: Self.interruptedReason, notBefore: now))
                     }
                     try await flush(&completions, queue: &queue)
@@ -455,9 +493,10 @@ public final class FanoutWorker: Sendable {
 
     /// Decides each claimed delivery against its installation as it is now and its app's frequency cap: what
     /// goes out joins the queue, the rest is recorded as it is.
+    /// - Parameter known: the installations as the resolver just read them, for a chunk it handed over.
     private func intake(
-        _ deliveries: [MessageDelivery], leaseUntil: Int64, checked: Bool, into queue: inout SendQueue,
-        completions: inout CompletionBuffer
+        _ deliveries: [MessageDelivery], installations known: [Installation]? = nil, leaseUntil: Int64, checked: Bool,
+        into queue: inout SendQueue, completions: inout CompletionBuffer
     ) throws {
         for delivery in deliveries where !queue.knowsMessage(delivery.messageID) {
             queue.addMessage(
@@ -467,7 +506,9 @@ public final class FanoutWorker: Sendable {
         // go per app rather than one by one; the app's settings (rate, cap) are read afresh per chunk.
         var installations: [String: [String: Installation]] = [:]
         for (appID, claimed) in Dictionary(grouping: deliveries, by: \.appID) {
-            var found = try store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
+            var found =
+                try known?.filter { $0.appID == appID }
+                ?? store.installations(appID: appID, installationIDs: claimed.map(\.installationID))
             // `{{user.NAME}}` reads the user's profile: one read per chunk, and only for templated messages.
             if claimed.contains(where: { queue.templated[$0.messageID] == true }) {
                 let profiles = try store.userAttributes(of: found, appID: appID)
@@ -579,6 +620,22 @@ public final class FanoutWorker: Sendable {
             case .deferred: counters.deferred?.increment()
             case .skipped: counters.skipped?.increment()
             }
+        }
+    }
+
+    /// Hands a chunk the resolver left for this worker back to the queue unsent, when the worker stops.
+    private func handBack(_ batch: DeliveryHandoff.Batch?) {
+        guard let batch else { return }
+        let now = clock.now.millisecondsSince1970
+        do {
+            try store.completeDeliveries(
+                batch.deliveries.map {
+                    DeliveryCompletion($0, result: .deferred(reason: Self.interruptedReason, notBefore: now))
+                },
+                worker: id, now: now)
+        } catch {
+            logger.warning(
+                "handing back deliveries failed; they wait for their lease: \(error)", metadata: ["worker": id])
         }
     }
 

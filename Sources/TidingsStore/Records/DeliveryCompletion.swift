@@ -18,6 +18,13 @@ public struct DeliveryCompletion: Sendable, Hashable {
         self.result = result
     }
 
+    /// The result of `delivery`, under the epoch it was claimed with.
+    public init(_ delivery: MessageDelivery, result: DeliveryResult) {
+        self.init(
+            messageID: delivery.messageID, appID: delivery.appID, installationID: delivery.installationID,
+            result: result, claimEpoch: delivery.claimEpoch)
+    }
+
     /// The row's new state, reason, `not_before` (nil keeps it) and the attempts it adds.
     public var columns: (state: String, reason: String?, notBefore: Int64?, extraAttempt: Int64) {
         switch result {

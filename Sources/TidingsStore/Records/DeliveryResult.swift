@@ -9,4 +9,7 @@ public enum DeliveryResult: Sendable, Hashable {
     case retry(reason: String, notBefore: Int64)
     /// Back to pending without using an attempt: held by policy (an ad waiting for the morning), not failed.
     case deferred(reason: String, notBefore: Int64)
+
+    /// The reason of a delivery claimed but not sent, handed back to the queue (a worker stopping).
+    public static let interruptedReason = "interrupted"
 }

@@ -29,28 +29,37 @@ extension SQLiteStore {
         }
     }
 
-    /// Inserts deliveries; a repeated installation id is one target: the unique key keeps the first.
+    /// Inserts deliveries; a repeated installation id is one target: the unique key keeps the first. With
+    /// `handover`, the claimed ones are written claimed by its worker (``ClaimHandover``).
+    /// - Returns: the installation ids written claimed.
+    @discardableResult
     static func insertDeliveries(
         _ db: SQLiteConnection, _ deliveries: [MessageDelivery], message messageID: String, app appID: String,
-        now: Int64
-    ) throws {
+        now: Int64, handover: ClaimHandover? = nil
+    ) throws -> Set<String> {
+        var claimed = Set<String>()
         for delivery in deliveries {
-            try db.run(
+            let handed = handover.flatMap { delivery.state == .claimed ? $0 : nil }
+            let written = try db.run(
                 """
-                INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                INSERT INTO message_deliveries (\(Self.deliveryColumns), updated_at, claimed_by, claim_expires_at,
+                    claim_epoch)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
                 ON CONFLICT (message_id, installation_id) DO NOTHING
                 """,
                 [
                     .text(messageID), .text(delivery.installationID), .text(appID),
                     .text(delivery.token), .text(delivery.tokenType.rawValue), .text(delivery.environment),
-                    .text(delivery.state.rawValue), SQLiteValue(delivery.reason),
-                    .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
+                    .text(handed == nil && delivery.state == .claimed ? "pending" : delivery.state.rawValue),
+                    SQLiteValue(delivery.reason), .integer(Int64(delivery.attempts)), .integer(delivery.notBefore),
                     SQLiteValue(delivery.targetUserID), SQLiteValue(delivery.variant), SQLiteValue(delivery.language),
                     SQLiteValue(delivery.dueAt), SQLiteValue(delivery.expiresAt), SQLiteValue(delivery.splitUserID),
-                    .integer(now),
+                    .integer(now), SQLiteValue(handed?.worker), SQLiteValue(handed?.leaseUntil),
+                    .integer(handed == nil ? 0 : ClaimHandover.epoch),
                 ])
+            if written > 0, handed != nil { claimed.insert(delivery.installationID) }
         }
+        return claimed
     }
 
     /// The values of ``messageColumns`` for `message`, in order.
