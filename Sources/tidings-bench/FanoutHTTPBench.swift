@@ -31,6 +31,8 @@ enum FanoutHTTPBench {
         var peakKiB: Int
         var cpuSeconds: Double
         var atSink: Int
+        /// Deliveries the resolver handed to the worker claimed (`tidings_fanout_deliveries_handed_over_total`).
+        var handedOver: Int
         var rate: Double { seconds > 0 ? Double(atSink) / seconds : 0 }
     }
 
@@ -105,9 +107,10 @@ enum FanoutHTTPBench {
             var line = String(
                 format:
                     "round %d: raw client %.0f/s (up to %d connections: %.0f/s), tidingsd %.0f/s (%.2fx raw; %.2f s, "
-                    + "peak %.1f MiB, %.1f CPU-s)",
+                    + "peak %.1f MiB, %.1f CPU-s, %.0f%% handed over)",
                 round, rawRate, ServerConfiguration.defaultAPNsConnections, pooledRate, run.rate, run.rate / rawRate,
-                run.seconds, Double(run.peakKiB) / 1024, run.cpuSeconds)
+                run.seconds, Double(run.peakKiB) / 1024, run.cpuSeconds,
+                100 * Double(run.handedOver) / Double(installations))
             if let peer {
                 let earlier = try measure(
                     binary: peer, arguments: [], installations: installations, serverKey: serverKey, seeded: seeded,
@@ -202,6 +205,7 @@ enum FanoutHTTPBench {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let cpu = ProcessCPU.seconds(pid: pid) - cpuBefore
+            let handedOver = try await api.metric("tidings_fanout_deliveries_handed_over_total")
             try await Task.sleep(for: .milliseconds(300))
             let atSink = try received.count()
             guard atSink == installations else {
@@ -210,7 +214,7 @@ enum FanoutHTTPBench {
             }
             return Run(
                 seconds: elapsed.seconds, peakKiB: Measure.processMemoryKiB(pid: pid, field: "VmHWM"), cpuSeconds: cpu,
-                atSink: atSink)
+                atSink: atSink, handedOver: Int(handedOver))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsModel
 
 /// Builds the HTTP/2 request APNs expects for one push: path `/3/device/{token}` and the `apns-*` headers.
 public enum APNsRequestBuilder {
@@ -44,7 +45,7 @@ public enum APNsRequestBuilder {
         let expiration = push.expiration.map { max(0, Int64($0.timeIntervalSince1970.rounded(.down))) } ?? 0
         headers.append(("apns-expiration", String(expiration)))
         if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        headers.append(("apns-id", push.apnsID.uuidString.lowercased()))
+        headers.append(("apns-id", push.apnsID.lowercasedString))
         headers.append(("content-type", "application/json"))
         return headers
     }

@@ -96,4 +96,15 @@ struct APNsResponseClassifierTests {
         #expect(body.reason == "Unregistered")
         #expect(body.timestamp == 1_700_000_000_000)
     }
+
+    /// The `apns-id` of an answer: the one sent when APNs echoes it (in any case) or says none, else the other.
+    @Test func theAnsweredIDIsTheOneSentUnlessAPNsNamesAnother() {
+        let sent = UUID(uuidString: "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9")!
+        let other = UUID(uuidString: "11111111-2222-4333-8444-555555555555")!
+        #expect(APNsClient.answeredID(nil, sent: sent) == sent)
+        #expect(APNsClient.answeredID("0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", sent: sent) == sent)
+        #expect(APNsClient.answeredID(sent.uuidString, sent: sent) == sent)
+        #expect(APNsClient.answeredID(other.uuidString.lowercased(), sent: sent) == other)
+        #expect(APNsClient.answeredID("not-a-uuid", sent: sent) == sent)
+    }
 }
