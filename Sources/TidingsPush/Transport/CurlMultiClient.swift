@@ -253,7 +253,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         var list: UnsafeMutablePointer<curl_slist>?
         var hasContentType = false
         for header in request.headers {
-            if header.name.lowercased() == "content-type" { hasContentType = true }
+            if header.name.utf8.count == 12 && header.name.lowercased() == "content-type" { hasContentType = true }
             list = curl_slist_append(list, "\(header.name): \(header.value)")
         }
         // libcurl adds these by default; APNs needs neither, so they would only cost header bytes.

@@ -126,7 +126,12 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
             return
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        // HTTP/2 sends names in lower case already (RFC 9113, 8.2.1): lower-casing them again would cost a copy
+        // per header of every answer.
+        let rawName = String(decoding: line[..<colon], as: UTF8.self)
+        let name =
+            line[..<colon].contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            ? rawName.lowercased() : rawName
         var start = colon + 1
         var end = line.count
         while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
