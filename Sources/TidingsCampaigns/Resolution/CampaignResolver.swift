@@ -112,8 +112,10 @@ public final class CampaignResolver: Sendable {
         _ message: MessageRecord, cursor: String?, resolver: String, handover: ClaimHandover? = nil
     ) throws -> (cursor: String?, finished: Bool)? {
         let now = clock.now
+        // A reservation not used for a chunk is given back, so the worker still counts as wanting one.
+        var leftForWorker = false
+        defer { if handover != nil && !leftForWorker { handoff?.cancelReservation() } }
         guard let plan = CampaignPlan.decode(message.plan) else {
-            if handover != nil { handoff?.cancelReservation() }
             logger.error("a message's plan cannot be read; it is left unresolved", metadata: ["message_id": message.id])
             _ = try store.appendDeliveries(
                 messageID: message.id, resolver: resolver, deliveries: [], cursor: cursor, finished: true,
@@ -130,19 +132,13 @@ public final class CampaignResolver: Sendable {
                 handed.append(index)
             }
         }
-        let written: Set<String>?
-        do {
-            written = try store.appendDeliveries(
-                messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
-                finished: chunk.finished,
-                leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
-                now: now.millisecondsSince1970, handover: handed.isEmpty ? nil : handover)
-        } catch {
-            if handover != nil { handoff?.cancelReservation() }
-            throw error
-        }
+        let written = try store.appendDeliveries(
+            messageID: message.id, resolver: resolver, deliveries: deliveries, cursor: chunk.cursor,
+            finished: chunk.finished,
+            leaseUntil: now.millisecondsSince1970 + Int64(configuration.lease.seconds * 1000),
+            now: now.millisecondsSince1970, handover: handed.isEmpty ? nil : handover)
         if let handover {
-            try handOver(
+            leftForWorker = try handOver(
                 handed.map { deliveries[$0] }, claimed: written ?? [], chunk: chunk, handover: handover,
                 now: now.millisecondsSince1970)
         }
@@ -155,27 +151,26 @@ public final class CampaignResolver: Sendable {
 
     /// Leaves the deliveries written claimed for the worker, with their installations; if the worker stopped
     /// meanwhile, hands the rows back to the queue.
+    /// - Returns: whether there were any (the reservation is used); false leaves it to be given back.
     private func handOver(
         _ candidates: [MessageDelivery], claimed: Set<String>, chunk: AudienceChunk, handover: ClaimHandover, now: Int64
-    ) throws {
-        guard let handoff else { return }
+    ) throws -> Bool {
+        guard let handoff else { return false }
         // A repeated installation has one row: its first delivery.
         var seen = Set<String>()
         let deliveries = candidates.filter {
             claimed.contains($0.installationID) && seen.insert($0.installationID).inserted
         }
-        guard !deliveries.isEmpty else {
-            handoff.cancelReservation()
-            return
-        }
+        guard !deliveries.isEmpty else { return false }
         let installations = chunk.members.map(\.installation).filter { seen.contains($0.installationID) }
         let batch = DeliveryHandoff.Batch(
             deliveries: deliveries, installations: installations, leaseUntil: handover.leaseUntil)
-        guard !handoff.put(batch) else { return }
+        guard !handoff.put(batch) else { return true }
         try store.completeDeliveries(
             deliveries.map {
                 DeliveryCompletion($0, result: .deferred(reason: DeliveryResult.interruptedReason, notBefore: now))
             }, worker: handover.worker, now: now)
+        return true
     }
 
     /// The deliveries of a message whose whole audience fits one chunk (a journey step's person), decided

@@ -28,15 +28,15 @@ public final class DeliveryHandoff: Sendable {
     private let state = LockedBox(State())
 
     private struct State {
-        /// The worker's loop is running and takes what is left here.
-        var open = false
+        /// Wakes the worker when a chunk was left for it; set while the worker's loop runs and takes what is
+        /// left here.
+        var wake: (@Sendable () -> Void)?
+        var open: Bool { wake != nil }
         /// The worker asked for a chunk at its last refill.
         var wanted = false
         /// The resolver is writing a chunk for the worker.
         var reserved = false
         var waiting: Batch?
-        /// Wakes the worker when a chunk was left for it.
-        var wake: (@Sendable () -> Void)?
     }
 
     public init(worker: String, patience: Duration, lease: Duration) {
@@ -49,10 +49,7 @@ public final class DeliveryHandoff: Sendable {
 
     /// The worker's loop starts: chunks may be handed to it, and `wake` is called when one was.
     public func open(wake: @escaping @Sendable () -> Void) {
-        state.withLock { state in
-            state.open = true
-            state.wake = wake
-        }
+        state.withLock { $0.wake = wake }
     }
 
     /// Takes the chunk left for the worker, if any, and says whether it wants another.
@@ -68,9 +65,8 @@ public final class DeliveryHandoff: Sendable {
     /// back.
     public func close() -> Batch? {
         state.withLock { state in
-            state.open = false
-            state.wanted = false
             state.wake = nil
+            state.wanted = false
             defer { state.waiting = nil }
             return state.waiting
         }

@@ -129,9 +129,6 @@ public final class FanoutWorker: Sendable {
         var idleWait: Task<Void, any Error>?
     }
 
-    /// The reason recorded on a delivery a stopping worker handed back.
-    static let interruptedReason = DeliveryResult.interruptedReason
-
     /// - Parameters:
     ///   - throttle: shared by the workers of one process, so rates hold over all of them.
     ///   - takesHandoff: whether the process's resolver may hand this worker chunks claimed (``handoff``); one
@@ -337,7 +334,8 @@ public final class FanoutWorker: Sendable {
                     // worker sends it now rather than after the lease.
                     let now = clock.now.millisecondsSince1970
                     for delivery in queue.removeAll() + (handoff?.close()?.deliveries ?? []) {
-                        completions.append(delivery, .deferred(reason: Self.interruptedReason, notBefore: now))
+                        completions.append(
+                            delivery, .deferred(reason: DeliveryResult.interruptedReason, notBefore: now))
                     }
                     try await flush(&completions, queue: &queue)
                     break
@@ -616,7 +614,8 @@ public final class FanoutWorker: Sendable {
             case .sent: counters.sent?.increment()
             case .failed: counters.failed?.increment()
             case .retry: counters.retried?.increment()
-            case .deferred(let reason, _) where reason == Self.interruptedReason: counters.handedBack?.increment()
+            case .deferred(let reason, _) where reason == DeliveryResult.interruptedReason:
+                counters.handedBack?.increment()
             case .deferred: counters.deferred?.increment()
             case .skipped: counters.skipped?.increment()
             }
@@ -630,7 +629,7 @@ public final class FanoutWorker: Sendable {
         do {
             try store.completeDeliveries(
                 batch.deliveries.map {
-                    DeliveryCompletion($0, result: .deferred(reason: Self.interruptedReason, notBefore: now))
+                    DeliveryCompletion($0, result: .deferred(reason: DeliveryResult.interruptedReason, notBefore: now))
                 },
                 worker: id, now: now)
         } catch {
@@ -719,7 +718,7 @@ public final class FanoutWorker: Sendable {
             return .failed(reason: outcome.reason ?? "failed")
         case .interrupted:
             // This process cut the push off, not the provider: no attempt is used.
-            return .deferred(reason: Self.interruptedReason, notBefore: now)
+            return .deferred(reason: DeliveryResult.interruptedReason, notBefore: now)
         }
     }
 
