@@ -85,6 +85,10 @@ final class PostgresConnection: @unchecked Sendable {
         try applySessionSettings()
     }
 
+    /// The timeouts, UTC, and no JIT compilation: the store's statements are short, and planned with bounds
+    /// (spans of `seq`, windows) the planner cannot size, so their estimated cost can pass `jit_above_cost`
+    /// while they run in a millisecond or two; compiling one took about 35 ms (a device's timeline through
+    /// its event ranges: 165 ms with JIT, 2 ms without).
     private func applySessionSettings() throws(PostgresError) {
         func milliseconds(_ duration: Duration) -> Int64 {
             duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
@@ -94,7 +98,8 @@ final class PostgresConnection: @unchecked Sendable {
             SET statement_timeout = \(milliseconds(settings.statementTimeout));
             SET lock_timeout = \(milliseconds(settings.lockTimeout));
             SET idle_in_transaction_session_timeout = \(milliseconds(settings.idleInTransactionTimeout));
-            SET TIME ZONE 'UTC'
+            SET TIME ZONE 'UTC';
+            SET jit = off
             """)
     }
 

@@ -170,9 +170,10 @@ extension PostgresStore {
             try db.query(
                 """
                 SELECT d.\(grouping.rawValue), e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql)
-                FROM events e JOIN message_deliveries d
-                    ON d.message_id = e.message_id AND d.installation_id = e.installation_id
-                WHERE e.app_id = $1 AND e.message_id = $2 AND d.\(grouping.rawValue) IS NOT NULL
+                \(EventScope.message.postgresRows(
+                    app: "$1", value: "$2",
+                    joining: "JOIN message_deliveries d ON d.message_id = e.message_id AND d.installation_id = e.installation_id"
+                )) AND d.\(grouping.rawValue) IS NOT NULL
                 GROUP BY GROUPING SETS ((d.\(grouping.rawValue), e.type), (d.\(grouping.rawValue)))
                 """, [.text(appID), .text(messageID)] + columns.values.map { .text($0) }
             ) { row in
@@ -200,7 +201,8 @@ extension PostgresStore {
     ) throws -> [String: ConversionCount] {
         let query = ConversionQuery.sql(
             from: from, openingActions: openingActions,
-            messageEvents: "FROM events e WHERE e.app_id = $1 AND e.message_id = $2", parameter: { "$\($0)" })
+            messageEvents: EventScope.message.postgresRows(app: "$1", value: "$2"),
+            parameter: { "$\($0)" })
         return try read { db in
             let rows = try db.query(
                 query.sql,

@@ -12,14 +12,14 @@ extension PostgresStore {
 
     /// Tables in the order their foreign keys need; tables both schemas have beyond these (added by later
     /// migrations) follow in name order. Instances, leases and rate schedules describe running processes and are
-    /// not copied; `event_ids` is made from the copied events.
+    /// not copied; `event_ids` and `event_ranges` are made from the copied events.
     static let copyOrder = [
         "apps", "api_keys", "admin_keys", "identity_keys", "push_credentials", "installations", "user_tags", "app_tags",
         "messages",
         "message_deliveries", "events",
     ]
     static let notCopied: Set<String> = [
-        "instances", "leases", "rate_schedules", "event_ids", "schema_version",
+        "instances", "leases", "rate_schedules", "event_ids", "event_ranges", "schema_version",
     ]
     /// Rows read from SQLite and pipelined to PostgreSQL at a time.
     static let copyBatch = 1000
@@ -78,6 +78,16 @@ extension PostgresStore {
                 try db.execute(
                     "INSERT INTO event_ids (app_id, event_id, received_at) SELECT app_id, event_id, received_at FROM events"
                 )
+                // A range per copied event and value (SQLite's ranges have no `received_at`); new batches' ranges
+                // start after them, as their `seq`s do.
+                try db.execute(
+                    EventScope.allCases.map { scope in
+                        """
+                        INSERT INTO event_ranges (app_id, scope, scope_id, first_seq, last_seq, received_at)
+                        SELECT app_id, '\(scope.rawValue)', \(scope.column), seq, seq, received_at FROM events
+                        WHERE \(scope.column) IS NOT NULL
+                        """
+                    }.joined(separator: ";\n"))
                 try db.execute("SELECT setval('events_seq', GREATEST((SELECT MAX(seq) FROM events), 1))")
             }
             var counts: [CopiedTable] = []

@@ -8,6 +8,10 @@ extension PostgresStore {
         os_version, device_model, user_id, message_id, campaign_id, dialect, source, app_state, action_id, value, \
         token, token_type, environment, permission, attributes, opens_app
         """
+    /// ``eventColumns`` of `e`, for a query that joins `event_ranges` (which has a `received_at` too).
+    static let qualifiedEventColumns = eventColumns.split(separator: ",").map {
+        "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }.joined(separator: ", ")
 
     /// The per-event columns of a batch, after the app (`$1`) and the receipt time (`$2`): one array each.
     private static let eventArrayColumns: [(name: String, type: String)] = [
@@ -19,18 +23,27 @@ extension PostgresStore {
         ("attributes", "text"), ("opens_app", "smallint"),
     ]
 
-    /// A whole batch in one statement, its events bound as one array per column: the first occurrence of each
-    /// id goes into `event_ids`, and the events whose id was new there are inserted in the batch's order. It
-    /// answers the positions (1-based) of the events stored; a duplicate, of an earlier event or of one earlier
-    /// in the batch, stores nothing. Partitioned tables cannot have a unique index without the partition key,
-    /// so `event_ids` is what keeps de-duplication exact with no time window. One statement instead of one per
-    /// event spares PostgreSQL the executor's start-up and the partition routing per event.
+    /// A whole batch (up to ``eventSequenceBlock`` events) in one statement, its events bound as one array per
+    /// column: the first occurrence of each id goes into `event_ids`, and the events whose id was new there are
+    /// inserted in the batch's order, numbered from the one `nextval` the statement takes, with one row of
+    /// `event_ranges` per installation, message and campaign among them (EventScope). It answers the positions
+    /// (1-based) of the events stored; a duplicate, of an earlier event or of one earlier in the batch, stores
+    /// nothing. Partitioned tables cannot have a unique index without the partition key, so `event_ids` is what
+    /// keeps de-duplication exact with no time window. One statement instead of one per event spares PostgreSQL
+    /// the executor's start-up and the partition routing per event.
     private static let insertEventsSQL: String = {
         let names = eventArrayColumns.map(\.name)
         let arrays = eventArrayColumns.enumerated().map { "$\($0.offset + 3)::\($0.element.type)[]" }
         let copied = names.dropFirst().map { "f.\($0)" }
+        let ranges = EventScope.allCases.map { scope in
+            """
+            SELECT $1, '\(scope.rawValue)', \(scope.column), min(seq), max(seq), $2 FROM stored
+                WHERE \(scope.column) IS NOT NULL GROUP BY \(scope.column)
+            """
+        }
         return """
-            WITH input AS (
+            WITH block AS (SELECT nextval('events_seq') AS first_seq),
+            input AS (
                 SELECT * FROM unnest(\(arrays.joined(separator: ", ")))
                     WITH ORDINALITY AS i(\(names.joined(separator: ", ")), ord)),
             first AS (SELECT DISTINCT ON (event_id) * FROM input ORDER BY event_id, ord),
@@ -38,14 +51,19 @@ extension PostgresStore {
                 INSERT INTO event_ids (app_id, event_id, received_at) SELECT $1, event_id, $2 FROM first
                 ON CONFLICT (app_id, event_id) DO NOTHING RETURNING event_id),
             stored AS (
-                INSERT INTO events (app_id, event_id, received_at, \(names.dropFirst().joined(separator: ", ")))
-                SELECT $1, f.event_id, $2, \(copied.joined(separator: ", "))
-                FROM first f JOIN fresh USING (event_id) ORDER BY f.ord)
+                INSERT INTO events (seq, app_id, event_id, received_at, \(names.dropFirst().joined(separator: ", ")))
+                SELECT block.first_seq + f.ord - 1, $1, f.event_id, $2, \(copied.joined(separator: ", "))
+                FROM first f JOIN fresh USING (event_id) CROSS JOIN block ORDER BY f.ord
+                RETURNING seq, \(EventScope.allCases.map(\.column).joined(separator: ", "))),
+            ranges AS (
+                INSERT INTO event_ranges (app_id, scope, scope_id, first_seq, last_seq, received_at)
+                \(ranges.joined(separator: "\n    UNION ALL\n")))
             SELECT f.ord FROM first f JOIN fresh USING (event_id)
             """
     }()
 
-    /// Inserts the batch in one transaction and one statement (``insertEventsSQL``).
+    /// Inserts the batch in one transaction, a statement per ``eventSequenceBlock`` events
+    /// (``insertEventsSQL``).
     public func insertEvents(appID: String, events: [TidingsEvent], receivedAt: Int64) throws -> [Bool] {
         try insertEvents(appID: appID, events: events, receivedAt: receivedAt, signalling: [])
     }
@@ -68,14 +86,17 @@ extension PostgresStore {
                 PostgresValue(event.opensApp.map { Int64($0 ? 1 : 0) }),
             ]
         }
-        let parameters =
-            [PostgresValue.text(appID), .integer(receivedAt)]
-            + Self.eventArrayColumns.indices.map { column in .array(rows.map { $0[column] }) }
         return try write { db in
-            let stored = try db.query(Self.insertEventsSQL, parameters) { $0.int64(0) }
             var inserted = [Bool](repeating: false, count: events.count)
-            for position in stored where position >= 1 && position <= Int64(events.count) {
-                inserted[Int(position) - 1] = true
+            for start in stride(from: 0, to: rows.count, by: Self.eventSequenceBlock) {
+                let part = rows[start..<min(start + Self.eventSequenceBlock, rows.count)]
+                let parameters =
+                    [PostgresValue.text(appID), .integer(receivedAt)]
+                    + Self.eventArrayColumns.indices.map { column in .array(part.map { $0[column] }) }
+                let stored = try db.query(Self.insertEventsSQL, parameters) { $0.int64(0) }
+                for position in stored where position >= 1 && position <= Int64(part.count) {
+                    inserted[start + Int(position) - 1] = true
+                }
             }
             // Journeys hear of the new events they wait for in this transaction: none is lost between the
             // event's commit and the engine.
@@ -89,25 +110,45 @@ extension PostgresStore {
     }
 
     public func events(appID: String, query: EventQuery) throws -> EventPage {
-        var conditions = ["app_id = $1"]
+        var conditions: [String] = []
         var bindings: [PostgresValue] = [.text(appID)]
         func add(_ condition: String, _ value: PostgresValue) {
             bindings.append(value)
             conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)"))
         }
-        if let type = query.type { add("type = ?", .text(type.rawValue)) }
-        if let messageID = query.messageID { add("message_id = ?", .text(messageID)) }
-        if let campaignID = query.campaignID { add("campaign_id = ?", .text(campaignID)) }
-        if let userID = query.userID { add("user_id = ?", .text(userID)) }
-        if let since = query.since { add("occurred_at >= ?", .integer(since)) }
-        if let until = query.until { add("occurred_at < ?", .integer(until)) }
-        if let receivedSince = query.receivedSince { add("received_at >= ?", .integer(receivedSince)) }
-        if let after = query.afterSequence { add("seq > ?", .integer(after)) }
+        // A message or a campaign is read through its ranges, in `seq` order since they never overlap; other
+        // filters walk the app's events (`events_app_seq`).
+        var source = "FROM events e WHERE e.app_id = $1"
+        var order = "e.seq"
+        let scoped: (scope: EventScope, id: String)? =
+            if let messageID = query.messageID {
+                (.message, messageID)
+            } else if let campaignID = query.campaignID {
+                (.campaign, campaignID)
+            } else {
+                nil
+            }
+        if let (scope, id) = scoped {
+            // The ranges' query matches the value itself.
+            bindings.append(.text(id))
+            source = scope.postgresRows(app: "$1", value: "$\(bindings.count)")
+            order = "r.first_seq, e.seq"
+            if let after = query.afterSequence { add("r.last_seq > ?", .integer(after)) }
+        }
+        if let type = query.type { add("e.type = ?", .text(type.rawValue)) }
+        if let campaignID = query.campaignID, scoped?.scope != .campaign {
+            add("e.campaign_id = ?", .text(campaignID))
+        }
+        if let userID = query.userID { add("e.user_id = ?", .text(userID)) }
+        if let since = query.since { add("e.occurred_at >= ?", .integer(since)) }
+        if let until = query.until { add("e.occurred_at < ?", .integer(until)) }
+        if let receivedSince = query.receivedSince { add("e.received_at >= ?", .integer(receivedSince)) }
+        if let after = query.afterSequence { add("e.seq > ?", .integer(after)) }
         let limit = max(0, query.limit)
         bindings.append(.integer(Int64(limit) + 1))
         let sql = """
-            SELECT \(Self.eventColumns) FROM events WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY seq LIMIT $\(bindings.count)
+            SELECT \(Self.qualifiedEventColumns) \(source) \(conditions.map { "AND \($0) " }.joined())
+            ORDER BY \(order) LIMIT $\(bindings.count)
             """
         var events = try read { db in try db.query(sql, bindings, row: Self.eventRow) }
         var next: Int64?
@@ -119,10 +160,10 @@ extension PostgresStore {
     }
 
     public func funnel(appID: String, scope: FunnelScope, openingActions: [String: Set<String>]) throws -> EventFunnel {
-        let (column, id) =
+        let (eventScope, id) =
             switch scope {
-            case .campaign(let id): ("campaign_id", id)
-            case .message(let id): ("message_id", id)
+            case .campaign(let id): (EventScope.campaign, id)
+            case .message(let id): (EventScope.message, id)
             }
         let columns = FunnelStage.columns(openingActions: openingActions, parameter: { "$\($0)" }, first: 3)
         let width = Int32(FunnelStage.allCases.count + 1)
@@ -131,8 +172,8 @@ extension PostgresStore {
         let rows = try read { db in
             try db.query(
                 """
-                SELECT e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql) FROM events e
-                WHERE e.app_id = $1 AND e.\(column) = $2 GROUP BY GROUPING SETS ((e.type), ())
+                SELECT e.type, COUNT(*), COUNT(DISTINCT e.installation_id), \(columns.sql)
+                \(eventScope.postgresRows(app: "$1", value: "$2")) GROUP BY GROUPING SETS ((e.type), ())
                 """, [.text(appID), .text(id)] + columns.values.map { .text($0) }
             ) { row in (row.optionalText(0), row.int(1), row.int(2), (3..<3 + width).map { row.int($0) }) }
         }

@@ -114,8 +114,8 @@ extension PostgresStore {
         try read { db in
             try db.query(
                 """
-                SELECT \(Self.eventColumns) FROM events WHERE app_id = $1 AND installation_id = $2
-                ORDER BY seq DESC LIMIT $3
+                SELECT \(Self.qualifiedEventColumns) \(EventScope.installation.postgresRows(app: "$1", value: "$2"))
+                ORDER BY r.first_seq DESC, e.seq DESC LIMIT $3
                 """, [.text(appID), .text(installationID), .integer(Int64(max(0, limit)))], row: Self.eventRow)
         }
     }

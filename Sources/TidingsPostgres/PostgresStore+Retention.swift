@@ -5,7 +5,7 @@ extension PostgresStore {
     static let retentionBatch = 10_000
 
     /// Drops the monthly partitions that end by the start of `cutoff`'s month, deletes the default
-    /// partition's rows received before it, then forgets their ids in batches. The ids go last: should the
+    /// partition's rows received before it and their ranges (EventScope), then forgets their ids in batches. The ids go last: should the
     /// run stop half way, an id is never forgotten while its event is still stored (which would let a
     /// re-upload in twice).
     public func removeEvents(receivedBefore cutoff: Int64) throws -> EventRemoval {
@@ -32,6 +32,10 @@ extension PostgresStore {
         }
         removal.deletedEvents = try write { db in
             try db.run("DELETE FROM events_default WHERE received_at < $1", [.integer(boundary)])
+        }
+        // A range's events share its `received_at`: the ranges of the months gone, in one pass over the table.
+        try write { db in
+            _ = try db.run("DELETE FROM event_ranges WHERE received_at < $1", [.integer(boundary)])
         }
         while true {
             let forgotten = try write { db in

@@ -115,6 +115,11 @@ import TidingsStoreTesting
         #expect(
             try target.funnel(appID: "app_a", scope: .campaign("spring"))
                 == source.funnel(appID: "app_a", scope: .campaign("spring")))
+        // Found through the ranges the copy made: a device's timeline too.
+        #expect(
+            try target.events(appID: "app_a", installationID: "i1", limit: 100)
+                == source.events(appID: "app_a", installationID: "i1", limit: 100))
+        #expect(try !target.events(appID: "app_a", installationID: "i1", limit: 100).isEmpty)
         let copiedEvents = try target.events(appID: "app_a", query: EventQuery(limit: 100))
         #expect(copiedEvents == (try source.events(appID: "app_a", query: EventQuery(limit: 100))))
 

@@ -16,8 +16,9 @@ extension AudienceSQLBuilder {
     /// Whether the installation has (or, `negated`, has not) at least `count` events matching `condition`.
     ///
     /// SQLite evaluates an uncorrelated `IN (SELECT ...)` once into a temporary index and probes it per row.
-    /// PostgreSQL hashes it for `IN`, but may not for `NOT IN`, so there the complement asks per installation
-    /// with `NOT EXISTS` over its `events_installation` index.
+    /// PostgreSQL hashes it for `IN`, but may not for `NOT IN` (whose answer for a NULL differs), so there the
+    /// complement is a `NOT EXISTS` matching the same set by installation, which PostgreSQL runs as one anti
+    /// join against the set computed once.
     private mutating func installations(_ condition: AudienceEventCondition, atLeast count: Int, negated: Bool)
         -> String
     {
@@ -28,15 +29,15 @@ extension AudienceSQLBuilder {
             window = " AND audience_events.occurred_at >= \(bind(.integer(now - seconds * 1000)))"
         }
         let having = count > 1 ? " HAVING count(*) >= \(bind(.integer(Int64(count))))" : ""
-        if negated && dialect == .postgres {
-            return "NOT EXISTS (SELECT 1 FROM events audience_events WHERE audience_events.app_id = i.app_id"
-                + " AND audience_events.installation_id = i.installation_id AND audience_events.type = \(type)::text"
-                + "\(window)\(having))"
-        }
         let typeParameter = dialect == .postgres ? "\(type)::text" : type
         let group = count > 1 ? " GROUP BY audience_events.installation_id" : ""
-        return "(i.installation_id \(negated ? "NOT IN" : "IN") (SELECT audience_events.installation_id"
-            + " FROM events audience_events WHERE audience_events.app_id = \(app)"
-            + " AND audience_events.type = \(typeParameter)\(window)\(group)\(having)))"
+        let set =
+            "SELECT audience_events.installation_id FROM events audience_events"
+            + " WHERE audience_events.app_id = \(app) AND audience_events.type = \(typeParameter)\(window)\(group)\(having)"
+        if negated && dialect == .postgres {
+            return "NOT EXISTS (SELECT 1 FROM (\(set)) audience_set"
+                + " WHERE audience_set.installation_id = i.installation_id)"
+        }
+        return "(i.installation_id \(negated ? "NOT IN" : "IN") (\(set)))"
     }
 }
