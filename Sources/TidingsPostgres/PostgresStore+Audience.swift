@@ -24,7 +24,7 @@ extension PostgresStore {
         return Int(try read { db in try db.scalar(sql, values.map(Self.postgresValue)) } ?? 0)
     }
 
-    private static func postgresValue(_ value: AudienceSQLValue) -> PostgresValue {
+    static func postgresValue(_ value: AudienceSQLValue) -> PostgresValue {
         switch value {
         case .text(let text): .text(text)
         case .integer(let integer): .integer(integer)

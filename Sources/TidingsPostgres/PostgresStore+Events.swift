@@ -110,47 +110,13 @@ extension PostgresStore {
     }
 
     public func events(appID: String, query: EventQuery) throws -> EventPage {
-        var conditions: [String] = []
-        var bindings: [PostgresValue] = [.text(appID)]
-        func add(_ condition: String, _ value: PostgresValue) {
-            bindings.append(value)
-            conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)"))
+        let (sql, values) = query.pageSQL(dialect: .postgres, columns: Self.qualifiedEventColumns) {
+            scope, app, value in
+            scope.postgresRows(app: app, value: value)
         }
-        // A message or a campaign is read through its ranges, in `seq` order since they never overlap; other
-        // filters walk the app's events (`events_app_seq`).
-        var source = "FROM events e WHERE e.app_id = $1"
-        var order = "e.seq"
-        let scoped: (scope: EventScope, id: String)? =
-            if let messageID = query.messageID {
-                (.message, messageID)
-            } else if let campaignID = query.campaignID {
-                (.campaign, campaignID)
-            } else {
-                nil
-            }
-        if let (scope, id) = scoped {
-            // The ranges' query matches the value itself.
-            bindings.append(.text(id))
-            source = scope.postgresRows(app: "$1", value: "$\(bindings.count)")
-            order = "r.first_seq, e.seq"
-            if let after = query.afterSequence { add("r.last_seq > ?", .integer(after)) }
-        }
-        if let type = query.type { add("e.type = ?", .text(type.rawValue)) }
-        if let campaignID = query.campaignID, scoped?.scope != .campaign {
-            add("e.campaign_id = ?", .text(campaignID))
-        }
-        if let userID = query.userID { add("e.user_id = ?", .text(userID)) }
-        if let since = query.since { add("e.occurred_at >= ?", .integer(since)) }
-        if let until = query.until { add("e.occurred_at < ?", .integer(until)) }
-        if let receivedSince = query.receivedSince { add("e.received_at >= ?", .integer(receivedSince)) }
-        if let after = query.afterSequence { add("e.seq > ?", .integer(after)) }
-        let limit = max(0, query.limit)
-        bindings.append(.integer(Int64(limit) + 1))
-        let sql = """
-            SELECT \(Self.qualifiedEventColumns) \(source) \(conditions.map { "AND \($0) " }.joined())
-            ORDER BY \(order) LIMIT $\(bindings.count)
-            """
+        let bindings: [PostgresValue] = [.text(appID)] + values.map(Self.postgresValue)
         var events = try read { db in try db.query(sql, bindings, row: Self.eventRow) }
+        let limit = max(0, query.limit)
         var next: Int64?
         if events.count > limit {
             events.removeLast(events.count - limit)

@@ -29,7 +29,7 @@ extension SQLiteStore {
         return try reader.read { db in Int(try db.scalar(sql, values.map(Self.sqliteValue))?.integerValue ?? 0) }
     }
 
-    private static func sqliteValue(_ value: AudienceSQLValue) -> SQLiteValue {
+    static func sqliteValue(_ value: AudienceSQLValue) -> SQLiteValue {
         switch value {
         case .text(let text): .text(text)
         case .integer(let integer): .integer(integer)
