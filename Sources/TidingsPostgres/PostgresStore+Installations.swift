@@ -63,17 +63,20 @@ extension PostgresStore {
         ORDER BY installation_id FOR UPDATE
         """
 
-    /// Takes each `kind` token of $2 from every installation of the app $1 holding it but the one taking it
-    /// (the element of $3 at the token's position; $4 when): a token belongs to one installation (the device
-    /// reinstalled the app or changed hands). The index scan takes the tokens in order, so their holders are
-    /// locked in it.
-    private static func moveTokensSQL(_ kind: TokenType) -> String {
+    /// Takes the `kind` token $2 from the installation of the app $1 holding it, unless that is $3, the one
+    /// taking it ($4 when): a token belongs to one installation (the device reinstalled the app or changed
+    /// hands).
+    ///
+    /// One statement per token, not one for all of a group's tokens with `= ANY($2)`: for that, PostgreSQL
+    /// may use the token index with the app alone as its condition and the tokens as a filter, walking every
+    /// token of the app. It did whenever the statistics predated the tokens (an `ANALYZE` while the app's
+    /// installations had none): upserts fell fivefold for as long (BENCHMARKS.md). Here the condition is the
+    /// whole unique key, which no plan leaves out; the generic plan is the same lookup, so it is kept.
+    static func moveTokenSQL(_ kind: TokenType) -> String {
         let token = "\(kind.rawValue)_token"
         return """
-            UPDATE installations SET \(token) = NULL, \(kind.rawValue)_token_registered_at = NULL,
-                updated_at = ($4::bigint[])[array_position($2::text[], \(token))]
-            WHERE app_id = $1 AND \(token) = ANY($2::text[])
-                AND installation_id <> ($3::text[])[array_position($2::text[], \(token))]
+            UPDATE installations SET \(token) = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = $4
+            WHERE app_id = $1 AND \(token) = $2 AND installation_id <> $3
             """
     }
 
@@ -215,30 +218,27 @@ extension PostgresStore {
             }
             // The tokens are taken first, from the database's rows, the group's included (their final state,
             // written next, has already lost them): then no row written holds a token another row still has.
-            var writes: [PostgresConnection.Statement] = []
+            // The statements from here on are planned once per connection: their plans do not depend on the
+            // table's size.
+            var writes = [PostgresConnection.Statement(sql: planOnceSQL)]
             for kind in TokenType.allCases {
-                // App by app, in one order; within an app the index scan locks the holders in the tokens' order,
-                // so that two groups taking tokens do not wait for each other in a cycle. A deadlock all the same
-                // fails the group, which is then tried member by member.
+                // In one order, app by app and token by token, so that two groups taking tokens lock their
+                // holders in it and do not wait for each other in a cycle. A deadlock all the same fails the
+                // group, which is then tried member by member.
                 let ordered = (taken[kind] ?? [:]).sorted {
                     ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
                 }
-                for (appID, tokens) in runs(of: ordered, by: \.key.appID) {
-                    writes.append(
-                        PostgresConnection.Statement(
-                            sql: moveTokensSQL(kind),
-                            parameters: [
-                                .text(appID), .array(tokens.map { .text($0.key.token) }),
-                                .array(tokens.map { .text($0.value.installationID) }),
-                                .array(tokens.map { .integer($0.value.at) }),
-                            ]))
+                writes += ordered.map { token, taker in
+                    PostgresConnection.Statement(
+                        sql: moveTokenSQL(kind),
+                        parameters: [
+                            .text(token.appID), .text(token.token), .text(taker.installationID), .integer(taker.at),
+                        ])
                 }
             }
             let written = keys.filter(changed.contains).compactMap { current[$0] }
             if !written.isEmpty {
                 let rows = written.map(parameters(of:))
-                // The insert's plan does not depend on the table's size: it is made once per connection.
-                writes.append(PostgresConnection.Statement(sql: planOnceSQL))
                 writes.append(
                     PostgresConnection.Statement(
                         sql: upsertGroupSQL,

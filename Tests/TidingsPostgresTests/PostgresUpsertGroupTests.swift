@@ -32,6 +32,45 @@ import TidingsStoreTesting
         return update
     }
 
+    /// Statistics taken while the app's installations had no token (its first registrations, before the SDK
+    /// has one) once made PostgreSQL walk every token of the app to move one, for every group, until the next
+    /// `ANALYZE`. The plan of the statement the store runs, under those statistics, must look the token up.
+    @Test func aTokenIsMovedByLookingItUpEvenWithStatisticsFromBeforeAnyToken() throws {
+        let configuration = try StoreBackend.postgresConfiguration()
+        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
+        let store = try PostgresStore(configuration: configuration)
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        let cluster = try PostgresTestCluster.shared.get()
+        try cluster.psql(
+            """
+            ALTER TABLE installations SET (autovacuum_enabled = false);
+            INSERT INTO installations (app_id, installation_id, platform, created_at, updated_at)
+                SELECT 'app_a', 'early-' || g, 'ios', 0, 0 FROM generate_series(1, 100) g;
+            ANALYZE installations;
+            INSERT INTO installations (app_id, installation_id, platform, apns_token, created_at, updated_at)
+                SELECT 'app_a', 'later-' || g, 'ios', md5(g::text) || md5((g + 1)::text), 0, 0
+                FROM generate_series(1, 20000) g;
+            """, database: database)
+        let plan = try cluster.psql(
+            """
+            PREPARE move(text, text, text, bigint) AS \(PostgresStore.moveTokenSQL(.apns));
+            SET plan_cache_mode = force_custom_plan;
+            EXPLAIN EXECUTE move('app_a', md5('7') || md5('8'), 'someone', 1);
+            SET plan_cache_mode = force_generic_plan;
+            EXPLAIN EXECUTE move('app_a', md5('7') || md5('8'), 'someone', 1);
+            """, database: database)
+        let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond") }
+        #expect(conditions.count == 2, "\(plan)")
+        #expect(conditions.allSatisfy { $0.contains("apns_token = ") }, "\(plan)")
+        // And the move itself: the token goes to its new holder.
+        _ = try store.upsertInstallation(
+            appID: "app_a", installationID: "new",
+            update: apns(
+                try cluster.psql("SELECT md5('7') || md5('8')", database: database).trimmingCharacters(in: .newlines)),
+            now: Self.now)
+        #expect(try store.installation(appID: "app_a", installationID: "later-7")?.apnsToken == nil)
+    }
+
     @Test func aGroupWritesEveryMemberButTheOneWhosePrepareThrows() throws {
         let store = try makeStore()
         var seenBySecond: Installation??
