@@ -5,9 +5,9 @@ extension PostgresStore {
     static let retentionBatch = 10_000
 
     /// Drops the monthly partitions that end by the start of `cutoff`'s month, deletes the default
-    /// partition's rows received before it and their ranges (EventScope), then forgets their ids in batches. The ids go last: should the
-    /// run stop half way, an id is never forgotten while its event is still stored (which would let a
-    /// re-upload in twice).
+    /// partition's rows received before it and their ranges (EventScope), then forgets their ids in batches.
+    /// The ids go last: should the run stop half way, an id is never forgotten while its event is still
+    /// stored (which would let a re-upload in twice).
     public func removeEvents(receivedBefore cutoff: Int64) throws -> EventRemoval {
         let boundary = EventPartition(containing: cutoff).start
         var removal = EventRemoval()
