@@ -76,10 +76,13 @@ extension PostgresStore {
 
     public func failuresByReason(appID: String, since: Int64) throws -> [String: Int] {
         try read { db in
+            // The first condition on `state` is the partial index's own (`message_deliveries_app_updated`), as
+            // on SQLite, whose planner needs it written out.
             let rows = try db.query(
                 """
                 SELECT COALESCE(reason, 'unknown'), COUNT(*) FROM message_deliveries
-                WHERE app_id = $1 AND updated_at >= $2 AND state = 'failed' GROUP BY COALESCE(reason, 'unknown')
+                WHERE app_id = $1 AND updated_at >= $2 AND state IN ('sent', 'failed') AND state = 'failed'
+                GROUP BY COALESCE(reason, 'unknown')
                 """, [.text(appID), .integer(since)]
             ) { row in (row.text(0), row.int(1)) }
             return Dictionary(rows, uniquingKeysWith: +)

@@ -730,6 +730,14 @@ extension PostgresStore {
         DROP INDEX events_message;
         ALTER SEQUENCE events_seq INCREMENT BY 1024;
         """,
+        // Only sent and failed deliveries are counted by day (the overview), and a delivery is neither while it
+        // waits or is sent: indexing every row by time cost each delivery an index entry when it was resolved and
+        // another when its outcome moved it (issue #39).
+        """
+        DROP INDEX message_deliveries_app_updated;
+        CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at)
+            WHERE state IN ('sent', 'failed');
+        """,
     ]
 
     /// How many `seq`s each `nextval('events_seq')` reserves: the most events one insert statement numbers

@@ -2,6 +2,22 @@ import TidingsModel
 import TidingsSQLite
 
 extension SQLiteStore {
+    /// Sent and failed deliveries of an app by day since a time, read through the partial index of exactly those
+    /// (`message_deliveries_app_updated`).
+    static let dailySendsSQL = """
+        SELECT (updated_at / ?3) * ?3, state, COUNT(*) FROM message_deliveries
+        WHERE app_id = ?1 AND updated_at >= ?2 AND state IN ('sent', 'failed')
+        GROUP BY 1, 2
+        """
+
+    /// Failed deliveries by reason. The first condition on `state` is the index's own: SQLite reads a partial
+    /// index only for a query that states its condition, and does not derive it from `state = 'failed'`.
+    static let failuresByReasonSQL = """
+        SELECT COALESCE(reason, 'unknown'), COUNT(*) FROM message_deliveries
+        WHERE app_id = ?1 AND updated_at >= ?2 AND state IN ('sent', 'failed') AND state = 'failed'
+        GROUP BY COALESCE(reason, 'unknown')
+        """
+
     public func installationBreakdown(appID: String) throws -> InstallationBreakdown {
         try reader.read { db in
             try db.transaction(immediate: false) {
@@ -37,13 +53,9 @@ extension SQLiteStore {
         return try reader.read { db in
             try db.transaction(immediate: false) {
                 var days: [Int64: DailyActivity] = [:]
-                let sends = try db.query(
-                    """
-                    SELECT (updated_at / ?3) * ?3, state, COUNT(*) FROM message_deliveries
-                    WHERE app_id = ?1 AND updated_at >= ?2 AND state IN ('sent', 'failed')
-                    GROUP BY 1, 2
-                    """, [.text(appID), .integer(start), .integer(day)]
-                ) { row in (row.int64(at: 0), row.text(at: 1), row.int(at: 2)) }
+                let sends = try db.query(Self.dailySendsSQL, [.text(appID), .integer(start), .integer(day)]) { row in
+                    (row.int64(at: 0), row.text(at: 1), row.int(at: 2))
+                }
                 for (date, state, count) in sends {
                     if state == "sent" { days[date, default: DailyActivity(day: date)].sent += count }
                     if state == "failed" { days[date, default: DailyActivity(day: date)].failed += count }
@@ -76,12 +88,9 @@ extension SQLiteStore {
 
     public func failuresByReason(appID: String, since: Int64) throws -> [String: Int] {
         try reader.read { db in
-            let rows = try db.query(
-                """
-                SELECT COALESCE(reason, 'unknown'), COUNT(*) FROM message_deliveries
-                WHERE app_id = ?1 AND updated_at >= ?2 AND state = 'failed' GROUP BY COALESCE(reason, 'unknown')
-                """, [.text(appID), .integer(since)]
-            ) { row in (row.text(at: 0), row.int(at: 1)) }
+            let rows = try db.query(Self.failuresByReasonSQL, [.text(appID), .integer(since)]) { row in
+                (row.text(at: 0), row.int(at: 1))
+            }
             return Dictionary(rows, uniquingKeysWith: +)
         }
     }
