@@ -8,7 +8,8 @@ import TidingsServer
 /// from the sink's access log. Beside it, in the same run and to the same sink, the raw ``APNsClient`` sends
 /// the same N pushes (one connection, the fan-out's window; and again with up to tidingsd's default number of
 /// connections); they alternate for three rounds and the
-/// medians are compared. Also reports tidingsd's peak resident memory (`VmHWM`) and CPU seconds per run.
+/// medians are compared. Also reports tidingsd's peak resident memory (`VmHWM`) and CPU seconds per run, the raw
+/// client's CPU seconds, and the sink's for each side, so CPU per push can be compared where the cores are shared.
 ///
 /// - `TIDINGS_BENCH_FANOUT_HTTP_INSTALLATIONS`: N (default 50,000; 1,000,000 for the second goal).
 /// - `TIDINGS_BENCH_FANOUT_HTTP_ROUNDS`: rounds (default 3).
@@ -30,6 +31,8 @@ enum FanoutHTTPBench {
         var seconds: Double
         var peakKiB: Int
         var cpuSeconds: Double
+        /// The sink's CPU seconds over the same span: the machine's other tenant, whose share is the same per push.
+        var sinkCPUSeconds: Double
         var atSink: Int
         /// Deliveries the resolver handed to the worker claimed (`tidings_fanout_deliveries_handed_over_total`).
         var handedOver: Int
@@ -88,11 +91,14 @@ enum FanoutHTTPBench {
         var sendPath: [Run] = []
         var peerRuns: [Run] = []
         for round in 1...rounds {
+            // The raw client runs in this process, which does nothing else meanwhile: its CPU is the client's.
+            let rawCPUBefore = (ProcessCPU.seconds(pid: getpid()), sink.cpuSeconds)
             let rawRate = try APNsBench.blocking {
                 try await SendPathBench.rawRate(
                     sink.clientConfiguration, pushes: installations,
                     inFlight: FanoutWorker.Configuration().maximumInFlight)
             }
+            let rawCPU = (ProcessCPU.seconds(pid: getpid()) - rawCPUBefore.0, sink.cpuSeconds - rawCPUBefore.1)
             raw.append(rawRate)
             let pooledRate = try APNsBench.blocking {
                 try await SendPathBench.rawRate(
@@ -106,10 +112,10 @@ enum FanoutHTTPBench {
             sendPath.append(run)
             var line = String(
                 format:
-                    "round %d: raw client %.0f/s (up to %d connections: %.0f/s), tidingsd %.0f/s (%.2fx raw; %.2f s, "
-                    + "peak %.1f MiB, %.1f CPU-s, %.0f%% handed over)",
-                round, rawRate, ServerConfiguration.defaultAPNsConnections, pooledRate, run.rate, run.rate / rawRate,
-                run.seconds, Double(run.peakKiB) / 1024, run.cpuSeconds,
+                    "round %d: raw client %.0f/s (%.1f CPU-s, sink %.1f; up to %d connections: %.0f/s), tidingsd %.0f/s "
+                    + "(%.2fx raw; %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f, %.0f%% handed over)",
+                round, rawRate, rawCPU.0, rawCPU.1, ServerConfiguration.defaultAPNsConnections, pooledRate, run.rate,
+                run.rate / rawRate, run.seconds, Double(run.peakKiB) / 1024, run.cpuSeconds, run.sinkCPUSeconds,
                 100 * Double(run.handedOver) / Double(installations))
             if let peer {
                 let earlier = try measure(
@@ -117,8 +123,9 @@ enum FanoutHTTPBench {
                     directory: directory.appendingPathComponent("round-\(round)-peer"), sink: sink)
                 peerRuns.append(earlier)
                 line += String(
-                    format: ", peer %.0f/s (%.2fx raw; %.2f s, peak %.1f MiB, %.1f CPU-s)", earlier.rate,
-                    earlier.rate / rawRate, earlier.seconds, Double(earlier.peakKiB) / 1024, earlier.cpuSeconds)
+                    format: ", peer %.0f/s (%.2fx raw; %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f)", earlier.rate,
+                    earlier.rate / rawRate, earlier.seconds, Double(earlier.peakKiB) / 1024, earlier.cpuSeconds,
+                    earlier.sinkCPUSeconds)
             }
             Measure.line(line)
         }
@@ -182,7 +189,7 @@ enum FanoutHTTPBench {
             let pid = tidingsd.process.processIdentifier
             let api = ServerKeyClient(baseURL: tidingsd.url, serverKey: serverKey)
             let received = try AccessLogFollower(path: accessLog)
-            let cpuBefore = ProcessCPU.seconds(pid: pid)
+            let cpuBefore = (ProcessCPU.seconds(pid: pid), sink.cpuSeconds)
             let start = ContinuousClock.now
             let (messageID, _) = try await api.sendToEveryone(title: "fanout-http")
             // The sink's log says when the last push arrived; polling the message would cost tidingsd work.
@@ -204,7 +211,8 @@ enum FanoutHTTPBench {
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let cpu = ProcessCPU.seconds(pid: pid) - cpuBefore
+            let cpu = ProcessCPU.seconds(pid: pid) - cpuBefore.0
+            let sinkCPU = sink.cpuSeconds - cpuBefore.1
             let handedOver = try await api.metric("tidings_fanout_deliveries_handed_over_total")
             try await Task.sleep(for: .milliseconds(300))
             let atSink = try received.count()
@@ -214,7 +222,7 @@ enum FanoutHTTPBench {
             }
             return Run(
                 seconds: elapsed.seconds, peakKiB: Measure.processMemoryKiB(pid: pid, field: "VmHWM"), cpuSeconds: cpu,
-                atSink: atSink, handedOver: Int(handedOver))
+                sinkCPUSeconds: sinkCPU, atSink: atSink, handedOver: Int(handedOver))
         }
     }
 }

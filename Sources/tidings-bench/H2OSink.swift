@@ -20,6 +20,8 @@ struct H2OSink {
     /// The file h2o writes `PATH APNS-ID` to for each request, when the sink logs pushes.
     let accessLog: String?
     private let process: Process
+    /// The sink's CPU seconds so far (h2o is one process; `env` execs it under its own pid).
+    var cpuSeconds: Double { ProcessCPU.seconds(pid: process.processIdentifier) }
 
     init(directory: URL, logsPushes: Bool = false, logFormat: String = pushLogFormat) throws {
         certificate = directory.appendingPathComponent("cert.pem").path
