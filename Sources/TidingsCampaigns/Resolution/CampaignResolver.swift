@@ -74,6 +74,7 @@ public final class CampaignResolver: Sendable {
             let claim = try store.claimResolution(
                 resolver: id, now: now, leaseUntil: now + Int64(configuration.lease.seconds * 1000))
         else { return nil }
+        handoff?.messageClaimed()
         var cursor = claim.cursor
         var chunks = 0
         while !Task.isCancelled {

@@ -9,8 +9,8 @@ import TidingsStore
 /// The worker says when it wants a chunk: its queue runs low and the store's claim found less than it asked
 /// for. At most one chunk waits here, so memory stays bounded by the worker's queue. While the worker does not
 /// want one, the resolver waits up to ``patience`` and then writes the chunk pending as before, for any worker's
-/// fair-share claim; it does not wait while another message's resolution is due. Between instances of a
-/// cluster the patience is zero, so the other instances' workers keep sharing the message.
+/// fair-share claim; it does not wait while another message's resolution is due. While other instances of a
+/// cluster are live the patience is zero, so their workers keep sharing the message (``setPatience(_:)``).
 public final class DeliveryHandoff: Sendable {
     /// A chunk's deliveries, claimed by ``worker`` until `leaseUntil`, and the installations they were decided on.
     public struct Batch: Sendable {
@@ -22,10 +22,10 @@ public final class DeliveryHandoff: Sendable {
     /// The worker the rows are claimed for.
     public let worker: String
     /// How long the resolver waits for the worker to want a chunk before writing it pending.
-    public let patience: Duration
+    public var patience: Duration { state.withLock { $0.patience } }
     /// How long the worker holds a chunk handed to it (its claims' lease).
     public let lease: Duration
-    private let state = LockedBox(State())
+    private let state: LockedBox<State>
 
     private struct State {
         /// Wakes the worker when a chunk was left for it; set while the worker's loop runs and takes what is
@@ -37,12 +37,26 @@ public final class DeliveryHandoff: Sendable {
         /// The resolver is writing a chunk for the worker.
         var reserved = false
         var waiting: Batch?
+        var patience: Duration
+        var beforeEachMessage: (@Sendable () -> Void)?
     }
 
     public init(worker: String, patience: Duration, lease: Duration) {
         self.worker = worker
-        self.patience = patience
         self.lease = lease
+        state = LockedBox(State(patience: patience))
+    }
+
+    /// Changes how long the resolver waits from its next chunk on: a cluster's instance waits only while no
+    /// other instance is live (``FanoutWorker/otherInstancesLive(_:)``).
+    public func setPatience(_ patience: Duration) {
+        state.withLock { $0.patience = patience }
+    }
+
+    /// Runs `refresh` before the resolver resolves each message, so the patience it uses is current (a cluster
+    /// counts its live instances then: ``setPatience(_:)``).
+    public func beforeEachMessage(_ refresh: @escaping @Sendable () -> Void) {
+        state.withLock { $0.beforeEachMessage = refresh }
     }
 
     // MARK: The worker's side
@@ -74,11 +88,16 @@ public final class DeliveryHandoff: Sendable {
 
     // MARK: The resolver's side
 
+    /// The resolver claimed a message and is about to resolve it.
+    func messageClaimed() {
+        state.withLock { $0.beforeEachMessage }?()
+    }
+
     /// Waits, up to ``patience`` and while `stillWorthWaiting` holds, for the worker to want a chunk, and
     /// reserves it: true means the resolver writes its next chunk claimed for the worker and then calls
     /// ``put(_:)`` or ``cancelReservation()``.
     func reserve(stillWorthWaiting: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + patience
+        let deadline = ContinuousClock.now + state.withLock { $0.patience }
         var checkedOthers = false
         while true {
             let outcome = state.withLock { state -> Bool? in

@@ -83,6 +83,11 @@ public final class FanoutService: Sendable {
         deadline.cancel()
     }
 
+    /// How many other instances of the cluster are live (``FanoutWorker/otherInstancesLive(_:)``).
+    public func otherInstancesLive(_ count: Int) {
+        for worker in workers { worker.otherInstancesLive(count) }
+    }
+
     /// Ends the workers' idle waits: new deliveries are due now.
     public func wake() {
         for worker in workers { worker.wake() }

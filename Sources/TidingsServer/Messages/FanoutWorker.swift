@@ -78,8 +78,9 @@ public final class FanoutWorker: Sendable {
         /// outside a cluster.
         public var instanceTimeout: Duration?
         /// How long the process's resolver waits for the worker to want its next chunk before writing it pending
-        /// (``DeliveryHandoff``); a cluster's workers (``instanceTimeout`` set) get none, so every instance's
-        /// workers share a message.
+        /// (``DeliveryHandoff``); a cluster's workers (``instanceTimeout`` set) get it only while no other
+        /// instance is live (``FanoutWorker/otherInstancesLive(_:)``), so every instance's workers share a
+        /// message.
         public var handoffPatience: Duration = .milliseconds(200)
         /// The jitter's uniform draw in `0..<1`; tests pin it.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -153,6 +154,14 @@ public final class FanoutWorker: Sendable {
         self.configuration = configuration
         self.throttle = throttle
         counters = FanoutCounters(registry: metrics)
+    }
+
+    /// A cluster's heartbeat saw `count` other live instances: the resolver waits for this worker to want a
+    /// chunk (``Configuration/handoffPatience``) only while there are none, since otherwise the chunks written
+    /// pending are what the other instances' workers send. Outside a cluster it changes nothing.
+    public func otherInstancesLive(_ count: Int) {
+        guard configuration.instanceTimeout != nil else { return }
+        handoff?.setPatience(count == 0 ? configuration.handoffPatience : .zero)
     }
 
     /// Sends until nothing is due, then returns how many deliveries it processed.

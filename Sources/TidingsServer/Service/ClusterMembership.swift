@@ -12,7 +12,9 @@ import TidingsStore
 ///    so a killed instance's deliveries go out again within that timeout plus one interval, not after their
 ///    lease. On PostgreSQL heartbeats and silence are measured on the database's clock, so an instance whose
 ///    host clock is off is neither taken for dead nor takes the others for dead;
-/// 3. renews its scheduler lease (``SchedulerLeadership``).
+/// 3. renews its scheduler lease (``SchedulerLeadership``);
+/// 4. counts the other live instances (``countOtherInstances()``) and tells `otherInstancesLive`: the fan-out
+///    hands its resolver's chunks to its own worker only while none are (``FanoutWorker/otherInstancesLive(_:)``).
 ///
 /// Stopping retires the instance: what it still has claimed goes back at once and it gives up the lease.
 /// The fan-out workers claim under the instance id (``FanoutService``'s `instanceID`), which is what ties
@@ -49,13 +51,18 @@ public final class ClusterMembership: Sendable {
     let logger: Logger
     private let releasedClaims: Counter?
     private let task = LockedBox<Task<Void, Never>?>(nil)
+    private let otherInstancesLive: (@Sendable (Int) -> Void)?
+    /// Other instances live at the last heartbeat; nil before the first.
+    private let othersSeen = LockedBox<Int?>(nil)
 
     public init(
         instanceID: String, store: any Store, configuration: Configuration = Configuration(),
-        clock: any TidingsClock = SystemClock(), logger: Logger = .disabled(), metrics: MetricsRegistry? = nil
+        clock: any TidingsClock = SystemClock(), logger: Logger = .disabled(), metrics: MetricsRegistry? = nil,
+        otherInstancesLive: (@Sendable (Int) -> Void)? = nil
     ) {
         self.instanceID = instanceID
         self.store = store
+        self.otherInstancesLive = otherInstancesLive
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -68,7 +75,14 @@ public final class ClusterMembership: Sendable {
         metrics?.gauge(
             name: "tidings_cluster_leader", help: "1 while this instance runs the cluster's scheduled work."
         ) { [leadership] in leadership.isLeader ? 1 : 0 }
+        metrics?.gauge(
+            name: "tidings_cluster_instances_live",
+            help: "Instances whose heartbeat was younger than the timeout at this one's last, itself included."
+        ) { [othersSeen] in Double((othersSeen.withLock { $0 } ?? 0) + 1) }
     }
+
+    /// How many other instances were live at the last heartbeat; nil before the first.
+    public var otherInstances: Int? { othersSeen.withLock { $0 } }
 
     /// One heartbeat: writes it, releases silent instances' claims, renews the lease.
     /// - Returns: how many deliveries were released.
@@ -84,6 +98,7 @@ public final class ClusterMembership: Sendable {
                 "returned to the queue the deliveries of an instance that went silent",
                 metadata: ["count": String(released)])
         }
+        try countOtherInstances()
         let wasLeader = leadership.isLeader
         let leads = try leadership.renew()
         if leads != wasLeader {
@@ -91,6 +106,27 @@ public final class ClusterMembership: Sendable {
                 leads ? "this instance now runs scheduled work" : "this instance no longer runs scheduled work")
         }
         return released
+    }
+
+    /// Counts the other live instances, against this instance's last heartbeat on the same clock (PostgreSQL's on
+    /// PostgreSQL), and tells `otherInstancesLive` when the number changed. Each heartbeat does; so does the
+    /// fan-out before it resolves a message, so an instance started since the last heartbeat shares it.
+    /// - Returns: The number; nil before this instance's first heartbeat.
+    @discardableResult
+    public func countOtherInstances() throws -> Int? {
+        let heartbeats = try store.instanceHeartbeats()
+        guard let mine = heartbeats[instanceID] else { return nil }
+        let timeout = Int64(configuration.instanceTimeout.seconds * 1000)
+        let others = heartbeats.filter { $0.key != instanceID && mine - $0.value < timeout }.count
+        let before = othersSeen.withLock { seen in
+            defer { seen = others }
+            return seen
+        }
+        if before != others {
+            logger.info("other live instances: \(others)")
+            otherInstancesLive?(others)
+        }
+        return others
     }
 
     /// Beats now and then every ``Configuration/heartbeatInterval`` until ``stop()``.

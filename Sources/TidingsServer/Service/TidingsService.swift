@@ -182,7 +182,10 @@ public final class TidingsService: Sendable {
         if configuration.postgresStore != nil {
             let membership = ClusterMembership(
                 instanceID: instanceID, store: store, configuration: configuration.cluster, logger: logger,
-                metrics: metrics)
+                metrics: metrics, otherInstancesLive: { fanout.otherInstancesLive($0) })
+            // Counted again before each message is resolved, so an instance started since the last heartbeat
+            // shares it.
+            fanout.workers.first?.handoff?.beforeEachMessage { _ = try? membership.countOtherInstances() }
             self.membership = membership
             leadership = membership.leadership
         } else {

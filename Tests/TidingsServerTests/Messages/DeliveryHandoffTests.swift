@@ -177,6 +177,47 @@ import TidingsTesting
         for id in [first, second] { #expect(try await fixture.status(id).count("targets") == 2500) }
     }
 
+    /// A cluster's instance hands chunks to its own worker only while no other instance is live; a process
+    /// outside a cluster always does.
+    @Test func aClusterInstanceWaitsForItsWorkerOnlyWhileNoOtherInstanceIsLive() async throws {
+        let fixture = try MessageFixture()
+        var configuration = FanoutWorker.Configuration()
+        configuration.handoffPatience = .milliseconds(150)
+        configuration.instanceTimeout = .seconds(10)
+        let clustered = FanoutWorker(
+            store: fixture.store, provider: fixture.provider, clock: fixture.clock, configuration: configuration,
+            takesHandoff: true)
+        let handoff = try #require(clustered.handoff)
+        #expect(handoff.patience == .zero, "others may be live until a heartbeat says otherwise")
+        clustered.otherInstancesLive(0)
+        #expect(handoff.patience == .milliseconds(150))
+        clustered.otherInstancesLive(2)
+        #expect(handoff.patience == .zero)
+
+        // Alone as the resolver takes the message (the count it makes first), a chunk resolved as the worker
+        // wants one goes to the worker claimed.
+        try CampaignTests.seed(fixture, count: 2500)
+        let messageID = try await post(fixture)
+        let counted = LockedBox(0)
+        handoff.beforeEachMessage {
+            counted.withLock { $0 += 1 }
+            clustered.otherInstancesLive(0)
+        }
+        handoff.open {}
+        _ = handoff.take(wantingMore: true)
+        #expect(try await resolver(fixture, handoff: handoff).runOnce() == 2)
+        #expect(counted.withLock { $0 } == 1, "once for the message")
+        #expect(handoff.take(wantingMore: false)?.deliveries.count == 1000)
+        #expect(try fixture.store.messageCounts(messageID: messageID).queued == 1500)
+
+        configuration.instanceTimeout = nil
+        let alone = FanoutWorker(
+            store: fixture.store, provider: fixture.provider, clock: fixture.clock, configuration: configuration,
+            takesHandoff: true)
+        alone.otherInstancesLive(3)
+        #expect(alone.handoff?.patience == .milliseconds(150), "outside a cluster no heartbeat counts")
+    }
+
     @Test func aPacedMessageIsNotHandedOver() async throws {
         let fixture = try MessageFixture()
         try CampaignTests.seed(fixture, count: 1500)

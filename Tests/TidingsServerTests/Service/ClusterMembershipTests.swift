@@ -73,6 +73,43 @@ import TidingsTesting
         #expect(try store.messageCounts(messageID: "m1").inFlight == 0, "a stopped instance leaves nothing claimed")
     }
 
+    /// Counted against the instance's own heartbeat (the store's clock), in real time with a one-second timeout;
+    /// told only when the count changes.
+    @Test(arguments: StoreBackend.allCases)
+    func theOtherLiveInstancesAreCountedAtEachHeartbeatAndToldWhenTheirNumberChanges(_ backend: StoreBackend)
+        async throws
+    {
+        let store = try makeStore(backend, deliveries: 0)
+        let told = LockedBox<[Int]>([])
+        func member(_ id: String, telling: Bool = false) -> ClusterMembership {
+            let tell: @Sendable (Int) -> Void = { count in told.withLock { $0.append(count) } }
+            return ClusterMembership(
+                instanceID: id, store: store,
+                configuration: ClusterMembership.Configuration(instanceTimeout: .seconds(1)), clock: SystemClock(),
+                otherInstancesLive: telling ? tell : nil)
+        }
+        let watched = member("watched", telling: true)
+        let (joining, silent) = (member("joining"), member("silent"))
+        #expect(try watched.countOtherInstances() == nil, "nothing to measure against before its first heartbeat")
+        #expect(watched.otherInstances == nil)
+        try watched.beat()
+        #expect(watched.otherInstances == 0)
+        try joining.beat()
+        #expect(try watched.countOtherInstances() == 1, "seen between heartbeats when counted")
+        try silent.beat()
+        try watched.beat()
+        try watched.beat()
+        #expect(watched.otherInstances == 2)
+        #expect(told.withLock { $0 } == [0, 1, 2], "told once per change")
+        await joining.stop()
+        try watched.beat()
+        #expect(watched.otherInstances == 1, "a stopped instance is gone at once")
+        try await Task.sleep(for: .milliseconds(1200))
+        try watched.beat()
+        #expect(watched.otherInstances == 0, "a heartbeat 1.2 s old is past the timeout")
+        #expect(told.withLock { $0 } == [0, 1, 2, 1, 0])
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func scheduledWorkRunsOnOneInstanceAndIsHandedOverWhenItStopsOrDies(_ backend: StoreBackend) async throws {
         let store = try makeStore(backend, deliveries: 0)
