@@ -34,6 +34,14 @@ public final class WorkerThreadPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Runs `work` on one of the threads and returns what it returns; the calling task is suspended meanwhile
+    /// rather than holding a cooperative thread.
+    public func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            submit { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// Lets the threads finish what was submitted and end; later submissions are dropped.
     public func stop() {
         condition.lock()

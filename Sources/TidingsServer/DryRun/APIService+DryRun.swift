@@ -13,14 +13,9 @@ extension APIService {
     func dryRunMessage(_ accepted: AcceptedMessage) async throws -> HTTPResponse {
         let previews = DryRunPreviews(insecureMediaHosts: configuration.insecureMediaHosts)
         let evaluatedAt = clock.now
-        let report = try await withCheckedThrowingContinuation { continuation in
-            Self.dryRunThreads.submit { [self] in
-                continuation.resume(
-                    with: Result {
-                        try storeCall {
-                            try MessageDryRun(store: store, previews: previews).run(accepted, evaluatedAt: evaluatedAt)
-                        }
-                    })
+        let report = try await Self.dryRunThreads.run { [self] in
+            try storeCall {
+                try MessageDryRun(store: store, previews: previews).run(accepted, evaluatedAt: evaluatedAt)
             }
         }
         logger.info(

@@ -2,7 +2,9 @@ import TidingsStore
 
 /// Outcomes a fan-out worker has not written yet, in the order they arrived.
 struct CompletionBuffer {
-    private(set) var entries: [(completion: DeliveryCompletion, delivery: MessageDelivery)] = []
+    typealias Entry = (completion: DeliveryCompletion, delivery: MessageDelivery)
+
+    private(set) var entries: [Entry] = []
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
@@ -12,7 +14,7 @@ struct CompletionBuffer {
     }
 
     /// Everything waiting, leaving the buffer empty.
-    mutating func take() -> [(completion: DeliveryCompletion, delivery: MessageDelivery)] {
+    mutating func take() -> [Entry] {
         defer { entries = [] }
         return entries
     }

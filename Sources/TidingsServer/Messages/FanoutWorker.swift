@@ -314,6 +314,15 @@ public final class FanoutWorker: Sendable {
             var inFlight = 0
             var wakeScheduled = false
             var flushScheduled = false
+            // One batch of outcomes is written at a time, beside the sending: the loop goes on starting pushes and
+            // reading answers while the store writes (and, on PostgreSQL, waits for the commit to reach disk).
+            var writing = false
+            func startWriting() {
+                guard !writing, !completions.isEmpty else { return }
+                writing = true
+                let batch = completions.take()
+                group.addTask { .written(batch, try await self.recordOutcomes(batch.map(\.completion))) }
+            }
             while true {
                 // A cancel is acted on before any further push starts: the message's queued pushes go unsent
                 // (its rows are recorded cancelled already); the claims check catches one the feed missed.
@@ -338,7 +347,7 @@ public final class FanoutWorker: Sendable {
                 let stopping = isStopping
                 // Until the next claim may be made after a short one.
                 let shortClaimWait = lastShortClaim.map { configuration.shortClaimInterval - (.now - $0) }
-                if stopping && inFlight == 0 {
+                if stopping && inFlight == 0 && !writing {
                     // Every answer is in: record them, and hand back what was claimed but not sent, so another
                     // worker sends it now rather than after the lease.
                     let now = clock.now.millisecondsSince1970
@@ -407,7 +416,12 @@ public final class FanoutWorker: Sendable {
                     wait = min(wait ?? .seconds(3600), max(.milliseconds(1), nextCheck - .now))
                 }
                 let now = clock.now.millisecondsSince1970
-                while inFlight < window && !stopping && queue.unchecked == 0 && ContinuousClock.now < checkedUntil {
+                // While a write is out and another batch already waits (a slow or unreachable store), no more
+                // pushes start: answers the store has not taken are what a lost claim would send twice.
+                let outcomesBehind = writing && completions.count >= configuration.completionBatchSize
+                while inFlight < window && !stopping && !outcomesBehind && queue.unchecked == 0
+                    && ContinuousClock.now < checkedUntil
+                {
                     switch queue.next(throttle: throttle, now: now) {
                     case .empty:
                         break
@@ -431,7 +445,7 @@ public final class FanoutWorker: Sendable {
                 if completions.count >= configuration.completionBatchSize
                     || (inFlight == 0 && !completions.isEmpty)
                 {
-                    try await flush(&completions, queue: &queue)
+                    startWriting()
                 } else if !completions.isEmpty && !flushScheduled {
                     flushScheduled = true
                     let delay = configuration.completionDelay
@@ -440,7 +454,9 @@ public final class FanoutWorker: Sendable {
                         return .flush
                     }
                 }
-                if inFlight == 0 && queue.isEmpty && completions.isEmpty && (!continuous || exhausted) { break }
+                if inFlight == 0 && !writing && queue.isEmpty && completions.isEmpty && (!continuous || exhausted) {
+                    break
+                }
                 guard let event = try await group.next() else { continue }
                 switch event {
                 case .done(let delivery, let outcome):
@@ -454,7 +470,10 @@ public final class FanoutWorker: Sendable {
                     wakeScheduled = false
                 case .flush:
                     flushScheduled = false
-                    try await flush(&completions, queue: &queue)
+                    startWriting()
+                case .written(let batch, let recorded):
+                    writing = false
+                    written(batch, recorded: recorded, queue: &queue)
                 }
             }
             // Only timers can be left: the sends have all returned.
@@ -593,14 +612,17 @@ public final class FanoutWorker: Sendable {
         queue.enqueue(ready, leaseUntil: leaseUntil, checked: checked)
     }
 
-    /// Writes the waiting outcomes in one transaction and counts them.
-    /// Records the waiting outcomes, then finishes the messages they were the last of (nothing of them left in
-    /// `queue`), so the claims' look at every sending message stays short, and forgets the messages `queue`
-    /// no longer needs.
+    /// Writes the waiting outcomes in one transaction and waits for it (the last write, when the worker stops).
     private func flush(_ completions: inout CompletionBuffer, queue: inout SendQueue) async throws {
         guard !completions.isEmpty else { return }
         let batch = completions.take()
-        let recorded = try await recordOutcomes(batch.map(\.completion))
+        written(batch, recorded: try await recordOutcomes(batch.map(\.completion)), queue: &queue)
+    }
+
+    /// After a batch of outcomes was written: finishes the messages it was the last of (nothing of them left in
+    /// `queue`), so the claims' look at every sending message stays short, forgets the messages `queue` no
+    /// longer needs, and counts the outcomes.
+    private func written(_ batch: [CompletionBuffer.Entry], recorded: [Bool], queue: inout SendQueue) {
         let ended = Set(
             batch.indices.filter { $0 < recorded.count && recorded[$0] }.map { batch[$0].completion.messageID }
         ).filter { !queue.holds($0) }
@@ -653,7 +675,9 @@ public final class FanoutWorker: Sendable {
         var attempt = 0
         while true {
             do {
-                return try store.completeDeliveries(completions, worker: id, now: clock.now.millisecondsSince1970)
+                return try await Self.outcomeWriters.run { [store, id, clock] in
+                    try store.completeDeliveries(completions, worker: id, now: clock.now.millisecondsSince1970)
+                }
             } catch {
                 attempt += 1
                 guard attempt < Self.outcomeWriteAttempts, !Task.isCancelled else { throw error }
@@ -664,6 +688,11 @@ public final class FanoutWorker: Sendable {
             }
         }
     }
+
+    /// Where outcomes are written: a write waits for its commit (on PostgreSQL a round trip and the WAL's flush
+    /// to disk), which on one of Swift's cooperative threads, about one per core, would hold up every push's
+    /// task meanwhile.
+    static let outcomeWriters = WorkerThreadPool(threadCount: 2, name: "tidings-outcomes")
 
     /// How many times a batch of outcomes is tried: about 30 s of retries, longer than a database restart.
     static let outcomeWriteAttempts = 20
@@ -676,6 +705,8 @@ public final class FanoutWorker: Sendable {
         case wake
         /// Outcomes waited long enough for their batch.
         case flush
+        /// A batch of outcomes was written: which were recorded (false: the claim was no longer this worker's).
+        case written([CompletionBuffer.Entry], [Bool])
     }
 
     /// The push of `delivery`: its rendered `payload` when its message has templates, else the stored one.
