@@ -31,7 +31,7 @@ enum FanoutHTTPBench {
         var seconds: Double
         var peakKiB: Int
         var cpuSeconds: Double
-        /// The sink's CPU seconds over the same span: the machine's other tenant, whose share is the same per push.
+        /// The sink's CPU seconds over the same span: it shares the cores with tidingsd.
         var sinkCPUSeconds: Double
         var atSink: Int
         /// Deliveries the resolver handed to the worker claimed (`tidings_fanout_deliveries_handed_over_total`).

@@ -98,13 +98,14 @@ public final class ClusterMembership: Sendable {
                 "returned to the queue the deliveries of an instance that went silent",
                 metadata: ["count": String(released)])
         }
-        try countOtherInstances()
         let wasLeader = leadership.isLeader
         let leads = try leadership.renew()
         if leads != wasLeader {
             logger.notice(
                 leads ? "this instance now runs scheduled work" : "this instance no longer runs scheduled work")
         }
+        // Last: a count that fails must not cost the lease its renewal.
+        try countOtherInstances()
         return released
     }
 

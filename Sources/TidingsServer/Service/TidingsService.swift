@@ -182,10 +182,12 @@ public final class TidingsService: Sendable {
         if configuration.postgresStore != nil {
             let membership = ClusterMembership(
                 instanceID: instanceID, store: store, configuration: configuration.cluster, logger: logger,
-                metrics: metrics, otherInstancesLive: { fanout.otherInstancesLive($0) })
+                metrics: metrics, otherInstancesLive: { [weak fanout] in fanout?.otherInstancesLive($0) })
             // Counted again before each message is resolved, so an instance started since the last heartbeat
-            // shares it.
-            fanout.workers.first?.handoff?.beforeEachMessage { _ = try? membership.countOtherInstances() }
+            // shares it. Weak both ways: the membership and the fan-out must not keep each other alive.
+            fanout.workers.first?.handoff?.beforeEachMessage { [weak membership] in
+                _ = try? membership?.countOtherInstances()
+            }
             self.membership = membership
             leadership = membership.leadership
         } else {
