@@ -74,6 +74,45 @@ import TidingsTesting
         await running.value
     }
 
+    /// Outcomes are written beside the sending, but a store that falls a whole batch behind stops the sending:
+    /// answers it has not taken are what a lost claim would send twice. Here the store's writer is held while
+    /// pushes answer at once; the worker sends at most its window and two batches more, then all once released.
+    @Test func aStoreThatFallsABatchBehindStopsTheSendingUntilItCatchesUp() async throws {
+        let fixture = try MessageFixture()
+        let messageID = try await queue(fixture, count: 200)
+        let store = try #require(fixture.store as? SQLiteStore)
+        var configuration = FanoutWorker.Configuration()
+        configuration.maximumInFlight = 2
+        configuration.completionBatchSize = 5
+        // No claim of its own while the writer is held: the queue holds the whole message.
+        configuration.priorityPollInterval = .seconds(3600)
+        let worker = FanoutWorker(
+            store: store, provider: fixture.provider, clock: fixture.clock, configuration: configuration)
+        let running = Task { try await worker.drain() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.provider.pushes.count < 20 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        // The writer is taken on a thread of its own and held until released.
+        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        Thread {
+            try? store.database.write { _ in
+                held.signal()
+                release.wait()
+            }
+        }.start()
+        held.wait()
+        let atHold = fixture.provider.pushes.count
+        try await Task.sleep(for: .milliseconds(300))
+        let whileHeld = fixture.provider.pushes.count - atHold
+        release.signal()
+        #expect(try await running.value == 200)
+        #expect(whileHeld <= 2 + 2 * 5, "\(whileHeld) pushes went out while the store took no outcome")
+        #expect(fixture.provider.pushes.count == 200)
+        #expect(Set(fixture.provider.pushes.map(\.token)).count == 200, "each installation once")
+        #expect(try store.messageCounts(messageID: messageID).sent == 200)
+    }
+
     @Test func goneTokenIsDeactivated() async throws {
         let fixture = try MessageFixture()
         let messageID = try await queue(fixture, count: 2)
