@@ -52,7 +52,8 @@ public final class ClusterMembership: Sendable {
     private let releasedClaims: Counter?
     private let task = LockedBox<Task<Void, Never>?>(nil)
     private let otherInstancesLive: (@Sendable (Int) -> Void)?
-    /// Other instances live at the last heartbeat; nil before the first.
+    /// Other instances live at the last count; nil before the first. Held for the whole count, so that two
+    /// counts (the heartbeat's and the resolver's) cannot tell their numbers in the wrong order.
     private let othersSeen = LockedBox<Int?>(nil)
 
     public init(
@@ -81,7 +82,7 @@ public final class ClusterMembership: Sendable {
         ) { [othersSeen] in Double((othersSeen.withLock { $0 } ?? 0) + 1) }
     }
 
-    /// How many other instances were live at the last heartbeat; nil before the first.
+    /// How many other instances were live at the last count; nil before the first.
     public var otherInstances: Int? { othersSeen.withLock { $0 } }
 
     /// One heartbeat: writes it, releases silent instances' claims, renews the lease.
@@ -115,19 +116,18 @@ public final class ClusterMembership: Sendable {
     /// - Returns: The number; nil before this instance's first heartbeat.
     @discardableResult
     public func countOtherInstances() throws -> Int? {
-        let heartbeats = try store.instanceHeartbeats()
-        guard let mine = heartbeats[instanceID] else { return nil }
-        let timeout = Int64(configuration.instanceTimeout.seconds * 1000)
-        let others = heartbeats.filter { $0.key != instanceID && mine - $0.value < timeout }.count
-        let before = othersSeen.withLock { seen in
-            defer { seen = others }
-            return seen
+        try othersSeen.withLock { seen in
+            let heartbeats = try store.instanceHeartbeats()
+            guard let mine = heartbeats[instanceID] else { return nil }
+            let timeout = Int64(configuration.instanceTimeout.seconds * 1000)
+            let others = heartbeats.filter { $0.key != instanceID && mine - $0.value < timeout }.count
+            if seen != others {
+                seen = others
+                logger.info("other live instances: \(others)")
+                otherInstancesLive?(others)
+            }
+            return others
         }
-        if before != others {
-            logger.info("other live instances: \(others)")
-            otherInstancesLive?(others)
-        }
-        return others
     }
 
     /// Beats now and then every ``Configuration/heartbeatInterval`` until ``stop()``.
