@@ -317,6 +317,27 @@ extension PostgresStore {
         try read { db in try Self.installation(db, appID: appID, installationID: installationID, forUpdate: false) }
     }
 
+    /// One statement for all of them (a worker reads a claimed chunk's installations here): the default, a read
+    /// per installation, cost a round trip and a transaction each. Each key is looked up by the primary key
+    /// from a lateral subquery that `LIMIT` keeps from being flattened into a join, so no statistics can turn
+    /// it into a walk of the app's installations.
+    public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
+        guard !installationIDs.isEmpty else { return [] }
+        let columns = Self.installationColumns.split(separator: ",").map {
+            "i." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return try read { db in
+            try db.query(
+                """
+                SELECT \(columns.joined(separator: ", "))
+                FROM unnest($2::text[]) AS k(installation_id)
+                CROSS JOIN LATERAL (
+                    SELECT * FROM installations
+                    WHERE app_id = $1 AND installation_id = k.installation_id LIMIT 1) AS i
+                """, [.text(appID), .array(installationIDs.map { .text($0) })], row: Self.installationRow)
+        }
+    }
+
     public func removeToken(_ kind: TokenType, appID: String, installationID: String, now: Int64) throws
         -> Installation?
     {
@@ -342,7 +363,7 @@ extension PostgresStore {
     public func installations(appID: String, query: InstallationQuery) throws -> [Installation] {
         let (sql, texts) = query.listing(appID: appID, columns: Self.installationColumns, placeholder: "$")
         let bindings: [PostgresValue] = texts.map { .text($0) } + [.integer(Int64(max(0, query.limit)))]
-        return try read { db in try db.query(sql, bindings, row: Self.installationRow) }
+        return try readPageInKeyOrder(sql, bindings)
     }
 
     static func installation(_ db: PostgresConnection, appID: String, installationID: String, forUpdate: Bool) throws

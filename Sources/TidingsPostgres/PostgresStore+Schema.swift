@@ -738,6 +738,13 @@ extension PostgresStore {
         CREATE INDEX message_deliveries_app_updated ON message_deliveries (app_id, updated_at)
             WHERE state IN ('sent', 'failed');
         """,
+        // Deliveries stop referencing messages, as installations and events stopped referencing apps: the check
+        // ran a look-up of the message for every delivery written, a chunk's thousand at a time, and a delivery
+        // is written only by the message's own resolution, in a transaction that has just read or written the
+        // message. Messages are never deleted (issue #39).
+        """
+        ALTER TABLE message_deliveries DROP CONSTRAINT message_deliveries_message_id_fkey;
+        """,
     ]
 
     /// How many `seq`s each `nextval('events_seq')` reserves: the most events one insert statement numbers

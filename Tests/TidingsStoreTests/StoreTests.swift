@@ -514,6 +514,37 @@ import TidingsStoreTesting
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func installationsAreReadTogetherByTheirIDsWithinTheirAppOnly(_ backend: StoreBackend) throws {
+        let store = try makeStore(backend)
+        for id in ["i1", "i2", "i3", "shared"] {
+            var update = InstallationUpdate()
+            update.locale = .set("a-\(id)")
+            _ = try store.upsertInstallation(appID: "app_a", installationID: id, update: update, now: Self.now)
+        }
+        var other = InstallationUpdate()
+        other.locale = .set("b-shared")
+        _ = try store.upsertInstallation(appID: "app_b", installationID: "shared", update: other, now: Self.now)
+        _ = try store.upsertInstallation(appID: "app_b", installationID: "only-b", update: .init(), now: Self.now)
+
+        let found = try store.installations(
+            appID: "app_a", installationIDs: ["i3", "missing", "i1", "shared", "only-b"])
+        // The unknown and the other app's are left out; each found one is the app's own, read whole.
+        #expect(Set(found.map(\.installationID)) == ["i1", "i3", "shared"])
+        #expect(found.count == 3)
+        #expect(found.allSatisfy { $0.appID == "app_a" && $0.locale == "a-\($0.installationID)" })
+        #expect(try store.installations(appID: "app_a", installationIDs: []).isEmpty)
+        // More than a chunk's worth in one call, found ones spread over all of it.
+        let many = (0..<1_100).map { "n\($0)" }
+        let existing = Set(many.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
+        for id in existing {
+            _ = try store.upsertInstallation(appID: "app_b", installationID: id, update: .init(), now: Self.now)
+        }
+        let manyFound = try store.installations(appID: "app_b", installationIDs: many)
+        #expect(Set(manyFound.map(\.installationID)) == existing)
+        #expect(manyFound.count == existing.count)
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func installationsWithoutATimeZoneAreCountedByApp(_ backend: StoreBackend) throws {
         let store = try makeStore(backend, apps: ["app_a", "app_b", "app_c"])
         #expect(try store.installationsWithoutTimeZone() == [:])
