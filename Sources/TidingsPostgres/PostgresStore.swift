@@ -44,6 +44,10 @@ public final class PostgresStore: Store {
         /// cores idle, which other groups fill (BENCHMARKS.md). Fewer when the pool is smaller: one connection
         /// is always left to the other calls.
         public var concurrentUpsertGroups = 4
+        /// How many installations an import creates before it analyzes them (and again each time it has created
+        /// twice as many as the table held at the last analysis); fewer change no plan that matters, as a table
+        /// that small is read in milliseconds.
+        public var analyzeAfterImportedInstallations = 10_000
         /// Encrypts the secrets the store keeps (``SecretsAtRestStore``); nil writes them as given and refuses
         /// to read encrypted ones.
         public var secretSealer: (any SecretSealer)?

@@ -146,4 +146,47 @@ import TidingsStoreTesting
             database: database)
         #expect(states == "claimed|worker-1|3\npending||4997\n")
     }
+
+    @Test func anImportThatOutgrowsTheStatisticsAnalyzesTheInstallations() throws {
+        var configuration = try StoreBackend.postgresConfiguration()
+        configuration.analyzeAfterImportedInstallations = 200
+        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
+        let store = try PostgresStore(configuration: configuration)
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        let cluster = try PostgresTestCluster.shared.get()
+        try cluster.psql(
+            "ALTER TABLE installations SET (autovacuum_enabled = false); ANALYZE installations", database: database)
+        func counted() throws -> String {
+            try cluster.psql(
+                "SELECT reltuples::bigint FROM pg_class WHERE oid = 'installations'::regclass", database: database
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func batch(_ rows: ClosedRange<Int>, dryRun: Bool = false) -> ImportBatch {
+            let imported = rows.map { number in
+                var update = InstallationUpdate()
+                update.apnsToken = .set(String(format: "%064x", number))
+                return ImportRow(
+                    number: number, items: [ImportRow.Item(installationID: "i-\(number)", update: update)],
+                    userID: nil, userDigest: nil, tags: [])
+            }
+            return ImportBatch(
+                appID: "app_a", importID: "imp", profile: "native", firstRow: rows.lowerBound, rowCount: rows.count,
+                rows: imported, rejectedBeforeStore: [], dryRun: dryRun, now: Self.now)
+        }
+        // Fewer than the threshold: the statistics stay those of the empty table.
+        #expect(try store.importBatch(batch(1...150)).progress.imported == 150)
+        #expect(try counted() == "0")
+        // A dry run writes nothing, so it analyzes nothing either.
+        _ = try store.importBatch(batch(151...300, dryRun: true))
+        #expect(try counted() == "0")
+        // Past it, and past twice what the table held: analyzed, so the statistics count the import.
+        #expect(try store.importBatch(batch(151...300)).progress.imported == 300)
+        #expect(try counted() == "300")
+        // A batch more that does not double the table again leaves the statistics be.
+        _ = try store.importBatch(batch(301...550))
+        #expect(try counted() == "300")
+        // Past twice what it counted: analyzed again.
+        _ = try store.importBatch(batch(551...700))
+        #expect(try counted() == "700")
+    }
 }
