@@ -2,8 +2,6 @@ import TidingsModel
 import TidingsStore
 
 extension PostgresStore {
-    /// After a batch, the installations are analyzed when the import has grown them past their statistics
-    /// (``analyzeInstallations(afterImporting:)``), so a campaign sent right after an import is planned for them.
     public func importBatch(_ batch: ImportBatch) throws -> ImportBatchResult {
         let result: ImportBatchResult
         do {
@@ -11,26 +9,8 @@ extension PostgresStore {
         } catch let rollback as ImportDryRunRollback {
             return rollback.result
         }
-        // The batch is written: a failure to analyze costs only the plans, which autovacuum mends in time.
-        try? analyzeInstallations(afterImporting: result.progress.imported)
+        installationsCreated(result.outcomes.values.filter { $0 == .imported }.count)
         return result
-    }
-
-    /// `ANALYZE installations` when the import has created (`imported`, all its batches so far) more than twice
-    /// as many installations as the last analysis counted in the whole table, and at least
-    /// ``Configuration/analyzeAfterImportedInstallations``: about once per doubling, so a million imported into an
-    /// empty table costs about seven analyses, of a 30,000-row sample each. Autovacuum would analyze too, but a
-    /// minute or so later, and until then PostgreSQL plans for the app it saw before the import: a look-up of one
-    /// installation may read all of the app's (docs/postgres.md, *Fan-out*).
-    func analyzeInstallations(afterImporting imported: Int) throws {
-        guard imported >= configuration.analyzeAfterImportedInstallations else { return }
-        try read { db in
-            let counted =
-                try db.scalar(
-                    "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'installations'::regclass")
-                ?? 0
-            if imported > 2 * counted { try db.execute("ANALYZE installations") }
-        }
     }
 
     public func importProgress(appID: String, importID: String) throws -> ImportProgress? {

@@ -119,6 +119,7 @@ extension PostgresStore {
     /// stays with the member that causes it.
     func commitUpserts(_ group: [PostgresUpsert]) {
         guard !group.isEmpty else { return }
+        defer { installationsCreated(group.filter { (try? $0.outcome?.get())?.created == true }.count) }
         do {
             try writeUpserts(group)
         } catch let error as PostgresError where error.code == .server && group.count > 1 {

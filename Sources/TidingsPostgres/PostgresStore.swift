@@ -44,10 +44,10 @@ public final class PostgresStore: Store {
         /// cores idle, which other groups fill (BENCHMARKS.md). Fewer when the pool is smaller: one connection
         /// is always left to the other calls.
         public var concurrentUpsertGroups = 4
-        /// How many installations an import creates before it analyzes them (and again each time it has created
-        /// twice as many as the table held at the last analysis); fewer change no plan that matters, as a table
-        /// that small is read in milliseconds.
-        public var analyzeAfterImportedInstallations = 10_000
+        /// How many installations the store creates (registrations and imports) before it looks whether they
+        /// have outgrown PostgreSQL's statistics, and analyzes them if so (``installationsCreated(_:)``); fewer
+        /// change no plan that matters, as a table that small is read in milliseconds.
+        public var analyzeAfterCreatedInstallations = 10_000
         /// Encrypts the secrets the store keeps (``SecretsAtRestStore``); nil writes them as given and refuses
         /// to read encrypted ones.
         public var secretSealer: (any SecretSealer)?
@@ -61,6 +61,16 @@ public final class PostgresStore: Store {
     let pool: PostgresPool
     /// Months (`year * 100 + month`) whose event partition is known to exist.
     let knownPartitions = LockedBox<Set<Int>>([])
+    /// Installations created since the last analysis of the table (``installationsCreated(_:)``).
+    let installationGrowth: LockedBox<InstallationGrowth>
+
+    /// What ``installationsCreated(_:)`` counts: installations this store created since it last analyzed them,
+    /// when to look again, and whether a look is running.
+    struct InstallationGrowth {
+        var created = 0
+        var nextLook: Int
+        var looking = false
+    }
     /// Writes that change what instances cache publish here once committed, and notify every instance
     /// (`NOTIFY`, delivered on commit); the listener, started when the first observer arrives, publishes
     /// what the others notify.
@@ -75,6 +85,7 @@ public final class PostgresStore: Store {
     /// partitions exist.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        installationGrowth = LockedBox(InstallationGrowth(nextLook: configuration.analyzeAfterCreatedInstallations))
         secrets = SecretCodec(sealer: configuration.secretSealer)
         pool = PostgresPool(
             settings: PostgresConnection.Settings(

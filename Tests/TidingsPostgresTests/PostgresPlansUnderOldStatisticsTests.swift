@@ -147,20 +147,32 @@ import TidingsStoreTesting
         #expect(states == "claimed|worker-1|3\npending||4997\n")
     }
 
-    @Test func anImportThatOutgrowsTheStatisticsAnalyzesTheInstallations() throws {
+    /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
+    /// empty; and the number of rows the table's statistics count, once they stop changing.
+    func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
         var configuration = try StoreBackend.postgresConfiguration()
-        configuration.analyzeAfterImportedInstallations = 200
+        configuration.analyzeAfterCreatedInstallations = 200
         let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
         let store = try PostgresStore(configuration: configuration)
         try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
         let cluster = try PostgresTestCluster.shared.get()
         try cluster.psql(
             "ALTER TABLE installations SET (autovacuum_enabled = false); ANALYZE installations", database: database)
-        func counted() throws -> String {
-            try cluster.psql(
+        let counted = {
+            // The analysis runs in the background: wait until no look is running.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while store.installationGrowth.withLock({ $0.looking }) && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return try cluster.psql(
                 "SELECT reltuples::bigint FROM pg_class WHERE oid = 'installations'::regclass", database: database
             ).trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        return (store, counted)
+    }
+
+    @Test func anImportThatOutgrowsTheStatisticsAnalyzesTheInstallations() throws {
+        let (store, counted) = try makeGrowingStore()
         func batch(_ rows: ClosedRange<Int>, dryRun: Bool = false) -> ImportBatch {
             let imported = rows.map { number in
                 var update = InstallationUpdate()
@@ -176,17 +188,39 @@ import TidingsStoreTesting
         // Fewer than the threshold: the statistics stay those of the empty table.
         #expect(try store.importBatch(batch(1...150)).progress.imported == 150)
         #expect(try counted() == "0")
-        // A dry run writes nothing, so it analyzes nothing either.
+        // A dry run writes nothing, so it counts for nothing either.
         _ = try store.importBatch(batch(151...300, dryRun: true))
         #expect(try counted() == "0")
-        // Past it, and past twice what the table held: analyzed, so the statistics count the import.
+        // Past the threshold, and more than the statistics count: analyzed, so they count the import.
         #expect(try store.importBatch(batch(151...300)).progress.imported == 300)
         #expect(try counted() == "300")
-        // A batch more that does not double the table again leaves the statistics be.
+        // Past the threshold again but not more than the table held: left be, until more come.
         _ = try store.importBatch(batch(301...550))
         #expect(try counted() == "300")
-        // Past twice what it counted: analyzed again.
-        _ = try store.importBatch(batch(551...700))
-        #expect(try counted() == "700")
+        _ = try store.importBatch(batch(551...650))
+        #expect(try counted() == "300")
+        _ = try store.importBatch(batch(651...800))
+        #expect(try counted() == "800")
+    }
+
+    @Test func registrationsThatOutgrowTheStatisticsAnalyzeTheInstallations() throws {
+        let (store, counted) = try makeGrowingStore()
+        for number in 1...150 {
+            _ = try store.upsertInstallation(
+                appID: "app_a", installationID: "r-\(number)", update: .init(), now: Self.now)
+        }
+        #expect(try counted() == "0")
+        // An installation written again is no new one.
+        for number in 1...100 {
+            _ = try store.upsertInstallation(
+                appID: "app_a", installationID: "r-\(number)", update: .init(), now: Self.now)
+        }
+        #expect(try counted() == "0")
+        // The 200th new one: analyzed.
+        for number in 151...200 {
+            _ = try store.upsertInstallation(
+                appID: "app_a", installationID: "r-\(number)", update: .init(), now: Self.now)
+        }
+        #expect(try counted() == "200")
     }
 }
