@@ -14,15 +14,21 @@ import TidingsStoreTesting
 @Suite struct PostgresPlansUnderOldStatisticsTests {
     static let now: Int64 = 1_800_000_000_000
 
+    /// A store on a database of its own, with the app `app_a`; the test cluster; the database's name.
+    func makeEmptyStore(_ configuration: PostgresStore.Configuration) throws
+        -> (PostgresStore, PostgresTestCluster, String)
+    {
+        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
+        let store = try PostgresStore(configuration: configuration)
+        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
+        return (store, try PostgresTestCluster.shared.get(), database)
+    }
+
     /// A store whose statistics were taken while only another app had installations and another message
     /// deliveries, and which then got 5,000 installations of `app_a` and as many pending deliveries of
     /// `msg_a`, written in no particular order, as an import writes them.
     func makeStore() throws -> (PostgresStore, PostgresTestCluster, String) {
-        let configuration = try StoreBackend.postgresConfiguration()
-        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
-        let store = try PostgresStore(configuration: configuration)
-        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
-        let cluster = try PostgresTestCluster.shared.get()
+        let (store, cluster, database) = try makeEmptyStore(try StoreBackend.postgresConfiguration())
         try cluster.psql(
             """
             ALTER TABLE installations SET (autovacuum_enabled = false);
@@ -152,10 +158,7 @@ import TidingsStoreTesting
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
         var configuration = try StoreBackend.postgresConfiguration()
         configuration.analyzeAfterCreatedInstallations = 200
-        let database = configuration.connectionString.components(separatedBy: "dbname=").last ?? ""
-        let store = try PostgresStore(configuration: configuration)
-        try store.createApp(AppRecord(id: "app_a", name: "a", bundleID: "com.example.a", createdAt: Self.now))
-        let cluster = try PostgresTestCluster.shared.get()
+        let (store, cluster, database) = try makeEmptyStore(configuration)
         try cluster.psql(
             "ALTER TABLE installations SET (autovacuum_enabled = false); ANALYZE installations", database: database)
         let counted = {
