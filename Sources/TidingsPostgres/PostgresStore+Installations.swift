@@ -319,9 +319,10 @@ extension PostgresStore {
     }
 
     /// One statement for all of them (a worker reads a claimed chunk's installations here): the default, a read
-    /// per installation, cost a round trip and a transaction each. Each key is looked up by the primary key
-    /// from a lateral subquery that `LIMIT` keeps from being flattened into a join, so no statistics can turn
-    /// it into a walk of the app's installations.
+    /// per installation, cost a round trip and a transaction each. Each key is looked up in a lateral subquery
+    /// that `LIMIT` keeps from being flattened into a join, which PostgreSQL could plan as a hash of the app's
+    /// installations. Each look-up is then as exposed to old statistics as a single one
+    /// (``installationsCreated(_:)``).
     public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
         guard !installationIDs.isEmpty else { return [] }
         let columns = Self.installationColumns.split(separator: ",").map {
