@@ -78,6 +78,38 @@ import TidingsStoreTesting
     /// Planner costs under which reading a page through an index looks dear beside reading the table.
     static let adverse = "SET LOCAL random_page_cost = 100"
 
+    /// Another store on `database`, whose connections plan under ``adverse`` costs and write every plan they run
+    /// to the server's log (`auto_explain`): the plans of what the store itself runs, guard and all, rather than
+    /// of its SQL run by hand.
+    func storeLoggingItsPlans(_ cluster: PostgresTestCluster, _ database: String) throws -> PostgresStore {
+        try cluster.psql(
+            """
+            ALTER DATABASE \(database) SET session_preload_libraries = 'auto_explain';
+            ALTER DATABASE \(database) SET auto_explain.log_min_duration = 0;
+            ALTER DATABASE \(database) SET random_page_cost = 100;
+            """, database: database)
+        return try PostgresStore(
+            configuration: .init(connectionString: cluster.connectionString(database: database)))
+    }
+
+    /// The plans logged while `body` ran of the statements whose text has every one of `markers`. Only the
+    /// database of ``storeLoggingItsPlans(_:_:)`` logs plans, and a server writes each entry whole.
+    func plansLogged(
+        _ cluster: PostgresTestCluster, of markers: [String], during body: () throws -> Void
+    ) throws -> [String] {
+        let log = cluster.directory.appendingPathComponent("postgres.log")
+        let start = try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? UInt64 ?? 0
+        try body()
+        let handle = try FileHandle(forReadingFrom: log)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: start)
+        let written = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        return written.components(separatedBy: "plan:").dropFirst().filter { entry in
+            let text = entry.components(separatedBy: "duration:").first ?? entry
+            return markers.allSatisfy(text.contains)
+        }
+    }
+
     @Test func aPageOfInstallationsWalksTheKeyFromItsCursor() throws {
         let (store, cluster, database) = try makeStore()
         let (sql, _) = InstallationQuery(afterInstallationID: "x").listing(
@@ -98,10 +130,20 @@ import TidingsStoreTesting
             #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
             #expect(plan.contains("installation_id >"), "\(plan)")
         }
-        // And the page itself, through the store.
+        // And the page itself, through the store: the right rows, by the guarded plan.
         let page = try store.installations(
             appID: "app_a", query: InstallationQuery(afterInstallationID: "inst-002000", limit: 3))
         #expect(page.map(\.installationID) == ["inst-002001", "inst-002002", "inst-002003"])
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let logged = try plansLogged(cluster, of: ["FROM installations", "ORDER BY"]) {
+            let page = try logging.installations(
+                appID: "app_a", query: InstallationQuery(afterInstallationID: "inst-002000", limit: 1000))
+            #expect(page.count == 1000 && page.first?.installationID == "inst-002001")
+        }
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            #expect(!plan.contains("Sort") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
     }
 
     @Test func anAudiencePageWalksTheKeyFromItsCursor() throws {
@@ -128,6 +170,16 @@ import TidingsStoreTesting
         let page = try store.installations(
             appID: "app_a", audience: audience, afterInstallationID: "inst-004998", limit: 10, now: Self.now)
         #expect(page.map(\.installationID) == ["inst-004999", "inst-005000"])
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let logged = try plansLogged(cluster, of: ["FROM installations", "ORDER BY"]) {
+            let page = try logging.installations(
+                appID: "app_a", audience: audience, afterInstallationID: "inst-002000", limit: 1000, now: Self.now)
+            #expect(page.count == 1000 && page.first?.installationID == "inst-002001")
+        }
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            #expect(!plan.contains("Sort") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
     }
 
     @Test func aClaimUpdatesTheRowsItLockedWithoutReadingTheMessageAgain() throws {
