@@ -26,7 +26,8 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz
 
-bench: bootstrap
+bench:
+	@bash scripts/bootstrap --bench
 	$(SWIFT) run -c release tidings-bench
 
 fuzz: bootstrap

@@ -24,6 +24,10 @@ struct H2OSink {
     var cpuSeconds: Double { ProcessCPU.seconds(pid: process.processIdentifier) }
 
     init(directory: URL, logsPushes: Bool = false, logFormat: String = pushLogFormat) throws {
+        let searched = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        guard searched.contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/h2o") }) else {
+            throw APNsBench.Failure(description: "h2o is not installed (scripts/bootstrap --bench)")
+        }
         certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         try APNsBench.shell(
