@@ -182,6 +182,39 @@ import TidingsStoreTesting
         }
     }
 
+    @Test func anUpsertGroupLocksItsInstallationsThroughTheKeyWithAPlanMadeOnce() throws {
+        let (_, cluster, database) = try makeStore()
+        let sql = PostgresStore.lockInstallationsSQL
+        let arguments = "'app_a', ARRAY['inst-000010', 'inst-004000']"
+        // Costs that make walking an index dear stand in for statistics that mislead: without the guard, the
+        // plan made once for every later group reads the table.
+        try cluster.psql("ANALYZE installations", database: database)
+        let unguarded = try plans(sql, arguments, settings: Self.adverse, in: database, cluster)
+        #expect(unguarded.generic.contains("Seq Scan") || unguarded.generic.contains("Bitmap"), "\(unguarded.generic)")
+        let guarded = try plans(
+            sql, arguments, settings: ([Self.adverse] + PostgresStore.lockByKeySQL).joined(separator: "; "),
+            in: database, cluster)
+        for plan in [guarded.custom, guarded.generic] {
+            #expect(!plan.contains("Seq Scan") && !plan.contains("Bitmap"), "\(plan)")
+            #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
+        // Through the store: more groups than PostgreSQL plans one by one before it keeps a plan, each locking
+        // by the key.
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let logged = try plansLogged(cluster, of: ["FROM installations", "FOR UPDATE"]) {
+            for number in 1...7 {
+                let installationID = String(format: "inst-%06d", number * 500)
+                let upserted = try logging.upsertInstallation(
+                    appID: "app_a", installationID: installationID, update: .init(), now: Self.now)
+                #expect(!upserted.created)
+            }
+        }
+        #expect(logged.count == 7, "\(logged)")
+        for plan in logged {
+            #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
+    }
+
     @Test func aClaimUpdatesTheRowsItLockedWithoutReadingTheMessageAgain() throws {
         let (_, cluster, database) = try makeStore()
         let arguments = "'msg_a', 1000, 'worker-1', \(Self.now + 300_000), \(Self.now)"
