@@ -56,7 +56,7 @@ extension PostgresStore {
     /// Reads and locks a group's installations of one app ($1; $2 the installation ids), in key order: two
     /// groups, of two instances, never wait for each other in a cycle. One statement per app, on one table,
     /// rather than a join with the pairs of keys: a join took PostgreSQL twice as long to plan and to run. Its
-    /// plan is made once per connection, under ``lockByKeySQL``.
+    /// plan is made once per connection, under ``indexLookupsOnlySQL``.
     static let lockInstallationsSQL = """
         SELECT \(installationColumns) FROM installations
         WHERE app_id = $1 AND installation_id = ANY($2::text[])
@@ -80,16 +80,14 @@ extension PostgresStore {
             """
     }
 
-    /// Set for each group's read of its installations: reading the table, or a bitmap of the key, is left out
-    /// of the plans, so the plan prepared once per connection is the walk of the primary key whatever the
-    /// statistics were when it was made. A plan kept from when the table was small (a scan of a few pages)
-    /// would otherwise stay in use as the table grows, until the next `ANALYZE`: a look-up that should take
-    /// microseconds then reads the table. Planning the read anew for every group avoided that too, at 120–230 µs
-    /// of PostgreSQL's CPU a group (BENCHMARKS.md, *Installations locked by a plan made once*).
-    static let lockByKeySQL = ["SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"]
-    private static let planAsConfiguredSQL = [
-        "SET LOCAL enable_seqscan TO DEFAULT", "SET LOCAL enable_bitmapscan TO DEFAULT",
-    ]
+    /// Set in each group's transaction: reading the table, or a bitmap of an index, is left out of the plans of
+    /// its look-ups (the group's installations by key, each token's holder by app and token), so the plans
+    /// prepared once per connection walk an index whatever the statistics were when they were made. A plan
+    /// kept from when the table was small (a scan of a few pages) would otherwise stay in use as the table
+    /// grows, until the next `ANALYZE`: a look-up that should take microseconds then reads the table. Planning
+    /// the group's read anew every time avoided that too, at 120–230 µs of PostgreSQL's CPU a group
+    /// (BENCHMARKS.md, *Installations locked by a plan made once*).
+    static let indexLookupsOnlySQL = ["SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"]
 
     /// Concurrent calls are written together by one of them (``upserts``, see
     /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
@@ -224,8 +222,7 @@ extension PostgresStore {
             }
             // The tokens are taken first, from the database's rows, the group's included (their final state,
             // written next, has already lost them): then no row written holds a token another row still has.
-            // The statements from here on are planned as the server is configured.
-            var writes = planAsConfiguredSQL.map { PostgresConnection.Statement(sql: $0) }
+            var writes: [PostgresConnection.Statement] = []
             for kind in TokenType.allCases {
                 // In one order, app by app and token by token, so that two groups taking tokens lock their
                 // holders in it and do not wait for each other in a cycle. A deadlock all the same fails the
@@ -263,7 +260,7 @@ extension PostgresStore {
     private static func lockInstallations(_ keys: [InstallationKey], _ db: PostgresConnection) throws
         -> [InstallationKey: Installation]
     {
-        let begin = (["BEGIN"] + lockByKeySQL).map { PostgresConnection.Statement(sql: $0) }
+        let begin = (["BEGIN"] + indexLookupsOnlySQL).map { PostgresConnection.Statement(sql: $0) }
         let locks = runs(of: keys, by: \.appID).map { appID, keys in
             PostgresConnection.Statement(
                 sql: lockInstallationsSQL, parameters: [.text(appID), .array(keys.map { .text($0.installationID) })])

@@ -745,6 +745,17 @@ extension PostgresStore {
         """
         ALTER TABLE message_deliveries DROP CONSTRAINT message_deliveries_message_id_fkey;
         """,
+        // An upsert that takes a token from another installation looks the holder up by app and token, which
+        // `installations_apns_token` (and its VoIP and FCM peers) answers at once. With statistics from before an
+        // app's installations existed, every index led by the app looks as cheap as that one, and PostgreSQL
+        // took the smallest, the app versions', and read every installation of the app for each token moved:
+        // 0.5 ms a move at 50,000 installations instead of 5 µs (issue #39, BENCHMARKS.md). Partial, it is
+        // no candidate for statements that do not compare versions; those that do imply the key is set.
+        """
+        DROP INDEX installations_app_version_key;
+        CREATE INDEX installations_app_version_key ON installations (app_id, app_version_key)
+            WHERE app_version_key IS NOT NULL;
+        """,
     ]
 
     /// How many `seq`s each `nextval('events_seq')` reserves: the most events one insert statement numbers

@@ -182,7 +182,7 @@ import TidingsStoreTesting
         }
     }
 
-    @Test func anUpsertGroupLocksItsInstallationsThroughTheKeyWithAPlanMadeOnce() throws {
+    @Test func anUpsertGroupsLookUpsWalkTheirIndexesWithPlansMadeOnce() throws {
         let (_, cluster, database) = try makeStore()
         let sql = PostgresStore.lockInstallationsSQL
         let arguments = "'app_a', ARRAY['inst-000010', 'inst-004000']"
@@ -192,26 +192,61 @@ import TidingsStoreTesting
         let unguarded = try plans(sql, arguments, settings: Self.adverse, in: database, cluster)
         #expect(unguarded.generic.contains("Seq Scan") || unguarded.generic.contains("Bitmap"), "\(unguarded.generic)")
         let guarded = try plans(
-            sql, arguments, settings: ([Self.adverse] + PostgresStore.lockByKeySQL).joined(separator: "; "),
+            sql, arguments, settings: ([Self.adverse] + PostgresStore.indexLookupsOnlySQL).joined(separator: "; "),
             in: database, cluster)
         for plan in [guarded.custom, guarded.generic] {
             #expect(!plan.contains("Seq Scan") && !plan.contains("Bitmap"), "\(plan)")
             #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
         }
         // Through the store: more groups than PostgreSQL plans one by one before it keeps a plan, each locking
-        // by the key.
+        // by the key and looking up the holder of the token it takes by the token.
         let logging = try storeLoggingItsPlans(cluster, database)
-        let logged = try plansLogged(cluster, of: ["FROM installations", "FOR UPDATE"]) {
+        let logged = try plansLogged(cluster, of: ["installations"]) {
             for number in 1...7 {
-                let installationID = String(format: "inst-%06d", number * 500)
+                var update = InstallationUpdate()
+                update.apnsToken = .set(String(format: "%064x", number))
                 let upserted = try logging.upsertInstallation(
-                    appID: "app_a", installationID: installationID, update: .init(), now: Self.now)
-                #expect(!upserted.created)
+                    appID: "app_a", installationID: String(format: "inst-%06d", number * 500), update: update,
+                    now: Self.now)
+                #expect(!upserted.created && upserted.installation.apnsToken != nil)
             }
         }
-        #expect(logged.count == 7, "\(logged)")
-        for plan in logged {
+        let locks = logged.filter { $0.contains("FOR UPDATE") }
+        let moves = logged.filter { $0.contains("apns_token = NULL") }
+        #expect(locks.count == 7 && moves.count == 7, "\(logged)")
+        for plan in locks {
             #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
+        for plan in moves {
+            #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_apns_token"), "\(plan)")
+        }
+    }
+
+    /// Under such statistics every index led by the app looks as cheap as the token's, and the smallest won: the
+    /// app versions', read in full for each token moved. Partial, it is no candidate; the primary key then ties
+    /// with the token's index, which PostgreSQL keeps as the first it considered.
+    @Test func aTokenMoveLooksTheHolderUpByItsToken() throws {
+        let (_, cluster, database) = try makeEmptyStore(try StoreBackend.postgresConfiguration())
+        // Statistics from while another app had the only installations; then 50,000 of `app_a`, with tokens and
+        // short version keys, whose index is then the smallest led by the app.
+        try cluster.psql(
+            """
+            ALTER TABLE installations SET (autovacuum_enabled = false);
+            INSERT INTO installations (app_id, installation_id, platform, created_at, updated_at)
+                SELECT 'app_other', 'other-' || g, 'ios', 0, 0 FROM generate_series(1, 100) g;
+            ANALYZE installations;
+            INSERT INTO installations (app_id, installation_id, platform, apns_token, fcm_token, app_version,
+                    app_version_key, created_at, updated_at)
+                SELECT 'app_a', 'inst-' || lpad(g::text, 6, '0'), 'ios', md5(g::text) || md5((g + 1)::text),
+                    md5(g::text), '1.0', 'A1', 0, 0
+                FROM generate_series(1, 50000) g ORDER BY random();
+            """, database: database)
+        for kind in TokenType.allCases {
+            let plans = try plans(
+                PostgresStore.moveTokenSQL(kind), "'app_a', 'absent', 'inst-000001', 0", in: database, cluster)
+            for plan in [plans.custom, plans.generic] {
+                #expect(plan.contains("Index Scan using installations_\(kind.rawValue)_token"), "\(plan)")
+            }
         }
     }
 
