@@ -749,7 +749,7 @@ extension PostgresStore {
         // `installations_apns_token` (and its VoIP and FCM peers) answers at once. With statistics from before an
         // app's installations existed, every index led by the app looks as cheap as that one, and PostgreSQL
         // took the smallest, the app versions', and read every installation of the app for each token moved:
-        // 0.5 ms a move at 50,000 installations instead of 5 µs (issue #39, BENCHMARKS.md). Partial, it is
+        // up to 5 ms a move instead of 5 µs (issue #39, BENCHMARKS.md). Partial, it is
         // no candidate for statements that do not compare versions; those that do imply the key is set.
         """
         DROP INDEX installations_app_version_key;
