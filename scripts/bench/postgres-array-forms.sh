@@ -11,28 +11,15 @@
 # backend's CPU milliseconds per statement (from /proc, so the client's own encoding is not counted).
 set -euo pipefail
 
+cd "$(dirname "$0")/../.."
+
 statements="${1:-400}"
-pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-[[ -x "$pg_bin/initdb" ]] || { echo "postgres-array-forms: PostgreSQL is not installed; run scripts/bootstrap" >&2; exit 1; }
 python3 -c 'import psycopg' 2>/dev/null ||
     { echo "postgres-array-forms: needs psycopg (pip install 'psycopg[binary]')" >&2; exit 1; }
+source scripts/bench/throwaway-postgres.bash
+start_throwaway_postgres postgres-array-forms
 
-work="$(mktemp -d -t tidings-pg-arrays-XXXXXX)"
-chmod 755 "$work"
-as_postgres=()
-if [[ "$(id -u)" == 0 ]]; then as_postgres=(runuser -u nobody --); fi
-mkdir "$work/pg"
-[[ "$(id -u)" == 0 ]] && chown nobody "$work/pg"
-cleanup() {
-    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-"${as_postgres[@]}" "$pg_bin/initdb" -D "$work/pg/data" -U postgres -A trust -E UTF8 --locale=C >/dev/null
-"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
-    -o "-k $work/pg -c listen_addresses=" start >/dev/null
-
-SOCKET="$work/pg" STATEMENTS="$statements" python3 - <<'EOF'
+SOCKET="$work/pg" PORT="$port" STATEMENTS="$statements" python3 - <<'EOF'
 import os, random, uuid
 import psycopg
 
@@ -55,7 +42,8 @@ def backend_cpu(pid):
     fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-connection = psycopg.connect("host=%s user=postgres dbname=postgres" % os.environ["SOCKET"], autocommit=True)
+connection = psycopg.connect(
+    "host=%s port=%s user=postgres dbname=postgres" % (os.environ["SOCKET"], os.environ["PORT"]), autocommit=True)
 pid = connection.execute("SELECT pg_backend_pid()").fetchone()[0]
 cursor = connection.cursor()
 count = int(os.environ["STATEMENTS"])

@@ -16,28 +16,13 @@ cd "$(dirname "$0")/../.."
 
 rounds="${1:-3}"
 batches="${2:-400}"
-pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-[[ -x "$pg_bin/initdb" ]] || { echo "postgres-event-index: PostgreSQL is not installed; run scripts/bootstrap" >&2; exit 1; }
 if [[ -z "${TIDINGSD:-}" ]]; then
     swift build -c release --product tidingsd >&2
     TIDINGSD="$(swift build -c release --show-bin-path)/tidingsd"
 fi
 
-work="$(mktemp -d -t tidings-pg-index-XXXXXX)"
-chmod 755 "$work"
-as_postgres=()
-if [[ "$(id -u)" == 0 ]]; then as_postgres=(runuser -u nobody --); fi
-mkdir "$work/pg"
-[[ "$(id -u)" == 0 ]] && chown nobody "$work/pg"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-cleanup() {
-    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-"${as_postgres[@]}" "$pg_bin/initdb" -D "$work/pg/data" -U postgres -A trust -E UTF8 --locale=C >/dev/null
-"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
-    -o "-k $work/pg -p $port -c listen_addresses=" start >/dev/null
+source scripts/bench/throwaway-postgres.bash
+start_throwaway_postgres postgres-event-index
 export PGOPTIONS="-c client_min_messages=warning"
 psql_base=(psql -h "$work/pg" -p "$port" -U postgres -q -At -v ON_ERROR_STOP=1)
 "${psql_base[@]}" -c "CREATE DATABASE bench" postgres

@@ -1,0 +1,29 @@
+# Sourced by the PostgreSQL benchmarks of this folder: starts a throwaway PostgreSQL cluster (default durability,
+# a Unix socket in a temporary directory, as `nobody` when run as root) and stops and removes it on exit.
+#
+#   start_throwaway_postgres NAME
+#
+# Sets `pg_bin`, `work` (the temporary directory; the socket is in "$work/pg"), `port` and `as_postgres` (the
+# command prefix that runs a server program as the cluster's owner). Exits with a message when PostgreSQL is
+# not installed.
+start_throwaway_postgres() {
+    local name="$1"
+    pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+    [[ -x "$pg_bin/initdb" ]] || { echo "$name: PostgreSQL is not installed; run scripts/bootstrap" >&2; exit 1; }
+    work="$(mktemp -d -t "tidings-$name-XXXXXX")"
+    chmod 755 "$work"
+    as_postgres=()
+    if [[ "$(id -u)" == 0 ]]; then as_postgres=(runuser -u nobody --); fi
+    mkdir "$work/pg"
+    if [[ "$(id -u)" == 0 ]]; then chown nobody "$work/pg"; fi
+    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+    trap stop_throwaway_postgres EXIT
+    "${as_postgres[@]}" "$pg_bin/initdb" -D "$work/pg/data" -U postgres -A trust -E UTF8 --locale=C >/dev/null
+    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
+        -o "-k $work/pg -p $port -c listen_addresses=" start >/dev/null
+}
+
+stop_throwaway_postgres() {
+    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
