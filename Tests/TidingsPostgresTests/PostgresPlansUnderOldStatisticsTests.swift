@@ -110,6 +110,22 @@ import TidingsStoreTesting
         }
     }
 
+    /// The page after `inst-002000` that `read` asks of a store logging its plans: the right rows, read by the
+    /// guarded plan, the walk of the key without a sort, in the store's own transaction.
+    func expectTheStoresPageWalksTheKey(
+        _ cluster: PostgresTestCluster, _ database: String, read: (PostgresStore) throws -> [Installation]
+    ) throws {
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let logged = try plansLogged(cluster, of: ["FROM installations", "ORDER BY"]) {
+            let page = try read(logging)
+            #expect(page.count == 1000 && page.first?.installationID == "inst-002001")
+        }
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            #expect(!plan.contains("Sort") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+        }
+    }
+
     @Test func aPageOfInstallationsWalksTheKeyFromItsCursor() throws {
         let (store, cluster, database) = try makeStore()
         let (sql, _) = InstallationQuery(afterInstallationID: "x").listing(
@@ -134,15 +150,9 @@ import TidingsStoreTesting
         let page = try store.installations(
             appID: "app_a", query: InstallationQuery(afterInstallationID: "inst-002000", limit: 3))
         #expect(page.map(\.installationID) == ["inst-002001", "inst-002002", "inst-002003"])
-        let logging = try storeLoggingItsPlans(cluster, database)
-        let logged = try plansLogged(cluster, of: ["FROM installations", "ORDER BY"]) {
-            let page = try logging.installations(
+        try expectTheStoresPageWalksTheKey(cluster, database) { logging in
+            try logging.installations(
                 appID: "app_a", query: InstallationQuery(afterInstallationID: "inst-002000", limit: 1000))
-            #expect(page.count == 1000 && page.first?.installationID == "inst-002001")
-        }
-        #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            #expect(!plan.contains("Sort") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
         }
     }
 
@@ -170,15 +180,9 @@ import TidingsStoreTesting
         let page = try store.installations(
             appID: "app_a", audience: audience, afterInstallationID: "inst-004998", limit: 10, now: Self.now)
         #expect(page.map(\.installationID) == ["inst-004999", "inst-005000"])
-        let logging = try storeLoggingItsPlans(cluster, database)
-        let logged = try plansLogged(cluster, of: ["FROM installations", "ORDER BY"]) {
-            let page = try logging.installations(
+        try expectTheStoresPageWalksTheKey(cluster, database) { logging in
+            try logging.installations(
                 appID: "app_a", audience: audience, afterInstallationID: "inst-002000", limit: 1000, now: Self.now)
-            #expect(page.count == 1000 && page.first?.installationID == "inst-002001")
-        }
-        #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            #expect(!plan.contains("Sort") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
         }
     }
 
