@@ -23,7 +23,8 @@ import TidingsTestSupport
         #expect(lines.first?.hasPrefix("Added fwd_") == true)
         let secret = try #require(lines.last)
         #expect(secret.hasPrefix("whsec_"))
-        let id = try #require(lines.first?.split(separator: " ").dropFirst().first.map(String.init))
+        let secondWord: Substring? = lines.first?.split(separator: " ").dropFirst().first
+        let id = String(try #require(secondWord))
 
         let listed = try await backend.tidingsAdmin(["forwarders", "list", "--app", "CLI", "--json"], adminKey: admin)
         #expect(listed.status == 0, "\(listed.standardError)")

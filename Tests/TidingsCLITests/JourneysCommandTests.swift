@@ -72,7 +72,7 @@ import TidingsModel
             header.split(separator: " ").map(String.init) == [
                 "STEP", "TYPE", "WHAT", "ENTERED", "WAITING", "SENT", "SKIPPED", "DELIVERED", "OPENED", "CONVERTED",
                 "EXITED",
-            ])
+            ] as [String])
         // Each step in the definition's order, with what it does, where it goes and its (still zero) numbers.
         let steps = lines.filter { line in
             ["pause ", "remind ", "bought ", "thanks ", "end "].contains { line.hasPrefix($0) }
@@ -219,8 +219,11 @@ import TidingsModel
             "\(shown.standardOutput)")
         let arms = Array(lines.drop { !$0.hasPrefix("VARIANT") }.prefix(3))
         #expect(
-            arms.first?.split(separator: " ") == ["VARIANT", "SENT", "CONVERTED", "RATE"], "\(shown.standardOutput)")
-        #expect(arms.dropFirst().map { $0.split(separator: " ").first } == ["a", "b"], "\(shown.standardOutput)")
+            arms.first?.split(separator: " ") == ["VARIANT", "SENT", "CONVERTED", "RATE"] as [Substring],
+            "\(shown.standardOutput)")
+        #expect(
+            arms.dropFirst().map { $0.split(separator: " ").first } == ["a", "b"] as [Substring?],
+            "\(shown.standardOutput)")
         await backend.stop()
     }
 

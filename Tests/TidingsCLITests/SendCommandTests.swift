@@ -188,7 +188,8 @@ import TidingsTestSupport
             }
             return String(decoding: data, as: UTF8.self)
         }
-        let id = try #require(firstLine.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        let lastWord: Substring? = firstLine.split(separator: "\n").first?.split(separator: " ").last
+        let id = String(try #require(lastWord))
         #expect(id.hasPrefix("msg_"))
         let cancelled = try await backend.call("DELETE", "/v1/messages/\(id)", key: backend.serverKey)
         #expect(cancelled.status == 200)

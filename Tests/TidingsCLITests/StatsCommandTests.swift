@@ -91,7 +91,8 @@ import TidingsModel
         let after = try await backend.tidingsConnected(["stats", id])
         let cancelledRow = after.standardOutput.split(separator: "\n").first { $0.contains("+05:45") }
         #expect(
-            cancelledRow?.split(separator: " ").dropFirst().map(String.init) == ["+05:45", "0", "0", "0", "0", "1"])
+            cancelledRow?.split(separator: " ").dropFirst().map(String.init)
+                == ["+05:45", "0", "0", "0", "0", "1"] as [String])
 
         let json = try await backend.tidingsConnected(["stats", id, "--json"])
         let answer = try JSONValue.parse(json.standardOutput)

@@ -236,6 +236,9 @@ import TidingsStore
 }
 
 @Suite struct ForwardingLanesTests {
+    /// The sequence numbers `page` gives its first `count` events.
+    static func sequences(_ count: Int) -> [Int64] { (1...Int64(count)).map { $0 * 2 } }
+
     static func page(_ installations: [String], reachedEnd: Bool = true) -> ForwardingEventPage {
         let rows = installations.enumerated().map { index, installation in
             ForwardingEventRow(
@@ -253,7 +256,7 @@ import TidingsStore
         #expect(plan.batches.allSatisfy { $0.count <= 40 })
         #expect(plan.through == 121 && plan.reachedEnd)
         // Every event once; each installation in exactly one batch, in sequence order.
-        #expect(plan.batches.flatMap { $0.map(\.row.sequence) }.sorted() == (1...60).map { Int64($0) * 2 })
+        #expect(plan.batches.flatMap { $0.map(\.row.sequence) }.sorted() == Self.sequences(60))
         for batch in plan.batches {
             #expect(batch.map(\.row.sequence) == batch.map(\.row.sequence).sorted())
             let mine = Set(batch.map(\.row.installationID))
@@ -278,7 +281,7 @@ import TidingsStore
     @Test func aPageThatFitsOneBatchIsOneBatchAndFilteredOutEventsStillMoveTheCursor() {
         let small = ForwardingLanes.split(
             Self.page((0..<8).map { "inst-\($0)" }, reachedEnd: false), filter: .init(), lanes: 4, batchSize: 10)
-        #expect(small.batches.map { $0.map(\.row.sequence) } == [(1...8).map { Int64($0) * 2 }])
+        #expect(small.batches.map { $0.map(\.row.sequence) } == [Self.sequences(8)])
         #expect(small.through == 17 && !small.reachedEnd)
         let filtered = ForwardingLanes.split(
             Self.page(["a", "b"]), filter: .init(eventTypes: ["delivery"]), lanes: 4, batchSize: 10)

@@ -242,10 +242,13 @@ import TidingsTestSupport
         worker.start()
         let directory = root.appendingPathComponent("exports")
         func lines() throws -> [String] {
+            // Files are numbered in the order they were started: "fwd_file-3.ndjson".
+            func number(_ name: String) -> Int {
+                let stem = name.split(separator: "-").last?.split(separator: ".").first
+                return stem.flatMap { Int($0) } ?? 0
+            }
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted {
-                // Files are numbered in the order they were started.
-                Int($0.split(separator: "-").last?.split(separator: ".").first ?? "") ?? 0
-                    < Int($1.split(separator: "-").last?.split(separator: ".").first ?? "") ?? 0
+                number($0) < number($1)
             }
             return try names.flatMap { name in
                 try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")

@@ -16,9 +16,15 @@ import TidingsModel
     static func paths(in value: JSONValue, prefix: [String] = []) -> [[String]] {
         switch value {
         case .object(let object):
-            return object.keys.sorted().flatMap { [prefix + [$0]] + paths(in: object[$0]!, prefix: prefix + [$0]) }
+            return object.keys.sorted().flatMap { key -> [[String]] in
+                let path: [String] = prefix + [key]
+                return [path] + paths(in: object[key]!, prefix: path)
+            }
         case .array(let array):
-            return array.indices.flatMap { [prefix + ["#\($0)"]] + paths(in: array[$0], prefix: prefix + ["#\($0)"]) }
+            return array.indices.flatMap { index -> [[String]] in
+                let path: [String] = prefix + ["#\(index)"]
+                return [path] + paths(in: array[index], prefix: path)
+            }
         default:
             return []
         }
