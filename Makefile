@@ -15,10 +15,9 @@ demo: bootstrap
 	$(SWIFT) build --product tidings
 	$$($(SWIFT) build --show-bin-path)/tidings demo
 
-# Serial: several suites run real servers whose handlers need the cooperative thread pool, which
-# parallel suites that block (child processes, SQLite locks) can starve on a 2-core machine.
+# Two test processes side by side, each running its suites one at a time (scripts/test says why).
 test: bootstrap
-	$(SWIFT) test --no-parallel
+	bash scripts/test
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
