@@ -105,11 +105,12 @@ import TidingsTesting
         while (emulator.counts["200"] ?? 0) < 20 || acknowledged.withLock({ $0.count }) < 100 {
             try await Task.sleep(for: .milliseconds(10))
         }
-        // Down for longer than two of the pool's waits for a connection (up to 5 s each), so a request meets a
+        // Down for longer than three of the pool's waits for a connection (up to 5 s each), so a request meets a
         // whole wait inside the outage and is refused: the request in flight when the server stops may spend
         // most of one wait and still be answered (it was on a busy machine, 4.6 s, then 200), and the next,
-        // begun with under a wait of the outage left, would reach the server as it comes back.
-        try await Task.detached { try cluster.restart(downFor: 11) }.value
+        // begun with under a wait of the outage left, would reach the server as it comes back. Two waits' worth
+        // (11 s) once saw no refusal with `make test`'s two test processes loading the machine.
+        try await Task.detached { try cluster.restart(downFor: 16) }.value
         restarted.withLock { $0 = true }
         try await ingest.value
 
