@@ -97,10 +97,12 @@ public final class APNsClient: PushProvider {
     /// - Parameters:
     ///   - authorization: the JWT source; nil sends no `authorization` header (an emulator, certificate auth).
     ///   - metrics: where outcome counters go.
+    ///   - connectionOpened: called each time a connection to an environment's host is opened.
     /// - Throws: ``HTTP2ClientError`` when libcurl cannot start. Connections are made on first use.
     public init(
         configuration: Configuration = Configuration(), authorization: (any APNsAuthorization)?,
-        metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger? = nil
+        metrics: MetricsRegistry = MetricsRegistry(), clock: any TidingsClock = SystemClock(), logger: Logger? = nil,
+        connectionOpened: (@Sendable (OutgoingPush.Environment) -> Void)? = nil
     ) throws(HTTP2ClientError) {
         self.configuration = configuration
         self.authorization = authorization
@@ -109,9 +111,15 @@ public final class APNsClient: PushProvider {
         self.logger = logger
         try CurlMultiClient.checkLibrary()
         pools = Dictionary(
-            uniqueKeysWithValues: [OutgoingPush.Environment.production, .sandbox].map {
-                ($0, APNsConnectionPool(settings: configuration.pool))
+            uniqueKeysWithValues: [OutgoingPush.Environment.production, .sandbox].map { environment in
+                let opened = connectionOpened.map { report in { @Sendable in report(environment) } }
+                return (environment, APNsConnectionPool(settings: configuration.pool, connectionOpened: opened))
             })
+    }
+
+    /// The connections to `environment`'s host now: how many, the pushes on them, the streams granted.
+    public func connectionLoad(_ environment: OutgoingPush.Environment) -> APNsConnectionLoad {
+        pools[environment]?.load ?? APNsConnectionLoad()
     }
 
     /// Sends `push` and classifies the answer; never throws.

@@ -46,17 +46,29 @@ final class APNsConnectionPool: Sendable {
 
     let settings: Settings
     private let state = LockedBox(State())
+    /// Called, outside the lock, each time a connection is opened.
+    private let connectionOpened: (@Sendable () -> Void)?
 
-    init(settings: Settings) {
+    init(settings: Settings, connectionOpened: (@Sendable () -> Void)? = nil) {
         var settings = settings
         settings.minimum = max(1, settings.minimum)
         settings.maximum = max(settings.minimum, settings.maximum)
         settings.streamsPerConnection = max(1, settings.streamsPerConnection)
         self.settings = settings
+        self.connectionOpened = connectionOpened
     }
 
     /// Connections open now.
     var openConnections: Int { state.withLock { $0.lanes.count } }
+
+    /// The open connections, their pushes in flight and the streams they are granted, read together.
+    var load: APNsConnectionLoad {
+        state.withLock { state in
+            APNsConnectionLoad(
+                connections: state.lanes.count, pushesInFlight: state.lanes.reduce(0) { $0 + $1.inFlight },
+                streams: state.lanes.reduce(0) { $0 + min(settings.streamsPerConnection, $1.client.streamWindow) })
+        }
+    }
 
     /// The requests in flight on each open connection, oldest connection first.
     var inFlightPerConnection: [Int] { state.withLock { $0.lanes.map(\.inFlight) } }
@@ -69,7 +81,8 @@ final class APNsConnectionPool: Sendable {
 
     /// Sends `request` on the oldest connection with a stream free, opening one when every open one is full.
     func send(_ request: HTTP2Request) async throws(HTTP2ClientError) -> HTTP2Response {
-        let (client, startSweeper, idle) = try pick()
+        let (client, startSweeper, idle, opened) = try pick()
+        if opened { connectionOpened?() }
         for spare in idle { spare.shutdown() }
         if startSweeper { sweepWhileAboveMinimum() }
         defer { release(client) }
@@ -88,11 +101,12 @@ final class APNsConnectionPool: Sendable {
 
     private static let shutdownError = HTTP2ClientError(code: .shutdown, message: "the HTTP/2 client was shut down")
 
-    /// The connection for the next request (counted in flight), whether a sweeper must start, and idle
-    /// connections to close.
-    private func pick() throws(HTTP2ClientError) -> (CurlMultiClient, Bool, [CurlMultiClient]) {
+    /// The connection for the next request (counted in flight), whether a sweeper must start, idle
+    /// connections to close, and whether the connection was opened for this request.
+    private func pick() throws(HTTP2ClientError) -> (CurlMultiClient, Bool, [CurlMultiClient], Bool) {
         let now = ContinuousClock.now
-        let picked = state.withLock { state -> Result<(CurlMultiClient, Bool, [CurlMultiClient]), HTTP2ClientError> in
+        let picked = state.withLock {
+            state -> Result<(CurlMultiClient, Bool, [CurlMultiClient], Bool), HTTP2ClientError> in
             if state.closed { return .failure(Self.shutdownError) }
             let idle = removeIdle(&state, now: now)
             // The oldest connection with a stream free, so that connections beyond the need go idle and close.
@@ -100,10 +114,12 @@ final class APNsConnectionPool: Sendable {
             var index = state.lanes.firstIndex {
                 $0.inFlight < min(settings.streamsPerConnection, $0.client.streamWindow)
             }
+            var opened = false
             if index == nil, state.lanes.count < settings.maximum {
                 do throws(HTTP2ClientError) {
                     state.lanes.append(Lane(client: try CurlMultiClient(configuration: settings.http)))
                     state.opened += 1
+                    opened = true
                     index = state.lanes.count - 1
                 } catch {
                     if state.lanes.isEmpty { return .failure(error) }
@@ -117,7 +133,7 @@ final class APNsConnectionPool: Sendable {
             state.lanes[index].inFlight += 1
             let startSweeper = state.lanes.count > settings.minimum && !state.sweeping
             if startSweeper { state.sweeping = true }
-            return .success((state.lanes[index].client, startSweeper, idle))
+            return .success((state.lanes[index].client, startSweeper, idle, opened))
         }
         return try picked.get()
     }

@@ -10,7 +10,19 @@ import TidingsStore
 ///
 /// An app without credentials gets a client without an `authorization` header: the APNs emulator
 /// (without keys) accepts that, and Apple answers 403 `MissingProviderToken`, which the outcome reports.
+///
+/// `/metrics` shows each client's connections by topic and environment (``connectionsMetric`` and the names
+/// beside it): a client replaced after its credentials changed carries on the same series.
 public final class AppAPNsProvider: PushProvider, Sendable {
+    /// Connections open now to an APNs host.
+    public static let connectionsMetric = "tidings_apns_connections"
+    /// Connections opened since the start (a counter).
+    public static let connectionsOpenedMetric = "tidings_apns_connections_opened_total"
+    /// Pushes on the connections and not answered yet, those queued behind full streams included.
+    public static let pushesInFlightMetric = "tidings_apns_pushes_in_flight"
+    /// Streams the open connections may use at once, as their host grants them.
+    public static let streamsMetric = "tidings_apns_streams"
+
     private let store: any Store
     private let credentials: APNsCredentialsStore
     private let configuration: APNsClient.Configuration
@@ -72,10 +84,40 @@ public final class AppAPNsProvider: PushProvider, Sendable {
             if authorization == nil {
                 logger.notice("sending without a provider token: no APNs credentials", metadata: ["app": appID])
             }
+            let opened = registerConnectionMetrics(topic: topic)
             return try APNsClient(
                 configuration: configuration, authorization: authorization, metrics: metrics, clock: clock,
-                logger: logger)
+                logger: logger, connectionOpened: { opened[$0]?.increment() })
         }
+    }
+
+    /// Registers the connection gauges of `topic`, which read whichever client is kept for it at each scrape,
+    /// and answers its counters of connections opened, by environment. Registering again (a client replaced)
+    /// finds the same series.
+    private func registerConnectionMetrics(topic: String) -> [OutgoingPush.Environment: Counter] {
+        var opened: [OutgoingPush.Environment: Counter] = [:]
+        for environment in OutgoingPush.Environment.allCases {
+            let labels = ["topic": topic, "environment": environment.rawValue]
+            let load: @Sendable () -> APNsConnectionLoad = { [clients] in
+                clients.kept(for: topic)?.connectionLoad(environment) ?? APNsConnectionLoad()
+            }
+            metrics.gauge(
+                name: Self.connectionsMetric, help: "APNs connections open, by app topic and environment.",
+                labels: labels
+            ) { Double(load().connections) }
+            metrics.gauge(
+                name: Self.pushesInFlightMetric,
+                help: "Pushes on APNs connections not answered yet, those queued behind full streams included.",
+                labels: labels
+            ) { Double(load().pushesInFlight) }
+            metrics.gauge(
+                name: Self.streamsMetric,
+                help: "Streams the open APNs connections may use at once, as APNs grants them.", labels: labels
+            ) { Double(load().streams) }
+            opened[environment] = metrics.counter(
+                name: Self.connectionsOpenedMetric, help: "APNs connections opened.", labels: labels)
+        }
+        return opened
     }
 
     /// The id of the app whose bundle id is `topic`, remembered until the store announces a change to the app

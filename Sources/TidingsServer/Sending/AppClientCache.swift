@@ -92,6 +92,11 @@ final class AppClientCache<Client: Sendable>: Sendable {
         return client
     }
 
+    /// The client kept for `key`, if any, without making one or looking at its credentials.
+    func kept(for key: String) -> Client? {
+        entries.withLock { $0[key]?.client }
+    }
+
     /// Makes the next use of every kept client look at its credentials' version again, without waiting for
     /// ``recheckInterval``: the store announced that some changed. A client whose credentials did not change
     /// is kept.

@@ -30,7 +30,8 @@ struct APNsConnectionPoolTests {
 
     static func client(
         _ server: APNsStandIn, streams: Int, maximum: Int, idleTimeout: Duration = .seconds(30),
-        authorization: (any APNsAuthorization)? = CountingAuthorization()
+        authorization: (any APNsAuthorization)? = CountingAuthorization(),
+        connectionOpened: (@Sendable (OutgoingPush.Environment) -> Void)? = nil
     ) throws -> APNsClient {
         var configuration = APNsClient.Configuration()
         configuration.productionEndpoint = server.endpoint
@@ -39,7 +40,8 @@ struct APNsConnectionPoolTests {
         configuration.maxConcurrentStreams = streams
         configuration.maximumConnectionsPerHost = maximum
         configuration.idleConnectionTimeout = idleTimeout
-        return try APNsClient(configuration: configuration, authorization: authorization)
+        return try APNsClient(
+            configuration: configuration, authorization: authorization, connectionOpened: connectionOpened)
     }
 
     static func push(_ token: String) -> OutgoingPush {
@@ -95,6 +97,40 @@ struct APNsConnectionPoolTests {
         #expect(pool.connectionsOpened == 3)
         // And the one left still sends.
         #expect(await apns.send(Self.push("after")).disposition == .sent)
+    }
+
+    @Test("the load of each host: connections, pushes on them, streams granted, and a report per connection opened")
+    func loadIsReportedPerEnvironment() async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        let opened = LockedBox<[OutgoingPush.Environment]>([])
+        let apns = try Self.client(
+            server, streams: 2, maximum: 3,
+            connectionOpened: { environment in opened.withLock { $0.append(environment) } })
+        defer { apns.shutdown() }
+        #expect(apns.connectionLoad(.production) == APNsConnectionLoad())
+
+        // Seven slow pushes on three connections of two streams: one waits in a connection's queue.
+        let slow = Task {
+            await withTaskGroup(of: PushOutcome.Disposition.self) { group in
+                for index in 0..<7 { group.addTask { await apns.send(Self.push("slow\(index)")).disposition } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(await Self.eventually { apns.connectionLoad(.production).pushesInFlight == 7 })
+        #expect(apns.connectionLoad(.production) == APNsConnectionLoad(connections: 3, pushesInFlight: 7, streams: 6))
+        #expect(apns.connectionLoad(.sandbox) == APNsConnectionLoad())
+        #expect(opened.withLock { $0 } == [.production, .production, .production])
+
+        #expect(await slow.value.allSatisfy { $0 == .sent })
+        #expect(apns.connectionLoad(.production) == APNsConnectionLoad(connections: 3, pushesInFlight: 0, streams: 6))
+
+        // The other host has its own connections, and its own report.
+        var sandboxPush = Self.push("sandbox0")
+        sandboxPush.environment = .sandbox
+        #expect(await apns.send(sandboxPush).disposition == .sent)
+        #expect(apns.connectionLoad(.sandbox).connections == 1)
+        #expect(opened.withLock { $0 } == [.production, .production, .production, .sandbox])
     }
 
     @Test("every connection sends with the one provider token: signed once, renewed once after a rejection")
