@@ -157,7 +157,8 @@ import Testing
     @Test(arguments: [
         ("G@T / HTTP/1.1\r\n", "method"), ("GET /a\u{7F} HTTP/1.1\r\n", "visible ASCII"),
         ("GET /café HTTP/1.1\r\n", "visible ASCII"), ("GET /a\u{0}b HTTP/1.1\r\n", "visible ASCII"),
-        ("(GET) / HTTP/1.1\r\n", "method"),
+        ("(GET) / HTTP/1.1\r\n", "method"), ("GET /a#b HTTP/1.1\r\n", "fragment"),
+        ("GET /a?b=c#d HTTP/1.1\r\n", "fragment"), ("GET http://t/a#b HTTP/1.1\r\n", "fragment"),
     ])
     func aMethodOrTargetWithAForbiddenCharacterIs400(line: String, named: String) {
         let error = Self.error(Self.parse(line))

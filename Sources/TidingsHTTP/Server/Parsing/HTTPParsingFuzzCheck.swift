@@ -75,8 +75,8 @@
         guard !head.method.isEmpty, head.method.utf8.allSatisfy(RequestHeadParser.isTokenByte) else {
             return "the method is not a token"
         }
-        guard !head.target.isEmpty, head.target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            return "the target is not visible ASCII"
+        guard !head.target.isEmpty, head.target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 }) else {
+            return "the target is not visible ASCII without a fragment"
         }
         guard head.version == "HTTP/1.1" || head.version == "HTTP/1.0" else {
             return "the version is neither HTTP/1.1 nor HTTP/1.0"

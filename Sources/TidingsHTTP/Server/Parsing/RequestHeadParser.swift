@@ -266,9 +266,11 @@ enum RequestHeadParser {
         let methodEnd = index
         index += 1
         let targetStart = index
-        while index < end, bytes[index] > space, bytes[index] < delete { index += 1 }
+        // No form of request-target holds a fragment (RFC 9112, section 3.2): a client keeps it to itself.
+        while index < end, bytes[index] > space, bytes[index] < delete, bytes[index] != numberSign { index += 1 }
         guard index < end else { return ended ? .invalid(requestLineShape) : .unfinished }
         guard bytes[index] == space, index > targetStart else {
+            if bytes[index] == numberSign { return .invalid(fragmentInTarget) }
             return .invalid(
                 isWhitespace(bytes[index])
                     ? requestLineShape
@@ -330,6 +332,10 @@ enum RequestHeadParser {
     private static let requestLineShape = malformedRequestLine(
         "the request line must be METHOD TARGET VERSION separated by single spaces, as in GET /v1/apps HTTP/1.1")
 
+    private static let fragmentInTarget = malformedRequestLine(
+        "the request target may not hold a fragment (#...): leave it out, "
+            + "or percent-encode a # that belongs to the path or query as %23")
+    private static let numberSign = UInt8(ascii: "#")
     private static let bareCarriageReturnInRequestLine = refusal(
         400, "malformed_request_line",
         "the request line has a carriage return (CR) not followed by a line feed (LF)")
