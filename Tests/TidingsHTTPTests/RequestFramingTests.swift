@@ -24,6 +24,34 @@ import TidingsTestSupport
         #expect(Self.refusal([("Host", "a"), ("host", "b")], version: "HTTP/1.0")?.code == "invalid_host")
     }
 
+    @Test(arguments: [
+        "", "api.example.com", "api.example.com:8443", "127.0.0.1", "127.0.0.1:80", "localhost:", "[::1]",
+        "[::1]:8080", "[2001:db8::7]:443", "[v1.fe80::a+en1]", "xn--bcher-kva.example", "a%20b", "A_B~c!$&'()*+,;=",
+    ])
+    func aHostOfRFC3986WithAnOptionalPortIsAccepted(_ host: String) {
+        #expect(RequestFraming.isValidHost(host))
+        #expect(Self.refusal([("Host", host)]) == nil)
+    }
+
+    @Test(arguments: [
+        "user@api.example.com", "api.example.com:80:80", "api.example.com:x", "api.example.com/path", "a?b", "a#b",
+        "[::1", "[]", "[::1]x", "[::1]:8a", "a b", "a%2", "a%zz", "a\"b", "a[b]", "<a>", "a\\b",
+    ])
+    func anyOtherHostIsRefused(_ host: String) {
+        #expect(!RequestFraming.isValidHost(host))
+        let refusal = Self.refusal([("Host", host)])
+        #expect(refusal?.status == 400)
+        #expect(refusal?.code == "invalid_host")
+        #expect(refusal?.message.contains("as in api.example.com:8443") == true)
+        #expect(refusal?.headers["Connection"] == "close")
+    }
+
+    @Test func aLongHostIsQuotedShort() throws {
+        let refusal = try #require(Self.refusal([("Host", String(repeating: "a", count: 500) + "@b")]))
+        #expect(refusal.message.count < 250)
+        #expect(refusal.message.contains(String(repeating: "a", count: 100) + "…"))
+    }
+
     @Test func lengthsThatDisagreeAreRefused() {
         let refusal = Self.refusal([("Host", "t"), ("Content-Length", "5"), ("Content-Length", "6")])
         #expect(refusal?.status == 400)

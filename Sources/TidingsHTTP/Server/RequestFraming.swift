@@ -23,6 +23,13 @@ enum RequestFraming {
             }
             if HTTPHeaders.sameName(name, "Host") {
                 hosts += 1
+                if !isValidHost(value) {
+                    let shown = value.count > 100 ? value.prefix(100) + "…" : Substring(value)
+                    return refuse(
+                        400, "invalid_host",
+                        "the Host header \"\(shown)\" is not a host name or address with an optional port, "
+                            + "as in api.example.com:8443")
+                }
             } else if HTTPHeaders.sameName(name, "Content-Length") {
                 lengths += elements(of: value)
             } else if HTTPHeaders.sameName(name, "Transfer-Encoding") {
@@ -82,6 +89,70 @@ enum RequestFraming {
         }
         if bare { return value.isEmpty ? [] : [value] }
         return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// RFC 9110, section 7.2: `Host = uri-host [ ":" port ]`, the host of RFC 3986 (a registered name or IPv4
+    /// address, percent-escapes allowed, or an IP literal in brackets) and a port of digits. RFC 9112, section 3.2,
+    /// has a server refuse any other value, such as one with user information (`user@host`), since a proxy in
+    /// front may read the host out of it differently. An empty value is allowed: it is what a client sends when
+    /// the target has no authority.
+    static func isValidHost(_ value: String) -> Bool {
+        let bytes = value.utf8
+        var index = bytes.startIndex
+        if bytes.first == UInt8(ascii: "[") {
+            // An IPv6 address or IPvFuture: hex digits, colons, dots, and for IPvFuture unreserved and sub-delims.
+            index = bytes.index(after: index)
+            let literalStart = index
+            while index < bytes.endIndex, bytes[index] != UInt8(ascii: "]") {
+                guard isHostByte(bytes[index]) || bytes[index] == UInt8(ascii: ":") else { return false }
+                index = bytes.index(after: index)
+            }
+            guard index < bytes.endIndex, index > literalStart else { return false }
+            index = bytes.index(after: index)
+        } else {
+            var escapeDigits = 0
+            while index < bytes.endIndex, escapeDigits > 0 || bytes[index] != UInt8(ascii: ":") {
+                let byte = bytes[index]
+                if escapeDigits > 0 {
+                    guard isHexDigit(byte) else { return false }
+                    escapeDigits -= 1
+                } else if byte == UInt8(ascii: "%") {
+                    escapeDigits = 2
+                } else if !isHostByte(byte) {
+                    return false
+                }
+                index = bytes.index(after: index)
+            }
+            guard escapeDigits == 0 else { return false }
+        }
+        guard index < bytes.endIndex else { return true }
+        guard bytes[index] == UInt8(ascii: ":") else { return false }
+        return bytes[bytes.index(after: index)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// RFC 3986 `unreserved` and `sub-delims`: what a registered name holds besides percent-escapes.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default:
+            false
+        }
     }
 
     /// RFC 9110 `token`, so no whitespace before the colon. ``RequestHeadParser`` refuses such a name
