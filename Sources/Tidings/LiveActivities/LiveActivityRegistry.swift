@@ -236,14 +236,16 @@ public actor LiveActivityRegistry {
             throw .invalidToken("a Live Activity token is 32 to 256 bytes; this one is \(token.count)")
         }
         for name in [id, type] where !isIdentifier(name) {
-            throw .invalidToken("'\(name.prefix(80))' must be 1 to 128 characters of letters, digits and _.:@+-")
+            throw .invalidToken(
+                "'\(name.prefix(80))' must be 1 to 128 characters of letters, digits and _.:@+-, other than . and ..")
         }
         return token.map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The server's rule for identifiers (`ResourceIdentifier` there), so a name it would refuse fails here first.
     static func isIdentifier(_ value: String) -> Bool {
         let bytes = value.utf8
-        guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+        guard !bytes.isEmpty, bytes.count <= 128, value != ".", value != ".." else { return false }
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

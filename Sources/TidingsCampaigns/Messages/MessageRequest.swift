@@ -152,7 +152,7 @@ public struct MessageRequest: Sendable, Hashable {
         }
         if let campaignID = try string(body, "campaign_id") {
             guard ResourceIdentifier.isValid(campaignID) else {
-                throw .invalid("campaign_id", "must be 1 to 128 characters of letters, digits and _.:@+-")
+                throw .invalid("campaign_id", ResourceIdentifier.rule)
             }
             request.campaignID = campaignID
         }

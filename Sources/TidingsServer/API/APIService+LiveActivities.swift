@@ -68,7 +68,7 @@ extension APIService {
             guard let text = body["attributes_type"]?.stringValue, Self.isIdentifier(text) else {
                 throw HTTPError(
                     status: 400, code: "invalid_field",
-                    message: "attributes_type: must be 1 to 128 characters of letters, digits and _.:@+-")
+                    message: "attributes_type: \(ResourceIdentifier.rule)")
             }
             attributesType = text
         }

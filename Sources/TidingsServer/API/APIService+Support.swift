@@ -50,13 +50,13 @@ extension APIService {
     /// Path parameters that are free text but bounded, as the stored field is (`user_id` of an installation).
     static let parameterByteLimits = ["user_id": 256]
 
-    /// An identifier from the path: 1–128 characters of `[A-Za-z0-9_.:@+-]`.
+    /// An identifier from the path: 1–128 characters of `[A-Za-z0-9_.:@+-]`, not `.` or `..` (``ResourceIdentifier``).
     func identifier(_ request: HTTPRequest, _ name: String) throws -> String {
         let value = try parameter(request, name)
         guard Self.isIdentifier(value) else {
             throw HTTPError(
                 status: 400, code: "invalid_parameter",
-                message: "\(name) must be 1 to 128 characters of letters, digits and _.:@+-")
+                message: "\(name) \(ResourceIdentifier.rule)")
         }
         return value
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TidingsCampaigns
 import TidingsCrypto
 import TidingsHTTP
 import TidingsModel
@@ -64,7 +65,7 @@ struct ImportRowMapper: Sendable {
             guard APIService.isIdentifier(device.sourceID) else {
                 throw ImportRowError(
                     column: device.sourceColumn, rule: "invalid_installation_id",
-                    message: "\(device.sourceColumn) must be 1 to 128 characters of letters, digits and _.:@+-")
+                    message: "\(device.sourceColumn) \(ResourceIdentifier.rule)")
             }
             return device.sourceID
         }

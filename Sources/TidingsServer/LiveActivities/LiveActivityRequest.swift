@@ -172,7 +172,7 @@ public struct LiveActivityRequest: Sendable, Hashable {
     private static func identifier(_ body: [String: JSONValue], _ key: String) throws(LiveActivityError) -> String? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let text = value.stringValue, APIService.isIdentifier(text) else {
-            throw .invalid(key, "must be 1 to 128 characters of letters, digits and _.:@+-")
+            throw .invalid(key, ResourceIdentifier.rule)
         }
         return text
     }

@@ -93,7 +93,7 @@ import TidingsServer
         #expect(reply.errorMessage.contains("limit is 100 bytes"))
     }
 
-    @Test(arguments: ["has space", String(repeating: "x", count: 129), "semi;colon"])
+    @Test(arguments: ["has space", String(repeating: "x", count: 129), "semi;colon", ".", ".."])
     func installationIDsAreValidated(_ id: String) async throws {
         let harness = try APIHarness()
         var request = HTTPRequest(method: "PUT", path: "/v1/installations/x", body: Data("{}".utf8))
@@ -103,6 +103,25 @@ import TidingsServer
         let error = await #expect(throws: HTTPError.self) { try await route.handler(request) }
         #expect(error?.status == 400)
         #expect(error?.code == "invalid_parameter")
+        #expect(error?.message.hasSuffix("other than . and ..") == true)
+    }
+
+    /// `.` and `..` are path segments a client removes (RFC 3986, section 5.2.4), so an installation by either
+    /// name could not be read or erased again through its URL; other ids of dots are fine.
+    @Test func idsOfDotSegmentsAreRefusedAndOtherDotsKept() async throws {
+        let harness = try APIHarness()
+        let body: JSONValue = ["platform": "ios"]
+        for id in [".", ".."] {
+            let reply = try await harness.call("PUT", "/v1/installations/\(id)", key: harness.appKey, json: body)
+            #expect(reply.status == 400, "\(id)")
+            #expect(reply.errorCode == "invalid_parameter", "\(id)")
+        }
+        for id in ["...", ".a", "a..b", "a."] {
+            let reply = try await harness.call("PUT", "/v1/installations/\(id)", key: harness.appKey, json: body)
+            #expect(reply.status == 201, "\(id)")
+            let read = try await harness.call("GET", "/v1/installations/\(id)", key: harness.serverKey)
+            #expect(read.status == 200, "\(id)")
+        }
     }
 
     @Test func aTokenMovingToANewInstallationLeavesTheOldOneWithoutIt() async throws {

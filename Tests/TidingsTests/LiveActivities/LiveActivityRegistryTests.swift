@@ -159,6 +159,10 @@ import TidingsTesting
         await #expect(throws: RegistrationError.self) {
             try await registry.didUpdateToken(Self.token(1), activityID: "has space", attributesType: "Delivery")
         }
+        // The server's rule: `..` is a path segment a URL loses on the way, not a name.
+        await #expect(throws: RegistrationError.self) {
+            try await registry.didUpdateToken(Self.token(1), activityID: "a1", attributesType: "..")
+        }
         #expect(await registry.hasPendingWork == false)
         transport.mode.withLock { $0 = .status(400) }
         #expect(
