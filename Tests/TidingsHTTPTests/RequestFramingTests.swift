@@ -149,12 +149,17 @@ import TidingsTestSupport
             ("Content-Length: 1\r\n\r\na", 400, "invalid_host"),
             ("Host: a\r\nHost: b\r\nContent-Length: 1\r\n\r\na", 400, "invalid_host"),
             ("Host: t\r\nX-A : b\r\nContent-Length: 1\r\n\r\na", 400, "malformed_header"),
+            ("Host: user@t\r\nContent-Length: 1\r\n\r\na", 400, "invalid_host"),
         ]
         for (head, status, code) in cases {
             let response = try await RawHTTPClient.exchange(port: loopback.port, "POST /echo HTTP/1.1\r\n" + head)
             #expect(response.status == status, "\(head)")
             #expect(try JSONText.parse(response.body)["error"]?["code"]?.stringValue == code, "\(head)")
         }
+        let fragment = try await RawHTTPClient.exchange(
+            port: loopback.port, "POST /echo#top HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\na")
+        #expect(fragment.status == 400)
+        #expect(try JSONText.parse(fragment.body)["error"]?["code"]?.stringValue == "malformed_request_line")
         // A sound request on the same server is still served.
         let echoed = try await RawHTTPClient.exchange(
             port: loopback.port, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
