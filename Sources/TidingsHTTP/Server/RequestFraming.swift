@@ -114,7 +114,7 @@ enum RequestFraming {
             while index < bytes.endIndex, escapeDigits > 0 || bytes[index] != UInt8(ascii: ":") {
                 let byte = bytes[index]
                 if escapeDigits > 0 {
-                    guard isHexDigit(byte) else { return false }
+                    guard ChunkedBodyDecoder.hexValue(byte) != nil else { return false }
                     escapeDigits -= 1
                 } else if byte == UInt8(ascii: "%") {
                     escapeDigits = 2
@@ -139,16 +139,6 @@ enum RequestFraming {
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
-            true
-        default:
-            false
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
             true
         default:
             false

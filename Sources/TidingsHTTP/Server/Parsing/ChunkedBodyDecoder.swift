@@ -254,7 +254,8 @@ struct ChunkedBodyDecoder {
         return .success(false)
     }
 
-    private static func hexValue(_ byte: UInt8) -> Int? {
+    /// The value of one hexadecimal digit; nil for any other byte.
+    static func hexValue(_ byte: UInt8) -> Int? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
         case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
