@@ -34,6 +34,8 @@ enum FanoutHTTPBench {
         /// The sink's CPU seconds over the same span: it shares the cores with tidingsd.
         var sinkCPUSeconds: Double
         var atSink: Int
+        /// From the POST to the first push at the sink: the time the message takes to start sending.
+        var firstPushSeconds: Double
         /// Deliveries the resolver handed to the worker claimed (`tidings_fanout_deliveries_handed_over_total`).
         var handedOver: Int
         var rate: Double { seconds > 0 ? Double(atSink) / seconds : 0 }
@@ -113,9 +115,10 @@ enum FanoutHTTPBench {
             var line = String(
                 format:
                     "round %d: raw client %.0f/s (%.1f CPU-s, sink %.1f; up to %d connections: %.0f/s), tidingsd %.0f/s "
-                    + "(%.2fx raw; %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f, %.0f%% handed over)",
+                    + "(%.2fx raw; %.2f s, first push %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f, %.0f%% handed over)",
                 round, rawRate, rawCPU.0, rawCPU.1, ServerConfiguration.defaultAPNsConnections, pooledRate, run.rate,
-                run.rate / rawRate, run.seconds, Double(run.peakKiB) / 1024, run.cpuSeconds, run.sinkCPUSeconds,
+                run.rate / rawRate, run.seconds, run.firstPushSeconds, Double(run.peakKiB) / 1024, run.cpuSeconds,
+                run.sinkCPUSeconds,
                 100 * Double(run.handedOver) / Double(installations))
             if let peer {
                 let earlier = try measure(
@@ -123,8 +126,10 @@ enum FanoutHTTPBench {
                     directory: directory.appendingPathComponent("round-\(round)-peer"), sink: sink)
                 peerRuns.append(earlier)
                 line += String(
-                    format: ", peer %.0f/s (%.2fx raw; %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f)", earlier.rate,
-                    earlier.rate / rawRate, earlier.seconds, Double(earlier.peakKiB) / 1024, earlier.cpuSeconds,
+                    format:
+                        ", peer %.0f/s (%.2fx raw; %.2f s, first push %.2f s, peak %.1f MiB, %.1f CPU-s, sink %.1f)",
+                    earlier.rate, earlier.rate / rawRate, earlier.seconds, earlier.firstPushSeconds,
+                    Double(earlier.peakKiB) / 1024, earlier.cpuSeconds,
                     earlier.sinkCPUSeconds)
             }
             Measure.line(line)
@@ -194,8 +199,10 @@ enum FanoutHTTPBench {
             let (messageID, _) = try await api.sendToEveryone(title: "fanout-http")
             // The sink's log says when the last push arrived; polling the message would cost tidingsd work.
             var lastGrowth = (lines: 0, at: ContinuousClock.now)
+            var firstPush: ContinuousClock.Instant?
             while try received.count() < installations {
                 let now = ContinuousClock.now
+                if firstPush == nil && received.lines > 0 { firstPush = now }
                 if received.lines > lastGrowth.lines { lastGrowth = (received.lines, now) }
                 if now - lastGrowth.at > .seconds(30) {
                     throw APNsBench.Failure(
@@ -222,7 +229,8 @@ enum FanoutHTTPBench {
             }
             return Run(
                 seconds: elapsed.seconds, peakKiB: Measure.processMemoryKiB(pid: pid, field: "VmHWM"), cpuSeconds: cpu,
-                sinkCPUSeconds: sinkCPU, atSink: atSink, handedOver: Int(handedOver))
+                sinkCPUSeconds: sinkCPU, atSink: atSink,
+                firstPushSeconds: ((firstPush ?? start) - start).seconds, handedOver: Int(handedOver))
         }
     }
 }

@@ -30,6 +30,13 @@ public final class CampaignResolver: Sendable {
     /// The process's fan-out worker, to which chunks due now go claimed (``DeliveryHandoff``); nil writes every
     /// chunk pending.
     let handoff: DeliveryHandoff?
+    /// The idle sleep of ``run()``, and whether ``wake()`` came while none was under way.
+    private let idle = LockedBox(IdleState())
+
+    private struct IdleState {
+        var sleep: Task<Void, any Error>?
+        var woken = false
+    }
 
     public init(
         store: any Store, clock: any TidingsClock = SystemClock(), logger: Logger = .disabled(),
@@ -61,9 +68,38 @@ public final class CampaignResolver: Sendable {
                 logger.error("audience resolution failed: \(error)", metadata: ["resolver": id])
             }
             if !worked {
-                do { try await clock.sleep(for: configuration.pollInterval) } catch { return }
+                do { try await sleepUnlessWoken() } catch { return }
             }
         }
+    }
+
+    /// Ends ``run()``'s idle sleep now, or its next one before it starts: a message due now was just accepted,
+    /// and waiting for the next poll would hold its first push back by up to ``Configuration/pollInterval``.
+    public func wake() {
+        idle.withLock { state in
+            state.woken = true
+            return state.sleep
+        }?.cancel()
+    }
+
+    /// Sleeps ``Configuration/pollInterval``, less when woken; throws only when the calling task is cancelled.
+    private func sleepUnlessWoken() async throws {
+        let clock = clock
+        let interval = configuration.pollInterval
+        let sleep = Task { try await clock.sleep(for: interval) }
+        let woken = idle.withLock { state in
+            defer { state.woken = false }
+            state.sleep = sleep
+            return state.woken
+        }
+        if woken { sleep.cancel() }
+        defer { idle.withLock { $0.sleep = nil } }
+        await withTaskCancellationHandler {
+            _ = await sleep.result
+        } onCancel: {
+            sleep.cancel()
+        }
+        try Task.checkCancellation()
     }
 
     /// Claims one due message and resolves it to the end (chunk by chunk, each committed on its own).

@@ -34,6 +34,7 @@ extension APIService {
             // One bounded chunk here; whatever remains is the background resolvers'.
             let step = try resolver.resolveChunk(record, cursor: nil, resolver: resolver.id)
             if step?.finished != true { try store.releaseResolution(messageID: messageID, resolver: resolver.id) }
+            messageAccepted.withLock { $0 }?()
         }
         let counts = try store.messageCounts(messageID: messageID)
         let state = try store.message(appID: caller.appID, messageID: messageID)?.state ?? record.state

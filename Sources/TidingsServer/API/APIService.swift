@@ -38,6 +38,9 @@ final class APIService: Sendable {
     let sessions: ConsoleSessions
     /// The journeys each app's events may trigger, end or wake: what event ingest queues signals for.
     let journeyCatalog: JourneyCatalog
+    /// Called when `POST /v1/messages` accepted a message due now: the server wakes its resolver and fan-out
+    /// workers, which would otherwise find it at their next poll (``TidingsAPI/whenMessageAccepted(_:)``).
+    let messageAccepted = LockedBox<(@Sendable () -> Void)?>(nil)
 
     init(
         store: any Store, configuration: TidingsAPI.Configuration, clock: any TidingsClock, logger: Logger,

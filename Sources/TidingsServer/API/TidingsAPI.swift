@@ -28,6 +28,7 @@ public final class TidingsAPI: Sendable {
     public let configuration: Configuration
     /// Runs the apps' journeys (docs/journeys.md); the server starts it, tests drive it with ``JourneyEngine/runOnce(signals:)``.
     public let journeys: JourneyEngine
+    private let messageAccepted: LockedBox<(@Sendable () -> Void)?>
 
     /// Opens (creating if needed) the SQLite store in `dataDirectory`.
     ///
@@ -59,8 +60,15 @@ public final class TidingsAPI: Sendable {
             store: store, configuration: configuration, clock: clock, logger: logger, metrics: metrics,
             provider: provider, registry: registry)
         router = Router(routes: service.routes().map(service.roleChecked).map(service.audited))
+        messageAccepted = service.messageAccepted
         journeys = JourneyEngine(
             store: store, clock: clock, logger: logger, catalog: service.journeyCatalog,
             composer: MessageComposer(store: store, configuration: configuration))
+    }
+
+    /// Calls `action` whenever `POST /v1/messages` has accepted a message due now (the server wakes its
+    /// resolver and fan-out workers, so the first push does not wait for their next poll).
+    public func whenMessageAccepted(_ action: @escaping @Sendable () -> Void) {
+        messageAccepted.withLock { $0 = action }
     }
 }

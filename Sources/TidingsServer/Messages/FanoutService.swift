@@ -93,6 +93,13 @@ public final class FanoutService: Sendable {
         for worker in workers { worker.wake() }
     }
 
+    /// A message due now was accepted: the resolver takes on what the API left of its audience, and the workers
+    /// claim the deliveries already written, both now rather than at their next poll.
+    public func messageAccepted() {
+        resolver.wake()
+        wake()
+    }
+
     /// Whether the workers are running.
     public var isRunning: Bool { tasks.withLock { !$0.isEmpty } }
 }

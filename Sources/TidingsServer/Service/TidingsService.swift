@@ -213,6 +213,7 @@ public final class TidingsService: Sendable {
         self.leadership = leadership
         journeys = api.journeys
         journeys.whenDeliveriesQueued { [fanout] in fanout.wake() }
+        api.whenMessageAccepted { [fanout] in fanout.messageAccepted() }
         metrics.gauge(
             name: "tidings_store_changes_connected",
             help:
