@@ -148,6 +148,10 @@ public struct MessageRequest: Sendable, Hashable {
                     "collapse_id",
                     "is \(collapseID.utf8.count) bytes; it must be 1 to \(maximumCollapseIDBytes) bytes")
             }
+            // It travels as an HTTP header (`apns-collapse-id`), where a control character would end the field.
+            guard !collapseID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .invalid("collapse_id", "must not contain control characters (line breaks, tabs, NUL)")
+            }
             request.collapseID = collapseID
         }
         if let campaignID = try string(body, "campaign_id") {

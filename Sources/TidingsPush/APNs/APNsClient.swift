@@ -162,7 +162,8 @@ public final class APNsClient: PushProvider {
             } catch {
                 return PushOutcome(noResponse: error, apnsID: push.apnsID)
             }
-            let body = APNsErrorBody(response.body)
+            // A 200 carries no reason (APNs answers it with an empty body), so only an error's body is parsed.
+            let body = response.status == 200 ? APNsErrorBody([]) : APNsErrorBody(response.body)
             if !renewed, let header,
                 APNsResponseClassifier.isProviderTokenRejection(status: response.status, reason: body.reason)
             {

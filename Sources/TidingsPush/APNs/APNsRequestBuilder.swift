@@ -15,8 +15,8 @@ public enum APNsRequestBuilder {
 
     /// The request for `push` to `endpoint` (no trailing slash) with `authorization` (`bearer ...`).
     ///
-    /// - Throws: ``Refusal`` `BadCollapseId` when the collapse id exceeds 64 bytes, `MissingDeviceToken`
-    ///   for an empty token.
+    /// - Throws: ``Refusal`` `BadCollapseId` when the collapse id exceeds 64 bytes or holds a control character,
+    ///   `MissingDeviceToken` for an empty token.
     public static func request(
         for push: OutgoingPush, endpoint: String, authorization: String?, timeout: Duration
     ) throws(Refusal) -> HTTP2Request {
@@ -24,6 +24,12 @@ public enum APNsRequestBuilder {
             throw Refusal(
                 reason: "BadCollapseId",
                 message: "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is \(maxCollapseIDBytes)")
+        }
+        if let collapseID = push.collapseID,
+            collapseID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            // A line break would end the header field and start one of the message's making.
+            throw Refusal(reason: "BadCollapseId", message: "apns-collapse-id contains a control character")
         }
         guard !push.token.isEmpty else {
             throw Refusal(reason: "MissingDeviceToken", message: "the device token is empty")

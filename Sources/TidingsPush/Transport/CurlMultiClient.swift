@@ -71,6 +71,8 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     private var pool: [UnsafeMutableRawPointer] = []
     private var waiting: [CurlTransfer] = []
     private var waitingHead = 0
+    /// The `name: value` line being handed to libcurl, reused for every header field of every request.
+    private var headerLine: [UInt8] = []
 
     /// h2c with prior knowledge for `http://` URLs, where libcurl can reuse such connections: before 8.0 every
     /// request on a reused h2c connection fails ("Error in the HTTP2 framing layer", curl/curl#10634), so
@@ -126,6 +128,12 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
     /// - Throws: ``HTTP2ClientError``: `transport`, `timeout`, `responseTooLarge`, `cancelled`, `shutdown`,
     ///   `invalidRequest`. An HTTP error status is a response, not a throw.
     public func send(_ request: HTTP2Request) async throws(HTTP2ClientError) -> HTTP2Response {
+        if let field = request.headers.first(where: { Self.endsAField($0.name) || Self.endsAField($0.value) }) {
+            // The value is not repeated: it may be a credential.
+            let name = Self.endsAField(field.name) ? "a header field's name" : "the header field \(field.name)"
+            throw HTTP2ClientError(
+                code: .invalidRequest, message: "\(name) contains CR, LF or NUL, which would end it early")
+        }
         let transfer = CurlTransfer(request: request, maxBodyBytes: configuration.maxResponseBodyBytes)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -155,6 +163,12 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         }
         guard first else { return }
         stopped.wait()
+    }
+
+    /// Whether `text` holds a byte that would end a header field where libcurl writes it (CR or LF, which would
+    /// start another field of the caller's making) or where it reads it (NUL, which would cut it short).
+    static func endsAField(_ text: String) -> Bool {
+        text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
     }
 
     private static let cancelledError = HTTP2ClientError(code: .cancelled, message: "the calling task was cancelled")
@@ -254,7 +268,7 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
         var hasContentType = false
         for header in request.headers {
             if header.name.utf8.count == 12 && header.name.lowercased() == "content-type" { hasContentType = true }
-            list = curl_slist_append(list, "\(header.name): \(header.value)")
+            list = append(header, to: list)
         }
         // libcurl adds these by default; APNs needs neither, so they would only cost header bytes.
         list = curl_slist_append(list, "Accept:")
@@ -302,6 +316,23 @@ public final class CurlMultiClient: @unchecked Sendable {  // the multi handle a
             return
         }
         active[easy] = transfer
+    }
+
+    /// Appends `header` to `list` as libcurl takes it, `name: value` and a NUL, through ``headerLine``: a
+    /// request's fields then cost libcurl's own copy of each and nothing more, where building each line as a
+    /// string cost two more allocations (the string and the C string made of it) per field of every push.
+    private func append(
+        _ header: (name: String, value: String), to list: UnsafeMutablePointer<curl_slist>?
+    ) -> UnsafeMutablePointer<curl_slist>? {
+        headerLine.removeAll(keepingCapacity: true)
+        headerLine.append(contentsOf: header.name.utf8)
+        headerLine.append(UInt8(ascii: ":"))
+        headerLine.append(UInt8(ascii: " "))
+        headerLine.append(contentsOf: header.value.utf8)
+        headerLine.append(0)
+        return headerLine.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+        }
     }
 
     private func cancel(_ transfer: CurlTransfer) {

@@ -141,6 +141,9 @@ final class CurlTransfer: @unchecked Sendable {  // buffers are loop-thread-only
         {
             end -= 1
         }
+        // Room for an answer's usual fields at the first one, rather than regrowing the table at the second,
+        // third and fifth, for every answer.
+        if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
         responseHeaders[name] = String(decoding: line[start..<end], as: UTF8.self)
     }
 }

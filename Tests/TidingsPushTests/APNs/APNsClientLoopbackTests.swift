@@ -214,6 +214,35 @@ struct APNsClientLoopbackTests {
         #expect(outcome.status == nil)
     }
 
+    @Test(
+        "a header field with CR, LF or NUL is refused before it is sent, naming the field but not its value",
+        arguments: [
+            ("x-note", "one\r\nx-injected: two"), ("x-note", "one\ntwo"), ("x-note", "cut\u{0}short"),
+            ("x-bad\r\nname", "value"),
+        ])
+    func headerFieldBreaksRefused(name: String, value: String) async throws {
+        let server = try APNsStandIn()
+        defer { server.stop() }
+        var configuration = CurlMultiClient.Configuration()
+        configuration.caBundlePath = APNsStandIn.certificatePath
+        let client = try CurlMultiClient(configuration: configuration)
+        defer { client.shutdown() }
+        let request = HTTP2Request(
+            url: server.endpoint + "/3/device/t1", headers: [("apns-topic", "com.example.app"), (name, value)],
+            body: Self.payload)
+        do {
+            _ = try await client.send(request)
+            Issue.record("the request was sent")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.message.contains("CR, LF or NUL"))
+            #expect(!error.message.contains(value), "the value may be a credential: \(error.message)")
+            if name == "x-note" { #expect(error.message.contains("x-note")) }
+        }
+        // Nothing reached the server, and the client still sends.
+        #expect(try await server.stats(using: client).requests == 0)
+    }
+
     @Test("a response body over the cap fails with responseTooLarge, naming the limit")
     func bodyCap() async throws {
         let server = try APNsStandIn()

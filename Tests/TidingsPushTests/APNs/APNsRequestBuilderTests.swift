@@ -71,6 +71,24 @@ struct APNsRequestBuilderTests {
         #expect(request.header("apns-collapse-id")?.utf8.count == 64)
     }
 
+    @Test(
+        "a collapse id with a control character is refused as BadCollapseId; other characters pass",
+        arguments: ["sale\r\napns-topic: other", "sale\n", "a\u{0}b", "tab\there", "del\u{7F}"])
+    func collapseControlCharacters(collapseID: String) throws {
+        var push = OutgoingPush(token: "t", environment: .production, topic: "a", payload: [])
+        push.collapseID = collapseID
+        #expect(
+            throws: APNsRequestBuilder.Refusal(
+                reason: "BadCollapseId", message: "apns-collapse-id contains a control character")
+        ) {
+            try APNsRequestBuilder.request(for: push, endpoint: "e", authorization: nil, timeout: .seconds(1))
+        }
+        push.collapseID = "soldes d'été: 50 % 🎉"
+        let request = try APNsRequestBuilder.request(
+            for: push, endpoint: "e", authorization: nil, timeout: .seconds(1))
+        #expect(request.header("apns-collapse-id") == "soldes d'été: 50 % 🎉")
+    }
+
     @Test("an empty token is refused as MissingDeviceToken")
     func emptyToken() {
         let push = OutgoingPush(token: "", environment: .production, topic: "a", payload: [])

@@ -47,6 +47,14 @@ import TidingsTesting
             "invalid_field", "65 bytes"
         ),
         (
+            ["target": ["all": true], "content": ["body": "b"], "collapse_id": "sale\r\napns-topic: other"],
+            "invalid_field", "control characters"
+        ),
+        (
+            ["target": ["all": true], "content": ["body": "b"], "collapse_id": "sale\u{0}"], "invalid_field",
+            "collapse_id"
+        ),
+        (
             ["target": ["all": true], "content": ["body": "b"], "campaign_id": "has space"], "invalid_field",
             "campaign_id"
         ),
