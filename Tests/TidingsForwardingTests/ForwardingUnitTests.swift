@@ -99,6 +99,12 @@ import TidingsStore
                 "letters, digits and _") == true)
         #expect(
             refusal(.treasureData, ["region": "us01", "database": "d", "table": "t"])?.contains("write_key") == true)
+        // It is sent in a header, where a line break would start a field of its own.
+        for key in ["1/abc\r\nx-injected: yes", "1/abc\n", "1/a\u{0}bc"] {
+            #expect(
+                refusal(.treasureData, ["region": "us01", "database": "d", "table": "t", "write_key": .string(key)])?
+                    .contains("control characters") == true)
+        }
         #expect(
             refusal(
                 .treasureData,

@@ -50,7 +50,12 @@ public enum ForwarderSettings {
                 }
                 settings[field] = .string(name)
             }
-            settings["write_key"] = .string(try requiredString(input, "write_key"))
+            let writeKey = try requiredString(input, "write_key")
+            guard !writeKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw ForwarderConfigurationError(
+                    "write_key must not contain control characters (it is sent in the Authorization header)")
+            }
+            settings["write_key"] = .string(writeKey)
             return settings
         case .webhook:
             try allowOnly(input, ["url", "secret"])
