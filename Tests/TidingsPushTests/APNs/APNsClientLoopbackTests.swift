@@ -223,9 +223,7 @@ struct APNsClientLoopbackTests {
     func headerFieldBreaksRefused(name: String, value: String) async throws {
         let server = try APNsStandIn()
         defer { server.stop() }
-        var configuration = CurlMultiClient.Configuration()
-        configuration.caBundlePath = APNsStandIn.certificatePath
-        let client = try CurlMultiClient(configuration: configuration)
+        let client = try APNsStandIn.probe()
         defer { client.shutdown() }
         let request = HTTP2Request(
             url: server.endpoint + "/3/device/t1", headers: [("apns-topic", "com.example.app"), (name, value)],
