@@ -149,7 +149,7 @@ public struct MessageRequest: Sendable, Hashable {
                     "is \(collapseID.utf8.count) bytes; it must be 1 to \(maximumCollapseIDBytes) bytes")
             }
             // It travels as an HTTP header (`apns-collapse-id`), where a control character would end the field.
-            guard !collapseID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard !collapseID.containsControlCharacters else {
                 throw .invalid("collapse_id", "must not contain control characters (line breaks, tabs, NUL)")
             }
             request.collapseID = collapseID

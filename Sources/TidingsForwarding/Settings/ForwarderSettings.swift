@@ -51,7 +51,7 @@ public enum ForwarderSettings {
                 settings[field] = .string(name)
             }
             let writeKey = try requiredString(input, "write_key")
-            guard !writeKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard !writeKey.containsControlCharacters else {
                 throw ForwarderConfigurationError(
                     "write_key must not contain control characters (it is sent in the Authorization header)")
             }

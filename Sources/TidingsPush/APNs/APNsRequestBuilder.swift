@@ -25,9 +25,7 @@ public enum APNsRequestBuilder {
                 reason: "BadCollapseId",
                 message: "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is \(maxCollapseIDBytes)")
         }
-        if let collapseID = push.collapseID,
-            collapseID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        {
+        if let collapseID = push.collapseID, collapseID.containsControlCharacters {
             // A line break would end the header field and start one of the message's making.
             throw Refusal(reason: "BadCollapseId", message: "apns-collapse-id contains a control character")
         }
