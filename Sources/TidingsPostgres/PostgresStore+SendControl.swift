@@ -10,14 +10,22 @@ extension PostgresStore {
     /// A row cancelled under its claim (``cancelMessage(appID:messageID:now:)`` keeps the claim's worker and
     /// epoch) takes the answer of a push already handed to the provider, `sent` or `failed`, and stays
     /// `cancelled` otherwise (a retry, a hand-back).
-    private static let completeDeliverySQL = """
+    ///
+    /// One statement takes a run of rows that get the same outcome ($2, their installation ids): a batch of a
+    /// thousand pushes sent is one statement, not a thousand. The condition names the whole primary key, and
+    /// the plan, prepared once per connection under ``indexLookupsOnlySQL``, walks it in key order whatever the
+    /// statistics: joined with the keys as a table instead, PostgreSQL planned a walk of the whole table under
+    /// statistics taken while it was small (BENCHMARKS.md). A row changed by a cancel since the statement began
+    /// is checked again in its new version, as a statement per row would.
+    static let completeDeliveriesSQL = """
         UPDATE message_deliveries SET
             state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
             reason = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $5::text ELSE reason END,
             attempts = attempts + $6::bigint, not_before = COALESCE($7::bigint, not_before), claimed_by = NULL,
             claim_expires_at = NULL, updated_at = $8
-        WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
+        WHERE message_id = $1 AND installation_id = ANY($2::text[]) AND state IN ('claimed', 'cancelled')
             AND claimed_by IS NOT DISTINCT FROM $3 AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
+        RETURNING installation_id
         """
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
@@ -97,8 +105,8 @@ extension PostgresStore {
         }
     }
 
-    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed. They
-    /// are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
+    /// The updates (``completeDeliveriesSQL``, a statement per run of like outcomes) go out in one round trip,
+    /// then the follow-ups of the rows that changed. They are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
     /// transactions over the same rows never wait for each other in a cycle (PostgreSQL would abort one as a
     /// deadlock).
     @discardableResult
@@ -116,17 +124,36 @@ extension PostgresStore {
 
     private func completeSorted(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         try write { db in
-            let changed = try db.pipeline(
-                Self.completeDeliverySQL,
-                completions.map { completion in
-                    let (state, reason, notBefore, extraAttempt) = completion.columns
-                    return [
-                        .text(completion.messageID), .text(completion.installationID), .text(worker), .text(state),
-                        PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
-                        PostgresValue(completion.claimEpoch),
-                    ]
-                })
-            let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
+            // Runs of neighbours with the same outcome: the statements then lock rows in key order, one after
+            // the other, as one statement per row did.
+            var runs: [Range<Int>] = []
+            for index in completions.indices {
+                if let last = runs.last, Self.sameUpdate(completions[last.lowerBound], completions[index]) {
+                    runs[runs.count - 1] = last.lowerBound..<(index + 1)
+                } else {
+                    runs.append(index..<(index + 1))
+                }
+            }
+            let settings = Self.indexLookupsOnlySQL.map { PostgresConnection.Statement(sql: $0) }
+            let updates = runs.map { run in
+                let first = completions[run.lowerBound]
+                let (state, reason, notBefore, extraAttempt) = first.columns
+                return PostgresConnection.Statement(
+                    sql: Self.completeDeliveriesSQL,
+                    parameters: [
+                        .text(first.messageID), .array(completions[run].map { .text($0.installationID) }),
+                        .text(worker), .text(state), PostgresValue(reason), .integer(extraAttempt),
+                        PostgresValue(notBefore), .integer(now), PostgresValue(first.claimEpoch),
+                    ])
+            }
+            let results = try db.pipeline(settings + updates) { row in row.text(0) }.dropFirst(settings.count)
+            var recorded = [Bool](repeating: false, count: completions.count)
+            for (run, result) in zip(runs, results) {
+                var changed = Set(result.rows)
+                for index in run where changed.remove(completions[index].installationID) != nil {
+                    recorded[index] = true
+                }
+            }
             let keys = completions.indices.filter { recorded[$0] }.map { index in
                 (completions[index], completions[index].columns.state)
             }
@@ -143,6 +170,12 @@ extension PostgresStore {
             if !retried.isEmpty { _ = try db.pipeline(Self.skipCancelledRetrySQL, retried) }
             return recorded
         }
+    }
+
+    /// Whether two completions, neighbours in key order, change their rows alike and can share a statement.
+    private static func sameUpdate(_ first: DeliveryCompletion, _ second: DeliveryCompletion) -> Bool {
+        first.messageID == second.messageID && first.claimEpoch == second.claimEpoch
+            && first.columns == second.columns
     }
 
     /// One statement: the held claims joined by primary key from three arrays, and the age of the worker's

@@ -277,6 +277,62 @@ import TidingsStoreTesting
         #expect(states == "claimed|worker-1|3\npending||4997\n")
     }
 
+    @Test func aBatchOfOutcomesLooksItsRowsUpByKeyInKeyOrder() throws {
+        let (store, cluster, database) = try makeStore()
+        let ids = (1...500).map { "'inst-" + String(format: "%06d", $0 * 7) + "'" }.joined(separator: ",")
+        let arguments =
+            "'msg_a', ARRAY[\(ids)], 'worker-1', 'sent', NULL, 1, NULL, \(Self.now), 1"
+        let settings = (PostgresStore.indexLookupsOnlySQL + [Self.adverse]).joined(separator: ";\n")
+        let outcome = try plans(
+            PostgresStore.completeDeliveriesSQL, arguments, settings: settings, in: database, cluster)
+        for plan in [outcome.custom, outcome.generic] {
+            #expect(plan.contains("Index Scan using message_deliveries_pkey"), "\(plan)")
+            #expect(plan.contains("installation_id = ANY"), "\(plan)")
+            #expect(!plan.contains("Seq Scan") && !plan.contains("Sort"), "\(plan)")
+        }
+        // Through the store: a batch with outcomes of several kinds, a row claimed by another worker and a row
+        // named twice; each row takes its own outcome once.
+        try cluster.psql(
+            """
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'worker-1', claim_epoch = 1
+            WHERE message_id = 'msg_a' AND installation_id <= 'inst-000006';
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'worker-2', claim_epoch = 1
+            WHERE message_id = 'msg_a' AND installation_id = 'inst-000007';
+            """, database: database)
+        let claimed = (1...7).map { "inst-" + String(format: "%06d", $0) }
+        let results: [DeliveryResult] = [
+            .sent, .sent, .failed(reason: "BadDeviceToken"), .sent, .retry(reason: "TooManyRequests", notBefore: 9),
+            .sent,
+            .sent,
+        ]
+        var completions = zip(claimed, results).map { installation, result in
+            DeliveryCompletion(
+                messageID: "msg_a", appID: "app_a", installationID: installation, result: result, claimEpoch: 1)
+        }
+        completions.append(completions[0])
+        let recorded = try store.completeDeliveries(completions.reversed(), worker: "worker-1", now: Self.now)
+        // The row named twice counts once; worker-2's row not at all.
+        #expect(recorded.filter { $0 }.count == 6 && recorded[0] != recorded[7] && !recorded[1])
+        let rows = try cluster.psql(
+            """
+            SELECT installation_id, state, coalesce(reason, '-'), attempts FROM message_deliveries
+            WHERE message_id = 'msg_a' AND installation_id <= 'inst-000007' ORDER BY 1
+            """, database: database)
+        #expect(
+            rows == """
+                inst-000001|sent|-|1
+                inst-000002|sent|-|1
+                inst-000003|failed|BadDeviceToken|1
+                inst-000004|sent|-|1
+                inst-000005|pending|TooManyRequests|1
+                inst-000006|sent|-|1
+                inst-000007|claimed|-|0
+
+                """)
+        let again = try store.completeDeliveries([completions[0]], worker: "worker-1", now: Self.now)
+        #expect(again == [false])
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
