@@ -756,6 +756,12 @@ extension PostgresStore {
         CREATE INDEX installations_app_version_key ON installations (app_id, app_version_key)
             WHERE app_version_key IS NOT NULL;
         """,
+        // A silent instance's claims are found among all claims, through `message_deliveries_claimed`: the
+        // instance is matched by a prefix of the worker id, which no index on `claimed_by` serves as a look-up.
+        // The second partial index of the claims cost every claim a B-tree insert (issue #39).
+        """
+        DROP INDEX message_deliveries_claimed_by;
+        """,
     ]
 
     /// How many `seq`s each `nextval('events_seq')` reserves: the most events one insert statement numbers

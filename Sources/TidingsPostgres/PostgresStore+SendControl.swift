@@ -2,8 +2,8 @@ import TidingsModel
 import TidingsStore
 
 extension PostgresStore {
-    /// Found through the primary key. Written `claimed_by = $3`, the claim check let the planner pick the partial
-    /// index of claims (`message_deliveries_claimed_by`) instead, and walk every claim the worker holds (up to a
+    /// Found through the primary key. Written `claimed_by = $3`, the claim check let the planner pick a partial
+    /// index of claims (on `claimed_by`, since dropped) instead, and walk every claim the worker holds (up to a
     /// thousand) for each outcome: most of PostgreSQL's CPU during a campaign. `IS NOT DISTINCT FROM` means the
     /// same for a worker id, which is never null, and no index can serve it.
     ///

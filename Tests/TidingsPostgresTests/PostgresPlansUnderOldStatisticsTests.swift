@@ -333,6 +333,35 @@ import TidingsStoreTesting
         #expect(again == [false])
     }
 
+    @Test func theClaimsOfASilentInstanceAreFoundAmongTheClaimsAlone() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'tidingsd-a/' || (random() * 3)::int,
+                claim_expires_at = 1, claim_epoch = 1
+            WHERE message_id = 'msg_a' AND installation_id <= 'inst-000300';
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'tidingsd-b/0', claim_expires_at = 1
+            WHERE message_id = 'msg_a' AND installation_id > 'inst-004900';
+            INSERT INTO instances (id, heartbeat_at) VALUES ('tidingsd-a', 0), ('tidingsd-b', 0);
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        try logging.recordHeartbeat(instanceID: "tidingsd-b", now: Self.now)
+        var released = 0
+        let logged = try plansLogged(cluster, of: ["UPDATE message_deliveries d SET state = 'pending'"]) {
+            released = try logging.releaseClaimsOfSilentInstances(silentFor: 60_000, now: Self.now)
+        }
+        #expect(released == 300)
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            #expect(plan.contains("Index Scan using message_deliveries_claimed on"), "\(plan)")
+            #expect(!plan.contains("Seq Scan on message_deliveries"), "\(plan)")
+        }
+        let states = try cluster.psql(
+            "SELECT state, coalesce(claimed_by, '-'), count(*) FROM message_deliveries WHERE message_id = 'msg_a' GROUP BY 1, 2 ORDER BY 1",
+            database: database)
+        #expect(states == "claimed|tidingsd-b/0|100\npending|-|4900\n")
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
