@@ -15,8 +15,9 @@ import TidingsStore
 /// The audience (`TIDINGS_BENCH_FANOUT_AUDIENCE`, default 30,000) is written once into a SQLite store
 /// through the store API (``SeededApp``), and copied to each PostgreSQL database with `tidingsd store copy`
 /// before SQLite's run sends. `scripts/bench-postgres campaign` starts the PostgreSQL cluster and runs this.
-/// Without the PostgreSQL variables only SQLite runs. A push missing or sent twice fails the suite after the
-/// figures are printed.
+/// Without the PostgreSQL variables only SQLite runs. `TIDINGS_BENCH_FANOUT_ROUNDS=N` sends N campaigns from
+/// every setup, in turn, and prints the ratios of the medians. A push missing or sent twice fails the suite
+/// after the figures are printed.
 enum CampaignFanoutBench {
     static let bundleID = "com.example.fanout-bench"
 
@@ -77,22 +78,33 @@ enum CampaignFanoutBench {
                     + "\(String(format: "%.1f", (ContinuousClock.now - copyStart).seconds)) s")
         }
 
-        var outcomes: [Outcome] = []
-        for setup in setups {
-            let setupDirectory = directory.appendingPathComponent(setup.name)
-            try FileManager.default.createDirectory(at: setupDirectory, withIntermediateDirectories: true)
-            // Started and stopped from this thread, not a task's: a process spawned from a dispatch worker
-            // inherits its blocked signals, and h2o would never see the SIGTERM that stops it.
-            let sink = try H2OSink(directory: setupDirectory, logsPushes: true)
-            defer { sink.stop() }
-            let outcome = try APNsBench.blocking {
-                try await measure(
-                    setup, audience: audience, serverKey: serverKey, seeded: seeded, directory: setupDirectory,
-                    sink: sink, postmaster: postmaster)
+        // Each round sends one more campaign from every setup, in turn, so the host's drift falls on all of
+        // them; each store keeps the rounds before, as a store in use keeps its past campaigns.
+        let rounds = max(1, Int(environment["TIDINGS_BENCH_FANOUT_ROUNDS"] ?? "") ?? 1)
+        var outcomes: [[Outcome]] = []
+        for round in 1...rounds {
+            if rounds > 1 { Measure.line("== round \(round) of \(rounds)") }
+            var roundOutcomes: [Outcome] = []
+            for setup in setups {
+                let setupDirectory = directory.appendingPathComponent("round-\(round)").appendingPathComponent(
+                    setup.name)
+                try FileManager.default.createDirectory(at: setupDirectory, withIntermediateDirectories: true)
+                // Started and stopped from this thread, not a task's: a process spawned from a dispatch worker
+                // inherits its blocked signals, and h2o would never see the SIGTERM that stops it.
+                let sink = try H2OSink(directory: setupDirectory, logsPushes: true)
+                defer { sink.stop() }
+                let outcome = try APNsBench.blocking {
+                    try await measure(
+                        setup, audience: audience, serverKey: serverKey, seeded: seeded, directory: setupDirectory,
+                        sink: sink, postmaster: postmaster)
+                }
+                roundOutcomes.append(outcome)
             }
-            outcomes.append(outcome)
+            summarize(roundOutcomes)
+            outcomes.append(roundOutcomes)
         }
-        try summarize(outcomes)
+        if rounds > 1 { summarizeRounds(outcomes) }
+        try checkSinks(outcomes.flatMap { $0 })
     }
 
     /// Sends the campaign from `setup`'s tidingsd processes to `sink`, a fresh one, and waits for every push.
@@ -203,8 +215,8 @@ enum CampaignFanoutBench {
         return outcome
     }
 
-    /// The table BENCHMARKS.md records, the goals' ratios, and a failure when any push was missing or doubled.
-    static func summarize(_ outcomes: [Outcome]) throws {
+    /// The table BENCHMARKS.md records and the goals' ratios, for one round.
+    static func summarize(_ outcomes: [Outcome]) {
         Measure.line(
             "setup   audience   pushes/s  tidingsd CPU-s  postgres CPU-s  per tidingsd CPU-s  per CPU-s in all"
                 + "  sink pushes  duplicates (token / apns-id)  missing")
@@ -224,6 +236,41 @@ enum CampaignFanoutBench {
             let pair = rate("pg-2").map { String(format: ", pg-2 %.2fx pg-1", $0 / single) } ?? ""
             Measure.line(String(format: "pg-1 %.2fx SQLite (goal 0.8x, issue #39)", single / sqlite) + pair)
         }
+    }
+
+    /// The goals' ratios of the medians over the rounds, and each setup's median CPU.
+    static func summarizeRounds(_ rounds: [[Outcome]]) {
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            let middle = sorted.count / 2
+            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        }
+        func medians(_ name: String) -> (rate: Double, tidingsd: Double, postgres: Double)? {
+            let runs = rounds.compactMap { round in round.first { $0.setup.name == name } }
+            guard !runs.isEmpty else { return nil }
+            return (
+                median(runs.map(\.pushesPerSecond)), median(runs.map(\.tidingsdCPU)), median(runs.map(\.postgresCPU))
+            )
+        }
+        Measure.line("== medians over \(rounds.count) rounds")
+        for name in ["sqlite", "pg-1", "pg-2"] {
+            guard let figures = medians(name) else { continue }
+            Measure.line(
+                name.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "  %9.0f pushes/s  tidingsd %.2f CPU-s  postgres %.2f CPU-s", figures.rate,
+                        figures.tidingsd, figures.postgres))
+        }
+        if let sqlite = medians("sqlite"), let single = medians("pg-1") {
+            let pair = medians("pg-2").map { String(format: ", pg-2 %.2fx pg-1", $0.rate / single.rate) } ?? ""
+            Measure.line(
+                String(format: "pg-1 %.2fx SQLite in the medians (goal 0.8x, issue #39)", single.rate / sqlite.rate)
+                    + pair)
+        }
+    }
+
+    /// Fails when any push was missing or sent twice.
+    static func checkSinks(_ outcomes: [Outcome]) throws {
         let faulty = outcomes.filter {
             $0.sink.duplicateDevicePushes > 0 || $0.sink.duplicateAPNsIDs > 0 || $0.missing > 0
         }
