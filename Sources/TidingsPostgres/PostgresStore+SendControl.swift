@@ -106,9 +106,9 @@ extension PostgresStore {
     }
 
     /// The updates (``completeDeliveriesSQL``, a statement per run of like outcomes) go out in one round trip,
-    /// then the follow-ups of the rows that changed. They are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
-    /// transactions over the same rows never wait for each other in a cycle (PostgreSQL would abort one as a
-    /// deadlock).
+    /// then the follow-ups of the rows that changed. They are written in key order, the order
+    /// ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two transactions over the same rows never
+    /// wait for each other in a cycle (PostgreSQL would abort one as a deadlock).
     @discardableResult
     public func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         guard !completions.isEmpty else { return [] }

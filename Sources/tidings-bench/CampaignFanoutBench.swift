@@ -240,16 +240,12 @@ enum CampaignFanoutBench {
 
     /// The goals' ratios of the medians over the rounds, and each setup's median CPU.
     static func summarizeRounds(_ rounds: [[Outcome]]) {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        }
         func medians(_ name: String) -> (rate: Double, tidingsd: Double, postgres: Double)? {
             let runs = rounds.compactMap { round in round.first { $0.setup.name == name } }
             guard !runs.isEmpty else { return nil }
             return (
-                median(runs.map(\.pushesPerSecond)), median(runs.map(\.tidingsdCPU)), median(runs.map(\.postgresCPU))
+                Measure.median(runs.map(\.pushesPerSecond)), Measure.median(runs.map(\.tidingsdCPU)),
+                Measure.median(runs.map(\.postgresCPU))
             )
         }
         Measure.line("== medians over \(rounds.count) rounds")

@@ -134,23 +134,23 @@ enum FanoutHTTPBench {
             }
             Measure.line(line)
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let rawMedian = median(raw)
+        let rawMedian = Measure.median(raw)
         Measure.report("fanout_http.\(installations).raw_client, 1 connection (median)", rawMedian, "/s")
         Measure.report(
             "fanout_http.\(installations).raw_client, up to \(ServerConfiguration.defaultAPNsConnections) connections (median)",
-            median(rawPooled), "/s")
+            Measure.median(rawPooled), "/s")
         for (name, runs) in [("tidingsd", sendPath), ("peer", peerRuns)] where !runs.isEmpty {
-            let rate = median(runs.map(\.rate))
+            let rate = Measure.median(runs.map(\.rate))
             Measure.report("fanout_http.\(installations).\(name) (median)", rate, "/s")
             Measure.report(
-                "fanout_http.\(installations).\(name)_post_to_last_push (median)", median(runs.map(\.seconds)), "s")
+                "fanout_http.\(installations).\(name)_post_to_last_push (median)", Measure.median(runs.map(\.seconds)),
+                "s")
             Measure.report("fanout_http.\(installations).\(name) / raw_client", rate / rawMedian, "x")
             Measure.report(
                 "fanout_http.\(installations).\(name)_peak_rss (largest)",
                 Double(runs.map(\.peakKiB).max() ?? 0) / 1024, "MiB")
             Measure.report(
-                "fanout_http.\(installations).\(name)_cpu (median)", median(runs.map(\.cpuSeconds)), "CPU-s")
+                "fanout_http.\(installations).\(name)_cpu (median)", Measure.median(runs.map(\.cpuSeconds)), "CPU-s")
         }
     }
 

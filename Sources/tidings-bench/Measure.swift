@@ -22,6 +22,14 @@ enum Measure {
         return sorted[index]
     }
 
+    /// The median of `values`: the middle one, or the mean of the middle two for an even count.
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
     /// A figure line: `name  value unit`, aligned.
     static func report(_ name: String, _ value: Double, _ unit: String) {
         let padded = name.padding(toLength: max(name.count, 52), withPad: " ", startingAt: 0)

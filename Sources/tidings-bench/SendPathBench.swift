@@ -85,20 +85,21 @@ enum SendPathBench {
                     + "earlier settings \(Int(earlier[round]))/s"
                     + (templated ? ", templated \(Int(personalised[round]))/s" : ""))
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (median)", median(raw), "/s")
+        Measure.report("APNsClient alone, \(current.maximumInFlight) in flight (median)", Measure.median(raw), "/s")
         Measure.report(
             "send path (fan-out + routing + APNsClient + SQLite), \(current.maximumInFlight) in flight, "
-                + "batches of \(current.completionBatchSize) (median)", median(sendPath), "/s")
-        Measure.report("send path / raw client", median(sendPath) / median(raw) * 100, "%")
+                + "batches of \(current.completionBatchSize) (median)", Measure.median(sendPath), "/s")
+        Measure.report("send path / raw client", Measure.median(sendPath) / Measure.median(raw) * 100, "%")
         Measure.report(
             "send path with the earlier settings (64 in flight, chunks of 500, one transaction per outcome, median)",
-            median(earlier), "/s")
-        Measure.report("earlier settings / raw client", median(earlier) / median(raw) * 100, "%")
+            Measure.median(earlier), "/s")
+        Measure.report("earlier settings / raw client", Measure.median(earlier) / Measure.median(raw) * 100, "%")
         if templated {
             Measure.report(
-                "send path, templated title and body rendered per installation (median)", median(personalised), "/s")
-            Measure.report("templated / untemplated send path", median(personalised) / median(sendPath) * 100, "%")
+                "send path, templated title and body rendered per installation (median)", Measure.median(personalised),
+                "/s")
+            Measure.report(
+                "templated / untemplated send path", Measure.median(personalised) / Measure.median(sendPath) * 100, "%")
         }
     }
 
