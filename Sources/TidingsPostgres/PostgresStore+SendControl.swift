@@ -13,10 +13,10 @@ extension PostgresStore {
     ///
     /// One statement takes a run of rows that get the same outcome ($2, their installation ids): a batch of a
     /// thousand pushes sent is one statement, not a thousand. The condition names the whole primary key, and
-    /// the plan, prepared once per connection under ``indexLookupsOnlySQL``, walks it in key order whatever the
-    /// statistics: joined with the keys as a table instead, PostgreSQL planned a walk of the whole table under
-    /// statistics taken while it was small (BENCHMARKS.md). A row changed by a cancel since the statement began
-    /// is checked again in its new version, as a statement per row would.
+    /// the plan (under ``keyArrayLookupsSQL``) looks each key up in key order whatever the statistics: joined
+    /// with the keys as a table instead, PostgreSQL planned a walk of the whole table under statistics taken
+    /// while it was small (BENCHMARKS.md). A row changed by a cancel since the statement began is checked again
+    /// in its new version, as a statement per row would.
     static let completeDeliveriesSQL = """
         UPDATE message_deliveries SET
             state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
@@ -134,7 +134,7 @@ extension PostgresStore {
                     runs.append(index..<(index + 1))
                 }
             }
-            let settings = Self.indexLookupsOnlySQL.map { PostgresConnection.Statement(sql: $0) }
+            let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
             let updates = runs.map { run in
                 let first = completions[run.lowerBound]
                 let (state, reason, notBefore, extraAttempt) = first.columns

@@ -11,7 +11,10 @@ import TidingsStoreTesting
 /// import, before autovacuum analyzes again) it takes the app or the message for a row or two, and plans that
 /// read all of them look as cheap as the look-ups. Each statement must keep to its look-up, planned for its
 /// parameters and generically.
-@Suite struct PostgresPlansUnderOldStatisticsTests {
+///
+/// Serialized: the plans logged are read from the cluster's one log, where another test's plans running at the
+/// same time would be counted with a test's own.
+@Suite(.serialized) struct PostgresPlansUnderOldStatisticsTests {
     static let now: Int64 = 1_800_000_000_000
 
     /// A store on a database of its own, with the app `app_a`; the test cluster; the database's name.
@@ -226,6 +229,27 @@ import TidingsStoreTesting
         }
     }
 
+    @Test func anUpsertGroupLooksEachInstallationUpUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let logged = try plansLogged(cluster, of: ["FROM installations", "FOR UPDATE"]) {
+            for number in 1...3 {
+                var update = InstallationUpdate()
+                update.locale = .set("fr_FR")
+                let upserted = try logging.upsertInstallation(
+                    appID: "app_a", installationID: String(format: "inst-%06d", number * 700), update: update,
+                    now: Self.now)
+                #expect(!upserted.created && upserted.installation.locale == "fr_FR")
+            }
+        }
+        #expect(logged.count == 3, "\(logged)")
+        for plan in logged {
+            // Each installation looked up by its key, not every installation of the app filtered by key.
+            let condition = plan.split(separator: "\n").first { $0.contains("Index Cond:") } ?? ""
+            #expect(condition.contains("installation_id = ANY"), "\(plan)")
+        }
+    }
+
     /// Under such statistics every index led by the app looks as cheap as the token's, and the smallest won: the
     /// app versions', read in full for each token moved. Partial, it is no candidate; the primary key then ties
     /// with the token's index, which PostgreSQL keeps as the first it considered.
@@ -277,21 +301,52 @@ import TidingsStoreTesting
         #expect(states == "claimed|worker-1|3\npending||4997\n")
     }
 
+    /// Whether `plan` looks the keys up in the primary key, each of them, rather than filtering every row of the
+    /// message by key.
+    func looksEachKeyUp(_ plan: String) -> Bool {
+        let condition = plan.split(separator: "\n").first { $0.contains("Index Cond:") } ?? ""
+        return plan.contains("Index Scan using message_deliveries_pkey") && condition.contains("installation_id = ANY")
+            && !plan.contains("Seq Scan") && !plan.contains("Sort")
+    }
+
     @Test func aBatchOfOutcomesLooksItsRowsUpByKeyInKeyOrder() throws {
         let (store, cluster, database) = try makeStore()
         let ids = (1...500).map { "'inst-" + String(format: "%06d", $0 * 7) + "'" }.joined(separator: ",")
-        let arguments =
-            "'msg_a', ARRAY[\(ids)], 'worker-1', 'sent', NULL, 1, NULL, \(Self.now), 1"
-        let settings = (PostgresStore.indexLookupsOnlySQL + [Self.adverse]).joined(separator: ";\n")
-        let outcome = try plans(
-            PostgresStore.completeDeliveriesSQL, arguments, settings: settings, in: database, cluster)
-        for plan in [outcome.custom, outcome.generic] {
-            #expect(plan.contains("Index Scan using message_deliveries_pkey"), "\(plan)")
-            #expect(plan.contains("installation_id = ANY"), "\(plan)")
-            #expect(!plan.contains("Seq Scan") && !plan.contains("Sort"), "\(plan)")
+        let arguments = "'msg_a', ARRAY[\(ids)], 'worker-1', 'sent', NULL, 1, NULL, \(Self.now), 1"
+        let guarded = try plans(
+            PostgresStore.completeDeliveriesSQL, arguments,
+            settings: (PostgresStore.keyArrayLookupsSQL + [Self.adverse]).joined(separator: ";\n"),
+            in: database, cluster)
+        #expect(looksEachKeyUp(guarded.generic), "\(guarded.generic)")
+        // Planned for these keys, PostgreSQL takes the message for a row or two and filters all of its rows.
+        let forTheKeys = try plans(
+            PostgresStore.completeDeliveriesSQL, arguments,
+            settings: (PostgresStore.indexLookupsOnlySQL + [Self.adverse]).joined(separator: ";\n"), in: database,
+            cluster)
+        #expect(!looksEachKeyUp(forTheKeys.custom), "\(forTheKeys.custom)")
+
+        // Through a store logging its plans: a batch of 500 sent is one statement, which looks each key up.
+        try cluster.psql(
+            """
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'worker-1', claim_epoch = 1
+            WHERE message_id = 'msg_a' AND installation_id > 'inst-004000' AND installation_id <= 'inst-004500';
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let batch = (4001...4500).map { number in
+            DeliveryCompletion(
+                messageID: "msg_a", appID: "app_a", installationID: String(format: "inst-%06d", number),
+                result: .sent, claimEpoch: 1)
         }
-        // Through the store: a batch with outcomes of several kinds, a row claimed by another worker and a row
-        // named twice; each row takes its own outcome once.
+        var recordedBatch: [Bool] = []
+        let logged = try plansLogged(cluster, of: ["UPDATE message_deliveries SET"]) {
+            recordedBatch = try logging.completeDeliveries(batch, worker: "worker-1", now: Self.now)
+        }
+        #expect(recordedBatch == [Bool](repeating: true, count: 500))
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged { #expect(looksEachKeyUp(plan), "\(plan)") }
+
+        // A batch with outcomes of several kinds, a row claimed by another worker and a row named twice; each
+        // row takes its own outcome once.
         try cluster.psql(
             """
             UPDATE message_deliveries SET state = 'claimed', claimed_by = 'worker-1', claim_epoch = 1
