@@ -290,16 +290,22 @@ extension PostgresStore {
         }
     }
 
+    /// In a transaction of its own, under ``keyArrayLookupsSQL``: each installation looked up, not every slot of
+    /// the app filtered by installation.
     public func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int] {
         guard !installationIDs.isEmpty else { return [:] }
-        let rows = try read { db in
-            try db.query(
-                """
+        let count = PostgresConnection.Statement(
+            sql: """
                 SELECT installation_id, COUNT(*) FROM frequency_slots
                 WHERE app_id = $1 AND reserved_at > $2 AND installation_id = ANY($3::text[])
                 GROUP BY installation_id
-                """, [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })]
-            ) { ($0.text(0), Int($0.int64(1))) }
+                """,
+            parameters: [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })])
+        let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
+        let rows = try read { db in
+            try db.transaction {
+                try db.pipeline(settings + [count]) { ($0.text(0), Int($0.int64(1))) }.last?.rows ?? []
+            }
         }
         return Dictionary(rows, uniquingKeysWith: +)
     }

@@ -250,6 +250,33 @@ import TidingsStoreTesting
         }
     }
 
+    @Test func frequencySlotsAreCountedByInstallationUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            ALTER TABLE frequency_slots SET (autovacuum_enabled = false);
+            INSERT INTO frequency_slots (app_id, installation_id, message_id, reserved_at)
+                SELECT 'app_other', 'other-' || g, 'msg_other', 0 FROM generate_series(1, 100) g;
+            ANALYZE frequency_slots;
+            INSERT INTO frequency_slots (app_id, installation_id, message_id, reserved_at)
+                SELECT 'app_a', 'inst-' || lpad((g % 5000)::text, 6, '0'), 'msg-' || (g / 5000), g
+                FROM generate_series(1, 20000) g ORDER BY random();
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let installations = (1...50).map { String(format: "inst-%06d", $0 * 10) }
+        var counts: [String: Int] = [:]
+        let logged = try plansLogged(cluster, of: ["FROM frequency_slots"]) {
+            counts = try logging.frequencySlotCounts(appID: "app_a", installationIDs: installations, since: 5000)
+        }
+        // Slots g = n, n + 5000, n + 10000, n + 15000 of each installation n; those after 5000 counted.
+        #expect(counts.count == 50 && counts.values.allSatisfy { $0 == 3 }, "\(counts)")
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            let condition = plan.split(separator: "\n").first { $0.contains("Index Cond:") } ?? ""
+            #expect(condition.contains("installation_id = ANY") && !plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
     /// Under such statistics every index led by the app looks as cheap as the token's, and the smallest won: the
     /// app versions', read in full for each token moved. Partial, it is no candidate; the primary key then ties
     /// with the token's index, which PostgreSQL keeps as the first it considered.
