@@ -289,7 +289,7 @@ extension PostgresStore {
 
     /// The consecutive runs of `elements` that share the same `key`, in order: `elements` sorted by it give
     /// one run per key.
-    private static func runs<Element>(of elements: [Element], by key: (Element) -> String) -> [(String, [Element])] {
+    static func runs<Element>(of elements: [Element], by key: (Element) -> String) -> [(String, [Element])] {
         var runs: [(String, [Element])] = []
         for element in elements {
             let elementKey = key(element)

@@ -178,35 +178,53 @@ extension PostgresStore {
             && first.columns == second.columns
     }
 
-    /// One statement: the held claims joined by primary key from three arrays, and the age of the worker's
-    /// instance's heartbeat on the database's clock (the row with a null position).
+    /// The rows of message $1 among installations $2, each with its epoch if worker $3 holds it claimed (null
+    /// otherwise). The claim is checked in the answer, not the condition: with `state = 'claimed'` there,
+    /// PostgreSQL walked every claim of every worker in the partial index of claims and filtered them by key.
+    static let heldClaimsSQL = """
+        SELECT installation_id,
+            CASE WHEN state = 'claimed' AND claimed_by IS NOT DISTINCT FROM $3 THEN claim_epoch END
+        FROM message_deliveries WHERE message_id = $1 AND installation_id = ANY($2::text[])
+        """
+
+    /// One round trip: the age of the worker's instance's heartbeat on the database's clock, and the held
+    /// claims, a statement per message (``heldClaimsSQL``; a chunk is one message's) under
+    /// ``keyArrayLookupsSQL``, so each key is looked up. Joined with the keys as a table, under statistics
+    /// that predate the message's rows PostgreSQL hashed the keys and read the whole table of deliveries, for
+    /// a check that runs every second of a send (`PostgresPlansUnderOldStatisticsTests`).
     public func checkClaims(_ deliveries: [MessageDelivery], worker: String, now: Int64) throws -> ClaimCheck {
-        let rows = try read { db in
-            try db.query(
-                """
-                SELECT NULL::bigint, \(Self.databaseNow) - (
-                    SELECT max(heartbeat_at) FROM instances
-                    WHERE id = $4 OR left($4, length(id) + 1) = id || '/')
-                UNION ALL
-                SELECT k.ord, NULL::bigint
-                FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(message_id, installation_id,
-                    epoch, ord)
-                JOIN message_deliveries d ON d.message_id = k.message_id AND d.installation_id = k.installation_id
-                WHERE d.state = 'claimed' AND d.claim_epoch = k.epoch AND d.claimed_by IS NOT DISTINCT FROM $4
+        let heartbeat = PostgresConnection.Statement(
+            sql: """
+                SELECT NULL::text, \(Self.databaseNow) - (
+                    SELECT max(heartbeat_at) FROM instances WHERE id = $1 OR left($1, length(id) + 1) = id || '/')
                 """,
-                [
-                    .array(deliveries.map { .text($0.messageID) }), .array(deliveries.map { .text($0.installationID) }),
-                    .array(deliveries.map { .integer($0.claimEpoch) }), .text(worker),
-                ]
-            ) { row in (position: row.optionalInt64(0), age: row.optionalInt64(1)) }
+            parameters: [.text(worker)])
+        let messages = Self.runs(of: Array(deliveries.indices)) { deliveries[$0].messageID }
+        let lookups = messages.map { messageID, indices in
+            PostgresConnection.Statement(
+                sql: Self.heldClaimsSQL,
+                parameters: [
+                    .text(messageID), .array(indices.map { .text(deliveries[$0].installationID) }), .text(worker),
+                ])
         }
+        let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
+        let results = try read { db in
+            try db.transaction {
+                try db.pipeline(settings + [heartbeat] + lookups) { row in
+                    (installationID: row.optionalText(0), number: row.optionalInt64(1))
+                }
+                .dropFirst(settings.count)
+            }
+        }
+        let age = results.first?.rows.first?.number
         var held = [Bool](repeating: false, count: deliveries.count)
-        var age: Int64?
-        for row in rows {
-            if let position = row.position {
-                if position >= 1 && position <= deliveries.count { held[Int(position) - 1] = true }
-            } else {
-                age = row.age
+        for ((_, indices), result) in zip(messages, results.dropFirst()) {
+            var epochs: [String: Int64] = [:]
+            for row in result.rows {
+                if let installationID = row.installationID, let epoch = row.number { epochs[installationID] = epoch }
+            }
+            for index in indices where epochs[deliveries[index].installationID] == deliveries[index].claimEpoch {
+                held[index] = true
             }
         }
         return ClaimCheck(held: held, heartbeatAge: age)

@@ -415,6 +415,41 @@ import TidingsStoreTesting
         #expect(again == [false])
     }
 
+    @Test func aClaimCheckLooksEachHeldRowUp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'tidingsd-a/0', claim_epoch = 1
+            WHERE message_id = 'msg_a' AND installation_id <= 'inst-001000';
+            UPDATE message_deliveries SET claim_epoch = 2 WHERE installation_id = 'inst-000010';
+            UPDATE message_deliveries SET claimed_by = 'tidingsd-b/0' WHERE installation_id = 'inst-000020';
+            UPDATE message_deliveries SET state = 'cancelled' WHERE installation_id = 'inst-000030';
+            INSERT INTO instances (id, heartbeat_at) VALUES ('tidingsd-a', 0);
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let chunk = (1...1000).map { number in
+            var delivery = MessageDelivery(
+                messageID: "msg_a", appID: "app_a", installationID: String(format: "inst-%06d", number), token: "t")
+            delivery.claimEpoch = 1
+            return delivery
+        }
+        var checks: [ClaimCheck] = []
+        // More checks than PostgreSQL plans one by one before it may keep a plan.
+        let logged = try plansLogged(cluster, of: ["THEN claim_epoch END"]) {
+            for _ in 1...6 { checks.append(try logging.checkClaims(chunk, worker: "tidingsd-a/0", now: Self.now)) }
+        }
+        for check in checks {
+            // Not held: another epoch, another worker, cancelled.
+            #expect(check.held.enumerated().filter { !$0.element }.map(\.offset) == [9, 19, 29])
+            #expect(check.heartbeatAge != nil)
+        }
+        #expect(logged.count == 6, "\(logged)")
+        for plan in logged {
+            let condition = plan.split(separator: "\n").first { $0.contains("Index Cond:") } ?? ""
+            #expect(condition.contains("installation_id = ANY") && !plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
     @Test func theClaimsOfASilentInstanceAreFoundAmongTheClaimsAlone() throws {
         let (_, cluster, database) = try makeStore()
         try cluster.psql(
