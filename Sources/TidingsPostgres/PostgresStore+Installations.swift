@@ -56,7 +56,7 @@ extension PostgresStore {
     /// Reads and locks a group's installations of one app ($1; $2 the installation ids), in key order: two
     /// groups, of two instances, never wait for each other in a cycle. One statement per app, on one table,
     /// rather than a join with the pairs of keys: a join took PostgreSQL twice as long to plan and to run. Its
-    /// plan is made once per connection, under ``keyArrayLookupsSQL``.
+    /// plan is made once per connection, under ``indexLookupsOnlySQL``.
     static let lockInstallationsSQL = """
         SELECT \(installationColumns) FROM installations
         WHERE app_id = $1 AND installation_id = ANY($2::text[])
@@ -88,16 +88,6 @@ extension PostgresStore {
     /// the group's read anew every time avoided that too, at 120–230 µs of PostgreSQL's CPU a group
     /// (BENCHMARKS.md, *Installations locked by a plan made once*).
     static let indexLookupsOnlySQL = ["SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"]
-
-    /// Set in a transaction whose statements look rows up by a leading column and `= ANY` of an array of keys
-    /// (``lockInstallationsSQL``, a batch of delivery outcomes): ``indexLookupsOnlySQL``, and the plan made for
-    /// an array of any length. Planned for the keys at hand under statistics that predate the app's or the
-    /// message's rows (a campaign sent right after an import), PostgreSQL took the app or the message for a row
-    /// or two, reckoned the look-ups dearer than reading those, and walked all of them in the index, filtering
-    /// by key: 120 ms for a batch of 800 outcomes in a campaign to 30,000, every installation of the app for an
-    /// upsert group. With custom plans costed that low it never switched to the generic plan, which looks each
-    /// key up (`PostgresPlansUnderOldStatisticsTests`).
-    static let keyArrayLookupsSQL = indexLookupsOnlySQL + ["SET LOCAL plan_cache_mode = force_generic_plan"]
 
     /// Concurrent calls are written together by one of them (``upserts``, see
     /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
@@ -270,7 +260,7 @@ extension PostgresStore {
     private static func lockInstallations(_ keys: [InstallationKey], _ db: PostgresConnection) throws
         -> [InstallationKey: Installation]
     {
-        let begin = (["BEGIN"] + keyArrayLookupsSQL).map { PostgresConnection.Statement(sql: $0) }
+        let begin = (["BEGIN"] + indexLookupsOnlySQL).map { PostgresConnection.Statement(sql: $0) }
         let locks = runs(of: keys, by: \.appID).map { appID, keys in
             PostgresConnection.Statement(
                 sql: lockInstallationsSQL, parameters: [.text(appID), .array(keys.map { .text($0.installationID) })])
@@ -289,7 +279,7 @@ extension PostgresStore {
 
     /// The consecutive runs of `elements` that share the same `key`, in order: `elements` sorted by it give
     /// one run per key.
-    static func runs<Element>(of elements: [Element], by key: (Element) -> String) -> [(String, [Element])] {
+    private static func runs<Element>(of elements: [Element], by key: (Element) -> String) -> [(String, [Element])] {
         var runs: [(String, [Element])] = []
         for element in elements {
             let elementKey = key(element)

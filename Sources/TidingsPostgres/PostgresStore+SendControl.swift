@@ -10,22 +10,14 @@ extension PostgresStore {
     /// A row cancelled under its claim (``cancelMessage(appID:messageID:now:)`` keeps the claim's worker and
     /// epoch) takes the answer of a push already handed to the provider, `sent` or `failed`, and stays
     /// `cancelled` otherwise (a retry, a hand-back).
-    ///
-    /// One statement takes a run of rows that get the same outcome ($2, their installation ids): a batch of a
-    /// thousand pushes sent is one statement, not a thousand. The condition names the whole primary key, and
-    /// the plan (under ``keyArrayLookupsSQL``) looks each key up in key order whatever the statistics: joined
-    /// with the keys as a table instead, PostgreSQL planned a walk of the whole table under statistics taken
-    /// while it was small (BENCHMARKS.md). A row changed by a cancel since the statement began is checked again
-    /// in its new version, as a statement per row would.
-    static let completeDeliveriesSQL = """
+    private static let completeDeliverySQL = """
         UPDATE message_deliveries SET
             state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
             reason = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $5::text ELSE reason END,
             attempts = attempts + $6::bigint, not_before = COALESCE($7::bigint, not_before), claimed_by = NULL,
             claim_expires_at = NULL, updated_at = $8
-        WHERE message_id = $1 AND installation_id = ANY($2::text[]) AND state IN ('claimed', 'cancelled')
+        WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
             AND claimed_by IS NOT DISTINCT FROM $3 AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
-        RETURNING installation_id
         """
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
@@ -105,10 +97,10 @@ extension PostgresStore {
         }
     }
 
-    /// The updates (``completeDeliveriesSQL``, a statement per run of like outcomes) go out in one round trip,
-    /// then the follow-ups of the rows that changed. They are written in key order, the order
-    /// ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two transactions over the same rows never
-    /// wait for each other in a cycle (PostgreSQL would abort one as a deadlock).
+    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed. They
+    /// are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
+    /// transactions over the same rows never wait for each other in a cycle (PostgreSQL would abort one as a
+    /// deadlock).
     @discardableResult
     public func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         guard !completions.isEmpty else { return [] }
@@ -124,36 +116,17 @@ extension PostgresStore {
 
     private func completeSorted(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         try write { db in
-            // Runs of neighbours with the same outcome: the statements then lock rows in key order, one after
-            // the other, as one statement per row did.
-            var runs: [Range<Int>] = []
-            for index in completions.indices {
-                if let last = runs.last, Self.sameUpdate(completions[last.lowerBound], completions[index]) {
-                    runs[runs.count - 1] = last.lowerBound..<(index + 1)
-                } else {
-                    runs.append(index..<(index + 1))
-                }
-            }
-            let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
-            let updates = runs.map { run in
-                let first = completions[run.lowerBound]
-                let (state, reason, notBefore, extraAttempt) = first.columns
-                return PostgresConnection.Statement(
-                    sql: Self.completeDeliveriesSQL,
-                    parameters: [
-                        .text(first.messageID), .array(completions[run].map { .text($0.installationID) }),
-                        .text(worker), .text(state), PostgresValue(reason), .integer(extraAttempt),
-                        PostgresValue(notBefore), .integer(now), PostgresValue(first.claimEpoch),
-                    ])
-            }
-            let results = try db.pipeline(settings + updates) { row in row.text(0) }.dropFirst(settings.count)
-            var recorded = [Bool](repeating: false, count: completions.count)
-            for (run, result) in zip(runs, results) {
-                var changed = Set(result.rows)
-                for index in run where changed.remove(completions[index].installationID) != nil {
-                    recorded[index] = true
-                }
-            }
+            let changed = try db.pipeline(
+                Self.completeDeliverySQL,
+                completions.map { completion in
+                    let (state, reason, notBefore, extraAttempt) = completion.columns
+                    return [
+                        .text(completion.messageID), .text(completion.installationID), .text(worker), .text(state),
+                        PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
+                        PostgresValue(completion.claimEpoch),
+                    ]
+                })
+            let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
             let keys = completions.indices.filter { recorded[$0] }.map { index in
                 (completions[index], completions[index].columns.state)
             }
@@ -172,59 +145,35 @@ extension PostgresStore {
         }
     }
 
-    /// Whether two completions, neighbours in key order, change their rows alike and can share a statement.
-    private static func sameUpdate(_ first: DeliveryCompletion, _ second: DeliveryCompletion) -> Bool {
-        first.messageID == second.messageID && first.claimEpoch == second.claimEpoch
-            && first.columns == second.columns
-    }
-
-    /// The rows of message $1 among installations $2, each with its epoch if worker $3 holds it claimed (null
-    /// otherwise). The claim is checked in the answer, not the condition: with `state = 'claimed'` there,
-    /// PostgreSQL walked every claim of every worker in the partial index of claims and filtered them by key.
-    static let heldClaimsSQL = """
-        SELECT installation_id,
-            CASE WHEN state = 'claimed' AND claimed_by IS NOT DISTINCT FROM $3 THEN claim_epoch END
-        FROM message_deliveries WHERE message_id = $1 AND installation_id = ANY($2::text[])
-        """
-
-    /// One round trip: the age of the worker's instance's heartbeat on the database's clock, and the held
-    /// claims, a statement per message (``heldClaimsSQL``; a chunk is one message's) under
-    /// ``keyArrayLookupsSQL``, so each key is looked up. Joined with the keys as a table, under statistics
-    /// that predate the message's rows PostgreSQL hashed the keys and read the whole table of deliveries, for
-    /// a check that runs every second of a send (`PostgresPlansUnderOldStatisticsTests`).
+    /// One statement: the held claims joined by primary key from three arrays, and the age of the worker's
+    /// instance's heartbeat on the database's clock (the row with a null position).
     public func checkClaims(_ deliveries: [MessageDelivery], worker: String, now: Int64) throws -> ClaimCheck {
-        let heartbeat = PostgresConnection.Statement(
-            sql: """
-                SELECT NULL::text, \(Self.databaseNow) - (
-                    SELECT max(heartbeat_at) FROM instances WHERE id = $1 OR left($1, length(id) + 1) = id || '/')
+        let rows = try read { db in
+            try db.query(
+                """
+                SELECT NULL::bigint, \(Self.databaseNow) - (
+                    SELECT max(heartbeat_at) FROM instances
+                    WHERE id = $4 OR left($4, length(id) + 1) = id || '/')
+                UNION ALL
+                SELECT k.ord, NULL::bigint
+                FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(message_id, installation_id,
+                    epoch, ord)
+                JOIN message_deliveries d ON d.message_id = k.message_id AND d.installation_id = k.installation_id
+                WHERE d.state = 'claimed' AND d.claim_epoch = k.epoch AND d.claimed_by IS NOT DISTINCT FROM $4
                 """,
-            parameters: [.text(worker)])
-        let messages = Self.runs(of: Array(deliveries.indices)) { deliveries[$0].messageID }
-        let lookups = messages.map { messageID, indices in
-            PostgresConnection.Statement(
-                sql: Self.heldClaimsSQL,
-                parameters: [
-                    .text(messageID), .array(indices.map { .text(deliveries[$0].installationID) }), .text(worker),
-                ])
+                [
+                    .array(deliveries.map { .text($0.messageID) }), .array(deliveries.map { .text($0.installationID) }),
+                    .array(deliveries.map { .integer($0.claimEpoch) }), .text(worker),
+                ]
+            ) { row in (position: row.optionalInt64(0), age: row.optionalInt64(1)) }
         }
-        let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
-        let results = try read { db in
-            try db.transaction {
-                try db.pipeline(settings + [heartbeat] + lookups) { row in
-                    (installationID: row.optionalText(0), number: row.optionalInt64(1))
-                }
-                .dropFirst(settings.count)
-            }
-        }
-        let age = results.first?.rows.first?.number
         var held = [Bool](repeating: false, count: deliveries.count)
-        for ((_, indices), result) in zip(messages, results.dropFirst()) {
-            var epochs: [String: Int64] = [:]
-            for row in result.rows {
-                if let installationID = row.installationID, let epoch = row.number { epochs[installationID] = epoch }
-            }
-            for index in indices where epochs[deliveries[index].installationID] == deliveries[index].claimEpoch {
-                held[index] = true
+        var age: Int64?
+        for row in rows {
+            if let position = row.position {
+                if position >= 1 && position <= deliveries.count { held[Int(position) - 1] = true }
+            } else {
+                age = row.age
             }
         }
         return ClaimCheck(held: held, heartbeatAge: age)
@@ -308,22 +257,16 @@ extension PostgresStore {
         }
     }
 
-    /// In a transaction of its own, under ``keyArrayLookupsSQL``: each installation looked up, not every slot of
-    /// the app filtered by installation.
     public func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int] {
         guard !installationIDs.isEmpty else { return [:] }
-        let count = PostgresConnection.Statement(
-            sql: """
+        let rows = try read { db in
+            try db.query(
+                """
                 SELECT installation_id, COUNT(*) FROM frequency_slots
                 WHERE app_id = $1 AND reserved_at > $2 AND installation_id = ANY($3::text[])
                 GROUP BY installation_id
-                """,
-            parameters: [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })])
-        let settings = Self.keyArrayLookupsSQL.map { PostgresConnection.Statement(sql: $0) }
-        let rows = try read { db in
-            try db.transaction {
-                try db.pipeline(settings + [count]) { ($0.text(0), Int($0.int64(1))) }.last?.rows ?? []
-            }
+                """, [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })]
+            ) { ($0.text(0), Int($0.int64(1))) }
         }
         return Dictionary(rows, uniquingKeysWith: +)
     }
