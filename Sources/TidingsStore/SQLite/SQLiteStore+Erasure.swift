@@ -130,9 +130,7 @@ extension SQLiteStore {
                     auditEntries: auditEntries, forwarderNotices: notices, profiles: profiles)
             }
         }
-        // The erased values' cells were zeroed in their pages (secure_delete); the log still holds images of
-        // those pages until a checkpoint copies the new ones back and truncates it.
-        try database.read { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try truncateLog()
         return forgotten
     }
 
@@ -170,7 +168,7 @@ extension SQLiteStore {
             }
             return removed
         }
-        if removed > 0 { try database.read { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
+        if removed > 0 { try truncateLog() }
         return removed
     }
 }

@@ -67,9 +67,7 @@ extension SQLiteStore {
             }
             return rewritten
         }
-        // The old values' pages were zeroed (secure_delete); the log still holds their images until a checkpoint
-        // copies the new pages back and truncates it.
-        if rewritten > 0 { try database.read { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") } }
+        if rewritten > 0 { try truncateLog() }
         return rewritten
     }
 }
