@@ -53,14 +53,21 @@ extension PostgresStore {
         \(upsertConflictClause)
         """
 
-    /// Reads and locks a group's installations of one app ($1; $2 the installation ids), in key order: two
-    /// groups, of two instances, never wait for each other in a cycle. One statement per app, on one table,
-    /// rather than a join with the pairs of keys: a join took PostgreSQL twice as long to plan and to run. Its
-    /// plan is made once per connection, under ``indexLookupsOnlySQL``.
+    /// Reads and locks a group's installations of one app ($1; $2 the installation ids, sorted), in key order:
+    /// two groups, of two instances, never wait for each other in a cycle. One statement per app, its plan made
+    /// once per connection, under ``indexLookupsOnlySQL``.
+    ///
+    /// Each key is looked up and locked alone, in a lateral subquery that `LIMIT` keeps from being flattened,
+    /// so the ids are read, and their rows locked, in the array's order. As one condition on the table
+    /// (`installation_id = ANY($2) ORDER BY installation_id`), under statistics that took the app for a row or
+    /// two, PostgreSQL walked the primary key by the app alone, in key order, with the keys as a filter: every
+    /// installation of the app for every group, 10,000 rows a group in the upsert bench (BENCHMARKS.md).
     static let lockInstallationsSQL = """
-        SELECT \(installationColumns) FROM installations
-        WHERE app_id = $1 AND installation_id = ANY($2::text[])
-        ORDER BY installation_id FOR UPDATE
+        SELECT i.* FROM unnest($2::text[]) AS k(installation_id)
+        CROSS JOIN LATERAL (
+            SELECT \(installationColumns) FROM installations
+            WHERE app_id = $1 AND installation_id = k.installation_id
+            LIMIT 1 FOR UPDATE) AS i
         """
 
     /// Takes the `kind` token $2 from the installation of the app $1 holding it, unless that is $3, the one

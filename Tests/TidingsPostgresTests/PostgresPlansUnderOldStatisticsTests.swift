@@ -223,9 +223,40 @@ import TidingsStoreTesting
         #expect(locks.count == 7 && moves.count == 7, "\(logged)")
         for plan in locks {
             #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
+            // Each key the index's condition, never the app alone with the keys as a filter: that walks every
+            // installation of the app for each group.
+            #expect(!plan.contains("Filter"), "\(plan)")
         }
         for plan in moves {
             #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_apns_token"), "\(plan)")
+        }
+    }
+
+    /// Registrations of new installations, grouped, where the statistics predate the app's installations: the
+    /// group's lock looks each key up, where PostgreSQL, taking the app for a row or two, walked every
+    /// installation of the app with the keys as a filter (10,000 rows for each group in the upsert bench).
+    @Test func anUpsertGroupsLockLooksEachKeyUpUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            "ALTER DATABASE \(database) SET session_preload_libraries = 'auto_explain'", database: database)
+        try cluster.psql("ALTER DATABASE \(database) SET auto_explain.log_min_duration = 0", database: database)
+        let logging = try PostgresStore(
+            configuration: .init(connectionString: cluster.connectionString(database: database)))
+        let logged = try plansLogged(cluster, of: ["FROM installations", "FOR UPDATE"]) {
+            for number in 1...7 {
+                let upserted = try logging.upsertInstallation(
+                    appID: "app_a", installationID: String(format: "new-%06d", number), update: InstallationUpdate(),
+                    now: Self.now)
+                #expect(upserted.created)
+            }
+            let existing = try logging.upsertInstallation(
+                appID: "app_a", installationID: "inst-002500", update: InstallationUpdate(), now: Self.now)
+            #expect(!existing.created && existing.installation.appVersion == "1.0")
+        }
+        #expect(logged.count == 8, "\(logged)")
+        for plan in logged {
+            #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
+            #expect(!plan.contains("Filter"), "\(plan)")
         }
     }
 
