@@ -178,19 +178,7 @@ extension PostgresStore {
                 .array(deliveries.map { .text($0.messageID) }), .array(deliveries.map { .text($0.installationID) }),
                 .array(deliveries.map { .integer($0.claimEpoch) }), .text(worker),
             ])
-        let begin = (["BEGIN"] + Self.indexLookupsOnlySQL).map { PostgresConnection.Statement(sql: $0) }
-        let statements = begin + [check, PostgresConnection.Statement(sql: "COMMIT")]
-        let rows = try read { db in
-            do {
-                let results = try db.pipeline(statements) { row in
-                    (position: row.optionalInt64(0), age: row.optionalInt64(1))
-                }
-                return results.flatMap(\.rows)
-            } catch {
-                if db.inTransaction { try? db.execute("ROLLBACK") }
-                throw error
-            }
-        }
+        let rows = try readByIndexLookups(check) { row in (position: row.optionalInt64(0), age: row.optionalInt64(1)) }
         var held = [Bool](repeating: false, count: deliveries.count)
         var age: Int64?
         for row in rows {
@@ -281,17 +269,22 @@ extension PostgresStore {
         }
     }
 
+    /// Each installation's slots counted alone, in a lateral subquery, under ``indexLookupsOnlySQL``: as one
+    /// condition (`installation_id = ANY($3)`), under statistics that predate the app's slots, PostgreSQL walked
+    /// every slot of the app in the window with the installations as a filter, for every batch of a dry run
+    /// (`PostgresPlansUnderOldStatisticsTests`).
     public func frequencySlotCounts(appID: String, installationIDs: [String], since: Int64) throws -> [String: Int] {
         guard !installationIDs.isEmpty else { return [:] }
-        let rows = try read { db in
-            try db.query(
-                """
-                SELECT installation_id, COUNT(*) FROM frequency_slots
-                WHERE app_id = $1 AND reserved_at > $2 AND installation_id = ANY($3::text[])
-                GROUP BY installation_id
-                """, [.text(appID), .integer(since), .array(installationIDs.map { .text($0) })]
-            ) { ($0.text(0), Int($0.int64(1))) }
-        }
+        let count = PostgresConnection.Statement(
+            sql: """
+                SELECT k.installation_id, s.taken FROM unnest($3::text[]) AS k(installation_id)
+                CROSS JOIN LATERAL (
+                    SELECT COUNT(*) AS taken FROM frequency_slots
+                    WHERE app_id = $1 AND installation_id = k.installation_id AND reserved_at > $2) AS s
+                WHERE s.taken > 0
+                """,
+            parameters: [.text(appID), .integer(since), .array(Set(installationIDs).sorted().map { .text($0) })])
+        let rows = try readByIndexLookups(count) { row in (row.text(0), Int(row.int64(1))) }
         return Dictionary(rows, uniquingKeysWith: +)
     }
 }

@@ -175,6 +175,25 @@ public final class PostgresStore: Store {
         }
     }
 
+    /// Runs `statement` in a transaction of its own under ``indexLookupsOnlySQL``, in one round trip: for
+    /// look-ups by key whose plans statistics that underrate a table must not turn into walks of it.
+    func readByIndexLookups<Row>(_ statement: PostgresConnection.Statement, row: (PostgresRow) -> Row) throws
+        -> [Row]
+    {
+        let statements =
+            (["BEGIN"] + Self.indexLookupsOnlySQL).map { PostgresConnection.Statement(sql: $0) } + [
+                statement, PostgresConnection.Statement(sql: "COMMIT"),
+            ]
+        return try read { db in
+            do {
+                return try db.pipeline(statements, row: row).flatMap(\.rows)
+            } catch {
+                if db.inTransaction { try? db.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
     // MARK: Instances
 
     /// Written with the database's clock, not `now`: instances compare heartbeats with one another's, and a

@@ -385,6 +385,40 @@ import TidingsStoreTesting
         }
     }
 
+    /// The dry run's count of frequency slots, by installation, where the statistics predate the app's slots:
+    /// each installation's slots found through the index by the installation, never every slot of the app
+    /// filtered by installation.
+    @Test func frequencySlotsAreCountedByInstallationUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            ALTER TABLE frequency_slots SET (autovacuum_enabled = false);
+            INSERT INTO frequency_slots (app_id, installation_id, message_id, reserved_at)
+                SELECT 'app_other', 'other-' || g, 'msg_other', 0 FROM generate_series(1, 100) g;
+            ANALYZE frequency_slots;
+            INSERT INTO frequency_slots (app_id, installation_id, message_id, reserved_at)
+                SELECT 'app_a', 'inst-' || lpad((g % 5000)::text, 6, '0'), 'msg-' || (g / 5000), g
+                FROM generate_series(1, 20000) g ORDER BY random();
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        // One installation asked twice, one with no slot in the window: counted once, and left out.
+        let installations = (1...50).map { String(format: "inst-%06d", $0 * 10) } + ["inst-000010", "inst-777777"]
+        var counts: [String: Int] = [:]
+        let logged = try plansLogged(cluster, of: ["FROM frequency_slots"]) {
+            counts = try logging.frequencySlotCounts(appID: "app_a", installationIDs: installations, since: 5000)
+        }
+        // Slots g = n, n + 5000, n + 10000, n + 15000 of each installation n; those after 5000 counted.
+        #expect(counts.count == 50 && counts.values.allSatisfy { $0 == 3 }, "\(counts)")
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            let lines = plan.split(separator: "\n")
+            let conditions = lines.filter { $0.contains("Index Cond:") }
+            #expect(!conditions.isEmpty && conditions.allSatisfy { $0.contains("installation_id =") }, "\(plan)")
+            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("installation_id") }, "\(plan)")
+            #expect(!plan.contains("Seq Scan") && !plan.contains("Bitmap"), "\(plan)")
+        }
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
