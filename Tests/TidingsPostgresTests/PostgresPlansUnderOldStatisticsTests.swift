@@ -419,6 +419,30 @@ import TidingsStoreTesting
         }
     }
 
+    /// Which of a chunk's installations are still in an audience (a local-time message's recheck, a journey's
+    /// facts), where the statistics predate the app's installations: each installation looked up by its key,
+    /// never every installation of the app filtered by the chunk's ids.
+    @Test func audienceMembershipLooksEachInstallationUpUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            "UPDATE installations SET language = 'ja' WHERE installation_id <= 'inst-000100'", database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let audience = try AudienceExpression.parse("language = ja")
+        let chunk = (1...60).map { String(format: "inst-%06d", $0 * 3) } + ["absent"]
+        var members: Set<String> = []
+        let logged = try plansLogged(cluster, of: ["FROM installations", "language"]) {
+            members = try logging.installationIDs(appID: "app_a", audience: audience, among: chunk, now: Self.now)
+        }
+        #expect(members == Set((1...33).map { String(format: "inst-%06d", $0 * 3) }))
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            let lines = plan.split(separator: "\n")
+            #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
+            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("installation_id") }, "\(plan)")
+            #expect(!plan.contains("Seq Scan on installations"), "\(plan)")
+        }
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
