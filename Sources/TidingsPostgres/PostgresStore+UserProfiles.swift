@@ -6,19 +6,21 @@ extension PostgresStore {
         try read { db in try Self.userProfile(db, appID: appID, userID: userID, forUpdate: false) }
     }
 
+    /// Each user looked up alone, in a lateral subquery, under ``indexLookupsOnlySQL``: as one condition
+    /// (`user_id IN (...)`), under statistics that predate the app's profiles, PostgreSQL read every profile of
+    /// the table for each chunk of a templated message (`PostgresPlansUnderOldStatisticsTests`).
     public func userAttributes(appID: String, userIDs: [String]) throws -> [String: [String: AttributeValue]] {
-        var found: [String: [String: AttributeValue]] = [:]
-        for chunk in stride(from: 0, to: userIDs.count, by: 500).map({ userIDs[$0..<min($0 + 500, userIDs.count)] }) {
-            let placeholders = (2..<(chunk.count + 2)).map { "$\($0)" }.joined(separator: ", ")
-            let rows = try read { db in
-                try db.query(
-                    "SELECT user_id, attributes::text FROM user_profiles WHERE app_id = $1 AND user_id IN (\(placeholders))",
-                    [.text(appID)] + chunk.map { .text($0) },
-                    row: { ($0.text(0), Installation.decodeAttributes($0.text(1))) })
-            }
-            for (userID, attributes) in rows { found[userID] = attributes }
-        }
-        return found
+        guard !userIDs.isEmpty else { return [:] }
+        let profiles = PostgresConnection.Statement(
+            sql: """
+                SELECT p.user_id, p.attributes::text FROM unnest($2::text[]) AS k(user_id)
+                CROSS JOIN LATERAL (
+                    SELECT user_id, attributes FROM user_profiles WHERE app_id = $1 AND user_id = k.user_id
+                    LIMIT 1) AS p
+                """,
+            parameters: [.text(appID), .array(Set(userIDs).sorted().map { .text($0) })])
+        let rows = try readByIndexLookups(profiles) { ($0.text(0), Installation.decodeAttributes($0.text(1))) }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
     public func updateUserProfile(

@@ -443,6 +443,35 @@ import TidingsStoreTesting
         }
     }
 
+    /// The profiles a templated message's chunk needs (`{{user.NAME}}`), where the statistics predate the app's
+    /// profiles: each user looked up by the key, never every profile of the app filtered by the chunk's users.
+    @Test func userProfilesAreLookedUpByUserUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            ALTER TABLE user_profiles SET (autovacuum_enabled = false);
+            INSERT INTO user_profiles (app_id, user_id, attributes, updated_at)
+                SELECT 'app_other', 'other-' || g, '{}', 0 FROM generate_series(1, 100) g;
+            ANALYZE user_profiles;
+            INSERT INTO user_profiles (app_id, user_id, attributes, updated_at)
+                SELECT 'app_a', 'user-' || lpad(g::text, 6, '0'), '{"plan": "gold"}', 0
+                FROM generate_series(1, 5000) g ORDER BY random();
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let users = (1...60).map { String(format: "user-%06d", $0 * 7) } + ["nobody"]
+        var found: [String: [String: AttributeValue]] = [:]
+        let logged = try plansLogged(cluster, of: ["FROM user_profiles"]) {
+            found = try logging.userAttributes(appID: "app_a", userIDs: users)
+        }
+        #expect(found.count == 60 && found["user-000007"] == ["plan": .string("gold")], "\(found)")
+        #expect(logged.count == 1, "\(logged)")
+        for plan in logged {
+            let lines = plan.split(separator: "\n")
+            #expect(plan.contains("Index Scan using user_profiles_pkey"), "\(plan)")
+            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("user_id") }, "\(plan)")
+        }
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
