@@ -149,13 +149,13 @@ extension PostgresStore {
     /// worker's instance's heartbeat on the database's clock (the row with a null position).
     ///
     /// Each key is looked up by the key alone, in a lateral subquery that `LIMIT` keeps from being flattened
-    /// into a join and the claim's conditions from entering: the rows found are tested outside it. Under
+    /// into a join and the claim's conditions from entering: the row found is tested outside it. Under
     /// statistics taken before a campaign's rows were claimed (they count a handful of claims), PostgreSQL
-    /// otherwise walked the claims' partial index with the keys as a filter, as a join the whole of it once
-    /// per batch with the array read again for each claim (88 ms for 122 keys among 1,300 claims, a quarter of
-    /// PostgreSQL's CPU during a campaign; BENCHMARKS.md), and per key once per key. By its key alone a row
-    /// has one index that finds it, the primary key, and ``indexLookupsOnlySQL`` keeps PostgreSQL from reading
-    /// the table instead where it believes the table small.
+    /// otherwise walked the claims' partial index with the keys as a filter: joined with the keys, once per
+    /// check, the array read again for each claim (88 ms for 122 keys among 1,300 claims, a quarter of
+    /// PostgreSQL's CPU during a campaign; BENCHMARKS.md); with the conditions inside the subquery, once per
+    /// key. By its key alone a row has one index that finds it, the primary key, and ``indexLookupsOnlySQL``
+    /// keeps PostgreSQL from reading the table instead where it believes the table small.
     static let checkClaimsSQL = """
         SELECT NULL::bigint, \(databaseNow) - (
             SELECT max(heartbeat_at) FROM instances
