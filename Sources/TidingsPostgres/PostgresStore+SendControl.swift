@@ -19,6 +19,10 @@ extension PostgresStore {
         WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
             AND claimed_by IS NOT DISTINCT FROM $3 AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
         """
+    /// Outcomes sent to PostgreSQL in one exchange: a worker's whole batch (``FanoutWorker``'s
+    /// `completionBatchSize`, 500) in one round trip instead of eight of 64. Their answers are a few bytes each,
+    /// far from filling the socket's buffer while the rest is still being written.
+    static let outcomesPerExchange = 512
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
         """
@@ -125,7 +129,7 @@ extension PostgresStore {
                         PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
                         PostgresValue(completion.claimEpoch),
                     ]
-                })
+                }, chunkSize: Self.outcomesPerExchange)
             let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
             let keys = completions.indices.filter { recorded[$0] }.map { index in
                 (completions[index], completions[index].columns.state)
