@@ -113,6 +113,16 @@ import TidingsStoreTesting
         }
     }
 
+    /// Expects each of `plans` to find the rows of `table` through `index`, by `key`: never a filter on the key
+    /// (which walks every row the index's other conditions match), never a read of the table or a bitmap of it.
+    func expectLookUps(_ plans: [String], in table: String, through index: String, byKey key: String) {
+        for plan in plans {
+            #expect(plan.contains("Scan using \(index) on \(table)"), "\(plan)")
+            #expect(!plan.split(separator: "\n").contains { $0.contains("Filter:") && $0.contains(key) }, "\(plan)")
+            #expect(!plan.contains("Seq Scan on \(table)") && !plan.contains("Bitmap Heap Scan on \(table)"), "\(plan)")
+        }
+    }
+
     /// The page after `inst-002000` that `read` asks of a store logging its plans: the right rows, read by the
     /// guarded plan, the walk of the key without a sort, in the store's own transaction.
     func expectTheStoresPageWalksTheKey(
@@ -254,10 +264,7 @@ import TidingsStoreTesting
             #expect(!existing.created && existing.installation.appVersion == "1.0")
         }
         #expect(logged.count == 8, "\(logged)")
-        for plan in logged {
-            #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
-            #expect(!plan.contains("Filter"), "\(plan)")
-        }
+        expectLookUps(logged, in: "installations", through: "installations_pkey", byKey: "installation_id")
     }
 
     /// Under such statistics every index led by the app looks as cheap as the token's, and the smallest won: the
@@ -379,10 +386,7 @@ import TidingsStoreTesting
         #expect(check?.held.filter { $0 }.count == 146)
         #expect(check?.heartbeatAge != nil)
         #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            #expect(plan.contains("Index Scan using message_deliveries_pkey"), "\(plan)")
-            #expect(!plan.contains("Join Filter") && !plan.contains("Bitmap"), "\(plan)")
-        }
+        expectLookUps(logged, in: "message_deliveries", through: "message_deliveries_pkey", byKey: "installation_id")
     }
 
     /// The dry run's count of frequency slots, by installation, where the statistics predate the app's slots:
@@ -410,13 +414,7 @@ import TidingsStoreTesting
         // Slots g = n, n + 5000, n + 10000, n + 15000 of each installation n; those after 5000 counted.
         #expect(counts.count == 50 && counts.values.allSatisfy { $0 == 3 }, "\(counts)")
         #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            let lines = plan.split(separator: "\n")
-            let conditions = lines.filter { $0.contains("Index Cond:") }
-            #expect(!conditions.isEmpty && conditions.allSatisfy { $0.contains("installation_id =") }, "\(plan)")
-            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("installation_id") }, "\(plan)")
-            #expect(!plan.contains("Seq Scan") && !plan.contains("Bitmap"), "\(plan)")
-        }
+        expectLookUps(logged, in: "frequency_slots", through: "frequency_slots_window", byKey: "installation_id")
     }
 
     /// Which of a chunk's installations are still in an audience (a local-time message's recheck, a journey's
@@ -435,12 +433,7 @@ import TidingsStoreTesting
         }
         #expect(members == Set((1...33).map { String(format: "inst-%06d", $0 * 3) }))
         #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            let lines = plan.split(separator: "\n")
-            #expect(plan.contains("Index Scan using installations_pkey"), "\(plan)")
-            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("installation_id") }, "\(plan)")
-            #expect(!plan.contains("Seq Scan on installations"), "\(plan)")
-        }
+        expectLookUps(logged, in: "installations", through: "installations_pkey", byKey: "installation_id")
     }
 
     /// The profiles a templated message's chunk needs (`{{user.NAME}}`), where the statistics predate the app's
@@ -465,11 +458,7 @@ import TidingsStoreTesting
         }
         #expect(found.count == 60 && found["user-000007"] == ["plan": .string("gold")], "\(found)")
         #expect(logged.count == 1, "\(logged)")
-        for plan in logged {
-            let lines = plan.split(separator: "\n")
-            #expect(plan.contains("Index Scan using user_profiles_pkey"), "\(plan)")
-            #expect(!lines.contains { $0.contains("Filter:") && $0.contains("user_id") }, "\(plan)")
-        }
+        expectLookUps(logged, in: "user_profiles", through: "user_profiles_pkey", byKey: "user_id")
     }
 
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
