@@ -87,23 +87,27 @@ extension PostgresStore {
         }
     }
 
+    /// Each installation's tokens of `kind` looked up alone, in a lateral subquery that `OFFSET 0` keeps from
+    /// being flattened, under ``indexLookupsOnlySQL``: as `installation_id IN (...)`, under statistics that
+    /// predate the app's tokens, PostgreSQL may walk every token of the app with the ids as a filter
+    /// (docs/postgres.md, *Look-ups by a set of keys*).
     public func liveActivityTokens(
         appID: String, installationIDs: [String], kind: LiveActivityToken.Kind
     ) throws -> [LiveActivityToken] {
         guard !installationIDs.isEmpty else { return [] }
-        return try read { db in
-            var found: [LiveActivityToken] = []
-            for start in stride(from: 0, to: installationIDs.count, by: 500) {
-                let chunk = installationIDs[start..<min(start + 500, installationIDs.count)]
-                let placeholders = (0..<chunk.count).map { "$\($0 + 3)" }.joined(separator: ", ")
-                found += try db.query(
-                    """
-                    SELECT \(Self.liveActivityColumns) FROM live_activity_tokens
-                    WHERE app_id = $1 AND kind = $2 AND installation_id IN (\(placeholders))
-                    """, [.text(appID), .text(kind.rawValue)] + chunk.map { .text($0) }, row: Self.liveActivityRow)
-            }
-            return found.sorted { ($0.installationID, $0.scope) < ($1.installationID, $1.scope) }
+        let columns = Self.liveActivityColumns.split(separator: ",").map {
+            "t." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        let tokens = PostgresConnection.Statement(
+            sql: """
+                SELECT \(columns.joined(separator: ", ")) FROM unnest($3::text[]) AS k(installation_id)
+                CROSS JOIN LATERAL (
+                    SELECT * FROM live_activity_tokens
+                    WHERE app_id = $1 AND installation_id = k.installation_id AND kind = $2 OFFSET 0) AS t
+                """,
+            parameters: [.text(appID), .text(kind.rawValue), .array(Set(installationIDs).sorted().map { .text($0) })])
+        return try readByIndexLookups(tokens, row: Self.liveActivityRow)
+            .sorted { ($0.installationID, $0.scope) < ($1.installationID, $1.scope) }
     }
 
     public func recordLiveActivityOutcome(appID: String, token: String, outcome: String, at: Int64) throws {

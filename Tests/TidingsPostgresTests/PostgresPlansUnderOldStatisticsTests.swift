@@ -461,6 +461,37 @@ import TidingsStoreTesting
         expectLookUps(logged, in: "user_profiles", through: "user_profiles_pkey", byKey: "user_id")
     }
 
+    /// The Live Activity tokens of the installations a start is sent to, where the statistics predate the app's
+    /// tokens: each installation's found by the key, never every token of the app filtered by installation.
+    @Test func liveActivityTokensAreLookedUpByInstallationUnderStatisticsThatPredateTheApp() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            ALTER TABLE live_activity_tokens SET (autovacuum_enabled = false);
+            INSERT INTO live_activity_tokens (app_id, installation_id, kind, scope, attributes_type, token,
+                    environment, created_at, updated_at)
+                SELECT 'app_a', 'other-' || g, 'push_to_start', 'Score', 'ScoreAttributes', 'o-' || g, 'production', 0, 0
+                FROM generate_series(1, 100) g;
+            ANALYZE live_activity_tokens;
+            INSERT INTO live_activity_tokens (app_id, installation_id, kind, scope, attributes_type, token,
+                    environment, created_at, updated_at)
+                SELECT 'app_a', 'inst-' || lpad(g::text, 6, '0'), kind, 'Score', 'ScoreAttributes',
+                    kind || '-' || g, 'production', 0, 0
+                FROM generate_series(1, 5000) g, unnest(ARRAY['push_to_start', 'update']) AS kind ORDER BY random();
+            """, database: database)
+        let logging = try storeLoggingItsPlans(cluster, database)
+        let installations = (1...40).map { String(format: "inst-%06d", $0 * 11) } + ["inst-000011", "absent"]
+        var tokens: [LiveActivityToken] = []
+        let logged = try plansLogged(cluster, of: ["FROM live_activity_tokens"]) {
+            tokens = try logging.liveActivityTokens(appID: "app_a", installationIDs: installations, kind: .pushToStart)
+        }
+        #expect(tokens.map(\.installationID) == (1...40).map { String(format: "inst-%06d", $0 * 11) })
+        #expect(tokens.allSatisfy { $0.kind == .pushToStart && $0.token.hasPrefix("push_to_start-") })
+        #expect(logged.count == 1, "\(logged)")
+        expectLookUps(
+            logged, in: "live_activity_tokens", through: "live_activity_tokens_pkey", byKey: "installation_id")
+    }
+
     /// A store that looks at its statistics after every 200 installations it creates, on a table analyzed
     /// empty; and the number of rows the table's statistics count, once they stop changing.
     func makeGrowingStore() throws -> (PostgresStore, () throws -> String) {
