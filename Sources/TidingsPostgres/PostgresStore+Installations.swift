@@ -44,14 +44,20 @@ extension PostgresStore {
         "bigint", "bigint", "bytea", "jsonb", "text",
     ]
 
-    /// Writes a group's installations in one statement: one array per column ($1 the app ids, $2 the
-    /// installation ids, ...), one element per installation, each installation once.
-    private static let upsertGroupSQL = """
+    /// The rows of a group's installations: one array per column ($1 the app ids, $2 the installation ids, ...),
+    /// one element per installation, each installation once.
+    private static let groupRowsSQL = """
         INSERT INTO installations (\(writtenInstallationColumns))
         SELECT * FROM unnest(\(installationColumnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }
             .joined(separator: ", ")))
-        \(upsertConflictClause)
         """
+
+    /// Writes the installations a group read and locked (``groupRowsSQL``).
+    private static let upsertGroupSQL = groupRowsSQL + "\n" + upsertConflictClause
+
+    /// Inserts the installations a group found absent (``groupRowsSQL``), and none that another transaction
+    /// created after the group read them: the rows it decided on nothing would overwrite that transaction's.
+    private static let insertGroupSQL = groupRowsSQL + "\nON CONFLICT (app_id, installation_id) DO NOTHING"
 
     /// Reads and locks a group's installations of one app ($1; $2 the installation ids, sorted), in key order:
     /// two groups, of two instances, never wait for each other in a cycle. One statement per app, its plan made
@@ -97,8 +103,8 @@ extension PostgresStore {
     static let indexLookupsOnlySQL = ["SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"]
 
     /// Concurrent calls are written together by one of them (``upserts``, see
-    /// ``commitUpserts(_:)``), so `prepare` may run on another thread than the caller's, and twice when the
-    /// group's transaction fails and each of its upserts is tried again alone.
+    /// ``commitUpserts(_:nextGroupMayStart:)``), so `prepare` may run on another thread than the caller's, and
+    /// again when the group's transaction fails and is tried again, whole or upsert by upsert.
     public func upsertInstallation(
         appID: String, installationID: String, now: Int64,
         prepare: (_ existing: Installation?) throws -> InstallationUpdate
@@ -106,7 +112,7 @@ extension PostgresStore {
         try withoutActuallyEscaping(prepare) { prepare in
             let member = PostgresUpsert(
                 appID: appID, installationID: installationID, now: now, prepare: prepare)
-            upserts.submit(member, commit: commitUpserts)
+            upserts.submit(member, overlappingCommit: commitUpserts)
             guard let outcome = member.outcome else { throw PostgresUpsert.unwritten }
             return try outcome.get()
         }
@@ -119,7 +125,7 @@ extension PostgresStore {
     ) {
         let member = PostgresUpsert(appID: appID, installationID: installationID, now: now, prepare: prepare)
         member.finished = completion
-        upserts.enqueue(member, commit: commitUpserts)
+        upserts.enqueue(member, overlappingCommit: commitUpserts)
     }
 
     /// Writes `group` in one transaction and sets each member's outcome. A member whose `prepare` throws is
@@ -127,11 +133,15 @@ extension PostgresStore {
     /// itself fails with an error of the server (a deadlock, a unique token taken meanwhile by another
     /// instance, a lock timeout), it is rolled back and each member is tried again alone, so the failure
     /// stays with the member that causes it.
-    func commitUpserts(_ group: [PostgresUpsert]) {
+    ///
+    /// Once the group's writes are done, the next group may start (`nextGroupMayStart`) while this one waits
+    /// for its commit to be flushed to the log: the flush is PostgreSQL's, and the group's row locks keep a
+    /// later group from reading its installations before it has committed.
+    func commitUpserts(_ group: [PostgresUpsert], nextGroupMayStart: () -> Void = {}) {
         guard !group.isEmpty else { return }
         defer { installationsCreated(group.filter { (try? $0.outcome?.get())?.created == true }.count) }
         do {
-            try writeUpserts(group)
+            try writeUpserts(group, writesDone: nextGroupMayStart)
         } catch let error as PostgresError where error.code == .server && group.count > 1 {
             for member in group {
                 do {
@@ -145,19 +155,24 @@ extension PostgresStore {
         }
     }
 
-    /// One transaction for `members`, in two round trips: `BEGIN` with the group's installations read and
-    /// locked (one `SELECT ... FOR UPDATE`), then, once every `prepare` has decided, the token moves, the
-    /// writes and `COMMIT`. Sets the outcome of each member (a `prepare`'s error included) when the transaction commits.
+    /// One transaction for `members`, in three round trips: `BEGIN` with the group's installations read and
+    /// locked (one `SELECT ... FOR UPDATE`); once every `prepare` has decided, the token moves and the writes;
+    /// then `COMMIT`, after calling `writesDone`. Sets the outcome of each member (a `prepare`'s error included)
+    /// when the transaction commits.
     /// - Throws: when the transaction fails (rolled back, no outcome set that counts).
-    private func writeUpserts(_ members: [PostgresUpsert]) throws {
-        var attempts = 0
+    private func writeUpserts(_ members: [PostgresUpsert], writesDone: () -> Void = {}) throws {
+        var (attempts, creations) = (0, 0)
         while true {
             do {
-                return try pool.withConnection { db in try Self.writeUpserts(members, db) }
+                return try pool.withConnection { db in try Self.writeUpserts(members, db, writesDone: writesDone) }
             } catch let stale as StaleConnection {
                 // Lost before anything was written: the same group on another connection.
                 attempts += 1
                 if attempts > pool.maximumConnections { throw stale.error }
+            } catch let error as PostgresError where error == PostgresUpsert.createdMeanwhile {
+                // The creation the group missed has committed (the insert waited for it): read this time.
+                creations += 1
+                if creations > 2 { throw error }
             }
         }
     }
@@ -172,7 +187,9 @@ extension PostgresStore {
         var token: String
     }
 
-    private static func writeUpserts(_ members: [PostgresUpsert], _ db: PostgresConnection) throws {
+    private static func writeUpserts(_ members: [PostgresUpsert], _ db: PostgresConnection, writesDone: () -> Void)
+        throws
+    {
         // In the database's order (`COLLATE "C"`: by bytes), the order the lock statement takes the rows in;
         // they are written in it too.
         let keys = Set(members.map { InstallationKey(appID: $0.appID, installationID: $0.installationID) })
@@ -184,7 +201,8 @@ extension PostgresStore {
         do {
             // The latest state of each installation as the group goes: a later member sees what an earlier
             // one wrote, and a token one takes is gone from the others.
-            var current = try lockInstallations(keys, db)
+            let locked = try lockInstallations(keys, db)
+            var current = locked
             var changed: Set<InstallationKey> = []
             /// For each kind, the tokens taken: by which installation, and when (the last taker's).
             var taken: [TokenType: [AppToken: (installationID: String, at: Int64)]] = [:]
@@ -245,21 +263,32 @@ extension PostgresStore {
                         ])
                 }
             }
-            let written = keys.filter(changed.contains).compactMap { current[$0] }
-            if !written.isEmpty {
-                let rows = written.map(parameters(of:))
-                writes.append(
-                    PostgresConnection.Statement(
-                        sql: upsertGroupSQL,
-                        parameters: installationColumnTypes.indices.map { column in .array(rows.map { $0[column] }) }))
+            // Rows the group read are locked and exist until it commits; rows it found absent may have been
+            // created since by a transaction that had not committed when the group read them.
+            var (updated, created): ([Installation], [Installation]) = ([], [])
+            for key in keys where changed.contains(key) {
+                guard let row = current[key] else { continue }
+                if locked[key] == nil { created.append(row) } else { updated.append(row) }
             }
+            if !updated.isEmpty { writes.append(groupRows(upsertGroupSQL, updated)) }
+            let insertAt = writes.count
+            if !created.isEmpty { writes.append(groupRows(insertGroupSQL, created)) }
             writes += signals.map(journeySignalInsert)
-            writes.append(PostgresConnection.Statement(sql: "COMMIT"))
-            _ = try db.pipeline(writes) { _ in () }
+            let results = try db.pipeline(writes) { _ in () }
+            if !created.isEmpty && results[insertAt].changed < created.count { throw PostgresUpsert.createdMeanwhile }
+            writesDone()
+            try db.execute("COMMIT")
         } catch {
             if db.inTransaction { try? db.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// `sql` (``upsertGroupSQL`` or ``insertGroupSQL``) with `rows` bound as one array per column.
+    private static func groupRows(_ sql: String, _ rows: [Installation]) -> PostgresConnection.Statement {
+        let columns = rows.map(parameters(of:))
+        return PostgresConnection.Statement(
+            sql: sql, parameters: installationColumnTypes.indices.map { column in .array(columns.map { $0[column] }) })
     }
 
     /// `BEGIN`, then the installations read and locked, in one round trip.

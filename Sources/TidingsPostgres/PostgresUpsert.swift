@@ -37,4 +37,10 @@ final class PostgresUpsert: GroupCommitMember, @unchecked Sendable {
     }
 
     static let unwritten = PostgresError(code: .server, message: "the installation upsert was not written")
+    /// An installation the group found absent was created by another transaction before the group inserted it:
+    /// the group is rolled back and written again on what that transaction wrote (SQLSTATE 40001, a
+    /// serialization failure, asks for exactly that).
+    static let createdMeanwhile = PostgresError(
+        code: .server, message: "an installation was created by another transaction while its group was written",
+        sqlState: "40001")
 }

@@ -241,6 +241,78 @@ import TidingsStoreTesting
         #expect(final?.locale == String(threads * perThread))
     }
 
+    /// The next group is written while this one waits for its commit (`nextGroupMayStart`). A member of it
+    /// that upserts an installation this group wrote waits for the commit and decides on what it wrote.
+    @Test func aGroupWrittenWhileTheOneBeforeCommitsDecidesOnWhatThatOneWrote() throws {
+        let store = try makeStore()
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "i1", update: apns("old"), now: Self.now)
+        let seen = LockedBox<[Installation?]>([])
+        let next = [
+            member("i1", at: Self.now + 1) { existing in
+                seen.withLock { $0.append(existing) }
+                var update = InstallationUpdate()
+                update.locale = .set("ja_JP")
+                return update
+            }
+        ]
+        let nextDone = DispatchSemaphore(value: 0)
+        var nextWaited = false
+        store.commitUpserts([member("i1") { _ in self.apns("new") }]) {
+            Thread {
+                store.commitUpserts(next)
+                nextDone.signal()
+            }.start()
+            // Its read of `i1` waits for this group's lock.
+            nextWaited = nextDone.wait(timeout: .now() + .milliseconds(300)) == .timedOut
+        }
+        #expect(nextDone.wait(timeout: .now() + 10) == .success)
+        #expect(nextWaited)
+        #expect(seen.withLock { $0.map { $0?.apnsToken } } == ["new"])
+        let stored = try store.installation(appID: "app_a", installationID: "i1")
+        #expect(stored?.apnsToken == "new" && stored?.locale == "ja_JP")
+    }
+
+    /// An installation created by another transaction after a group found it absent, and committed before the
+    /// group inserts it (the next group while this one commits, or another instance), is not overwritten by a
+    /// row decided on nothing: the group is written again on the committed row.
+    @Test func anInstallationCreatedMeanwhileIsDecidedOnAgainNotOverwritten() throws {
+        let store = try makeStore()
+        let seen = LockedBox<[Installation?]>([])
+        let decided = DispatchSemaphore(value: 0)
+        let next = [
+            member("fresh", at: Self.now + 1) { existing in
+                seen.withLock { $0.append(existing) }
+                decided.signal()
+                return self.apns("t-next")
+            }
+        ]
+        let nextDone = DispatchSemaphore(value: 0)
+        var decidedBeforeCommit = false
+        store.commitUpserts([
+            member("fresh") { _ in
+                var update = InstallationUpdate()
+                update.userID = .set("alice")
+                return update
+            }
+        ]) {
+            Thread {
+                store.commitUpserts(next)
+                nextDone.signal()
+            }.start()
+            // The next group reads `fresh` before this group's insert of it is committed: it finds nothing.
+            decidedBeforeCommit = decided.wait(timeout: .now() + 10) == .success
+        }
+        #expect(nextDone.wait(timeout: .now() + 10) == .success)
+        #expect(decidedBeforeCommit)
+        let decisions = seen.withLock { $0 }
+        #expect(decisions.count == 2 && decisions.first == .some(nil), "\(decisions)")
+        #expect(decisions.last??.userID == "alice")
+        let outcome = try #require(try next[0].outcome?.get())
+        #expect(!outcome.created)
+        let stored = try store.installation(appID: "app_a", installationID: "fresh")
+        #expect(stored?.userID == "alice" && stored?.apnsToken == "t-next")
+    }
+
     @Test func textBytesAndJSONSurviveTheGroupsArrays() throws {
         let store = try makeStore()
         let awkward = #"a "quoted", {braced} back\slash NULL"#

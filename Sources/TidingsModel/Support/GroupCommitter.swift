@@ -43,6 +43,11 @@ open class GroupCommitMember: @unchecked Sendable {
 /// with ``enqueue(_:commit:)`` instead, and learns the outcome in ``GroupCommitMember/groupFinished()``.
 /// When no waiting caller can take the lead while such members wait, the leader's work goes on on one of
 /// the committer's own threads, so that nobody waits for a caller that will not come.
+///
+/// A `commit` whose transaction ends in a wait it need not watch (a database server's flush of its log) may
+/// let the next group start during that wait (``OverlappingCommit``): one group is written while the one
+/// before it commits, instead of the server idling through each flush. The members still learn their
+/// outcome only once their own group has committed.
 public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendable {
     // @unchecked: `pending`, `leading`, `continuations` and each member's `done`, `leadHandedOver` and
     // `deferred` are touched only with `lock` held.
@@ -63,6 +68,12 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
         continuations?.stop()
     }
 
+    /// Writes and commits a group. It may call its second argument once the group's writes are done and only
+    /// its commit is left: the next group then starts beside it, on another thread, if members wait and fewer
+    /// than ``maximumGroups`` groups are being written. The group's members are not told before `commit`
+    /// returns.
+    public typealias OverlappingCommit = @Sendable (_ group: [Member], _ nextGroupMayStart: () -> Void) -> Void
+
     /// What a leader does once its group is written.
     private enum Succession {
         /// A waiting caller leads next.
@@ -75,6 +86,12 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
 
     /// Waits until `member`'s group has been written by `commit`, run by whichever caller leads.
     public func submit(_ member: Member, commit: @escaping @Sendable ([Member]) -> Void) {
+        submit(member, overlappingCommit: { group, _ in commit(group) })
+    }
+
+    /// Waits until `member`'s group has been written by `commit`, run by whichever caller leads; `commit` may let
+    /// the next group start while its own commits.
+    public func submit(_ member: Member, overlappingCommit commit: @escaping OverlappingCommit) {
         var leads = lock.withLock {
             pending.append(member)
             guard leading < maximumGroups else { return false }
@@ -113,6 +130,12 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
     /// made groups of about 7 instead of 20, three times the transactions, and twice the database's CPU
     /// (BENCHMARKS.md).
     public func enqueue(_ member: Member, commit: @escaping @Sendable ([Member]) -> Void) {
+        enqueue(member, overlappingCommit: { group, _ in commit(group) })
+    }
+
+    /// The same as ``enqueue(_:commit:)``, with a `commit` that may let the next group start while its own
+    /// commits.
+    public func enqueue(_ member: Member, overlappingCommit commit: @escaping OverlappingCommit) {
         let leads = lock.withLock {
             member.deferred = true
             pending.append(member)
@@ -125,7 +148,7 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
 
     /// Writes the members waiting as one group, wakes their callers, finishes the enqueued ones and decides who
     /// leads next. `leader` is the waiting caller that leads, if any (it checks its own member itself).
-    private func writeGroup(leader: Member?, commit: ([Member]) -> Void) -> Succession {
+    private func writeGroup(leader: Member?, commit: @escaping OverlappingCommit) -> Succession {
         // Let the threads waiting for a core run first: on a busy server they are parsing the next
         // requests, and those that reach the store meanwhile join this group instead of waiting for the
         // next. With no thread waiting this returns at once. On two cores, without it, SQLite's groups
@@ -135,13 +158,25 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        if !group.isEmpty { commit(group) }
+        var startedNext = false
+        if !group.isEmpty {
+            commit(group) {
+                if !startedNext { startedNext = startNextGroup(commit: commit) }
+            }
+        }
         let (wakes, succession) = lock.withLock { () -> ([DispatchSemaphore], Succession) in
             for written in group {
                 written.groupWritten()
                 written.done = true
             }
             var wakes = group.filter { !$0.deferred && $0 !== leader }.map(\.wake)
+            // A leader that started the next group leaves the members waiting now to the groups still being
+            // written, which look for them when they finish: so that one group is written at a time while the
+            // others commit, rather than several small ones side by side.
+            if startedNext && leading > 1 {
+                leading -= 1
+                return (wakes, .released)
+            }
             let successor = pending.first { !$0.deferred && !$0.leadHandedOver }
             if successor == nil, !pending.isEmpty {
                 let threads = continuations ?? WorkerThreadPool(threadCount: maximumGroups, name: "group-commit")
@@ -164,8 +199,29 @@ public final class GroupCommitter<Member: GroupCommitMember>: @unchecked Sendabl
         return succession
     }
 
+    /// Starts writing the members waiting as the next group, on a waiting caller's thread or on one of the
+    /// committer's, while the caller's own group commits.
+    /// - Returns: false when nobody waits, or ``maximumGroups`` groups are being written.
+    private func startNextGroup(commit: @escaping OverlappingCommit) -> Bool {
+        let start = lock.withLock { () -> Succession? in
+            guard leading < maximumGroups, !pending.isEmpty else { return nil }
+            leading += 1
+            if let successor = pending.first(where: { !$0.deferred && !$0.leadHandedOver }) {
+                successor.leadHandedOver = true
+                successor.wake.signal()
+                return .handedOver
+            }
+            let threads = continuations ?? WorkerThreadPool(threadCount: maximumGroups, name: "group-commit")
+            continuations = threads
+            return .continues(threads)
+        }
+        guard let start else { return false }
+        continueIfNeeded(after: start, commit: commit)
+        return true
+    }
+
     /// Goes on writing groups on one of the committer's threads while only enqueued members wait.
-    private func continueIfNeeded(after succession: Succession, commit: @escaping @Sendable ([Member]) -> Void) {
+    private func continueIfNeeded(after succession: Succession, commit: @escaping OverlappingCommit) {
         guard case .continues(let threads) = succession else { return }
         threads.submit {
             while case .continues = self.writeGroup(leader: nil, commit: commit) {}

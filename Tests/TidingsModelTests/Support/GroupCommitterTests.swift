@@ -189,4 +189,87 @@ import TidingsModel
         #expect(numbers.count == 960 && Set(numbers) == Set(0..<960), "each member written once")
         #expect((1...2).contains(most.withLock { $0 }))
     }
+
+    /// A commit that lets the next group start: that group is written while the first still commits, and the
+    /// first group's members learn nothing until their own commit is done.
+    @Test func theNextGroupIsWrittenWhileTheOneBeforeItCommits() throws {
+        let committer = GroupCommitter<Enqueued>(maximumGroups: 2)
+        let finished = DispatchGroup()
+        let (entered, release, secondWritten) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
+        let first = Enqueued(0, finished: finished)
+        let seenByFirst = LockedBox<(secondWritten: Bool, firstFinished: Bool)?>(nil)
+        let commit: GroupCommitter<Enqueued>.OverlappingCommit = { group, nextGroupMayStart in
+            for write in group { write.written = true }
+            guard group.first?.number == 0 else {
+                secondWritten.signal()
+                return
+            }
+            entered.signal()
+            release.wait()
+            nextGroupMayStart()
+            // The first group's commit lasts until the second group is written: only a second group
+            // started beside it can end it.
+            let written = secondWritten.wait(timeout: .now() + 10) == .success
+            seenByFirst.withLock { $0 = (written, first.finishedOn != nil) }
+        }
+        Thread { committer.enqueue(first, overlappingCommit: commit) }.start()
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        let later = (1...10).map { Enqueued($0, finished: finished) }
+        for member in later { committer.enqueue(member, overlappingCommit: commit) }
+        release.signal()
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+        let seen = try #require(seenByFirst.withLock { $0 })
+        #expect(seen.secondWritten, "the second group waited for the first to commit")
+        #expect(!seen.firstFinished, "the first group's member was told before its commit was done")
+        #expect(([first] + later).allSatisfy { $0.written && $0.finishedOn != nil })
+    }
+
+    /// Groups that overlap their commits still write one at a time, never more than allowed are open at
+    /// once, and every member is written once.
+    @Test func overlappingGroupsWriteOneAtATimeWithinTheGroupLimit() throws {
+        let committer = GroupCommitter<Enqueued>(maximumGroups: 3)
+        let finished = DispatchGroup()
+        let (writing, open) = (LockedBox((now: 0, most: 0)), LockedBox((now: 0, most: 0)))
+        let written = LockedBox([Int]())
+        @Sendable func enter(_ count: LockedBox<(now: Int, most: Int)>) {
+            count.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+        }
+        let commit: GroupCommitter<Enqueued>.OverlappingCommit = { group, nextGroupMayStart in
+            enter(open)
+            enter(writing)
+            usleep(100)
+            for write in group { write.written = true }
+            written.withLock { $0 += group.map(\.number) }
+            writing.withLock { $0.now -= 1 }
+            nextGroupMayStart()
+            usleep(300)
+            open.withLock { $0.now -= 1 }
+        }
+        let members = LockedBox([Enqueued]())
+        let threads = DispatchGroup()
+        for thread in 0..<16 {
+            threads.enter()
+            Thread {
+                defer { threads.leave() }
+                for step in 0..<40 {
+                    let member = Enqueued(thread * 40 + step, finished: finished)
+                    members.withLock { $0.append(member) }
+                    committer.enqueue(member, overlappingCommit: commit)
+                    if step % 8 == 0 { usleep(50) }
+                }
+            }.start()
+        }
+        #expect(threads.wait(timeout: .now() + 60) == .success)
+        #expect(finished.wait(timeout: .now() + 60) == .success)
+        let numbers = written.withLock { $0 }
+        #expect(numbers.count == 640 && Set(numbers) == Set(0..<640), "each member written once")
+        #expect(members.withLock { $0 }.allSatisfy { $0.written && $0.finishedOn != nil })
+        #expect(writing.withLock { $0.most } == 1)
+        #expect((1...3).contains(open.withLock { $0.most }))
+    }
 }
