@@ -61,7 +61,21 @@ struct PostgresImportTransaction: ImportTransaction {
 
     /// The upsert's write for one installation in this transaction: a token it takes is taken from the app's
     /// other installations, and a token new or presented again is registered now, as in a group's upsert.
+    ///
+    /// An installation found absent and created by another transaction before it is inserted (the device
+    /// registering during the import) is read again and the update applied to it, not written over it.
     func upsert(appID: String, installationID: String, update: InstallationUpdate, now: Int64) throws {
+        for _ in 0..<3 {
+            if try upsertOnce(appID: appID, installationID: installationID, update: update, now: now) { return }
+        }
+        throw PostgresUpsert.createdMeanwhile
+    }
+
+    /// ``upsert(appID:installationID:update:now:)`` on the installation as read now.
+    /// - Returns: false when it was found absent and created by another transaction since: nothing was written.
+    private func upsertOnce(appID: String, installationID: String, update: InstallationUpdate, now: Int64) throws
+        -> Bool
+    {
         let existing = try installation(appID: appID, installationID: installationID)
         var installation = update.applied(
             to: existing ?? Installation(appID: appID, installationID: installationID, createdAt: now, updatedAt: now))
@@ -81,7 +95,9 @@ struct PostgresImportTransaction: ImportTransaction {
                 WHERE app_id = $1 AND \(column)_token = $2 AND installation_id <> $3
                 """, [.text(appID), .text(token), .text(installationID), .integer(now)])
         }
+        guard existing != nil else { return try PostgresStore.insert(installation, db) }
         try PostgresStore.write(installation, db)
+        return true
     }
 
     func tags(appID: String, userID: String) throws -> Set<String> {

@@ -30,12 +30,17 @@ extension PostgresStore {
             attributes = excluded.attributes, app_version_key = excluded.app_version_key
         """
 
-    private static let upsertSQL = """
+    /// One installation's row: its columns bound one by one.
+    private static let rowSQL = """
         INSERT INTO installations (\(writtenInstallationColumns))
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
             $23, $24, $25, $26, $27, $28, $29, $30)
-        \(upsertConflictClause)
         """
+
+    private static let upsertSQL = rowSQL + "\n" + upsertConflictClause
+
+    /// ``rowSQL`` for an installation found absent: nothing when another transaction has created it since.
+    private static let insertSQL = rowSQL + "\nON CONFLICT (app_id, installation_id) DO NOTHING"
 
     /// The column types of ``writtenInstallationColumns``, in order, for binding one array per column.
     private static let installationColumnTypes = [
@@ -417,6 +422,13 @@ extension PostgresStore {
 
     static func write(_ installation: Installation, _ db: PostgresConnection) throws {
         try db.run(upsertSQL, parameters(of: installation))
+    }
+
+    /// Inserts `installation`, decided on finding it absent.
+    /// - Returns: false when another transaction created it after it was read (the insert waited for that
+    ///   transaction, so it is committed and can be read now): nothing was written.
+    static func insert(_ installation: Installation, _ db: PostgresConnection) throws -> Bool {
+        try db.run(insertSQL, parameters(of: installation)) == 1
     }
 
     private static func parameters(of installation: Installation) -> [PostgresValue] {
