@@ -32,7 +32,7 @@ extension PostgresStore {
     /// Claims with `FOR UPDATE SKIP LOCKED`: a message another instance is claiming right now is passed over,
     /// so each message has one resolver across the cluster.
     public func claimResolution(resolver: String, now: Int64, leaseUntil: Int64) throws -> ResolutionClaim? {
-        let columns = Self.messageColumns.split(separator: ",").map { "m." + $0.trimmingCharacters(in: .whitespaces) }
+        let columns = Self.qualified(Self.messageColumns, by: "m")
         return try write { db in
             try db.query(
                 """
@@ -44,7 +44,7 @@ extension PostgresStore {
                     FOR UPDATE SKIP LOCKED)
                 UPDATE messages m SET state = 'resolving', resolver = $2, resolver_expires_at = $3
                 FROM due WHERE m.id = due.id
-                RETURNING \(columns.joined(separator: ", ")), m.resolve_cursor
+                RETURNING \(columns), m.resolve_cursor
                 """, [.integer(now), .text(resolver), .integer(leaseUntil)]
             ) { row in ResolutionClaim(message: Self.messageRow(row), cursor: row.optionalText(Self.messageColumnCount))
             }.first

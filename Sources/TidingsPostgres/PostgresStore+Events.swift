@@ -9,9 +9,7 @@ extension PostgresStore {
         token, token_type, environment, permission, attributes, opens_app
         """
     /// ``eventColumns`` of `e`, for a query that joins `event_ranges` (which has a `received_at` too).
-    static let qualifiedEventColumns = eventColumns.split(separator: ",").map {
-        "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
-    }.joined(separator: ", ")
+    static let qualifiedEventColumns = qualified(eventColumns, by: "e")
 
     /// The per-event columns of a batch, after the app (`$1`) and the receipt time (`$2`): one array each.
     private static let eventArrayColumns: [(name: String, type: String)] = [

@@ -365,13 +365,11 @@ extension PostgresStore {
     /// (``installationsCreated(_:)``).
     public func installations(appID: String, installationIDs: [String]) throws -> [Installation] {
         guard !installationIDs.isEmpty else { return [] }
-        let columns = Self.installationColumns.split(separator: ",").map {
-            "i." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let columns = Self.qualified(Self.installationColumns, by: "i")
         return try read { db in
             try db.query(
                 """
-                SELECT \(columns.joined(separator: ", "))
+                SELECT \(columns)
                 FROM unnest($2::text[]) AS k(installation_id)
                 CROSS JOIN LATERAL (
                     SELECT * FROM installations

@@ -256,7 +256,7 @@ extension PostgresStore {
         try write { db in
             let runs = try db.query(
                 """
-                SELECT \(Self.journeyRunColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+                SELECT \(Self.qualified(Self.journeyRunColumns, by: "r"))
                 FROM journey_runs r JOIN journeys j ON j.id = r.journey_id
                 WHERE r.state IN ('ready', 'waiting') AND r.due_at <= $1 AND j.state IN ('active', 'archived')
                     AND (r.owner IS NULL OR r.lease_until <= $1)

@@ -95,12 +95,9 @@ extension PostgresStore {
         appID: String, installationIDs: [String], kind: LiveActivityToken.Kind
     ) throws -> [LiveActivityToken] {
         guard !installationIDs.isEmpty else { return [] }
-        let columns = Self.liveActivityColumns.split(separator: ",").map {
-            "t." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         let tokens = PostgresConnection.Statement(
             sql: """
-                SELECT \(columns.joined(separator: ", ")) FROM unnest($3::text[]) AS k(installation_id)
+                SELECT \(Self.qualified(Self.liveActivityColumns, by: "t")) FROM unnest($3::text[]) AS k(installation_id)
                 CROSS JOIN LATERAL (
                     SELECT * FROM live_activity_tokens
                     WHERE app_id = $1 AND installation_id = k.installation_id AND kind = $2 OFFSET 0) AS t

@@ -48,8 +48,7 @@ extension PostgresStore {
         UPDATE message_deliveries d SET state = 'claimed', claimed_by = $3, claim_expires_at = $4,
             claim_epoch = d.claim_epoch + 1
         FROM due WHERE d.ctid = due.ctid
-        RETURNING \(deliveryColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }
-            .joined(separator: ", ")), d.claim_epoch
+        RETURNING \(qualified(deliveryColumns, by: "d")), d.claim_epoch
         """
 
     /// Claims message by message (``claimDueDeliveriesSQL``), transactional messages first.

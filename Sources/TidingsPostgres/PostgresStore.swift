@@ -194,6 +194,13 @@ public final class PostgresStore: Store {
         }
     }
 
+    /// `columns` (a list such as ``installationColumns``) each prefixed with `alias`, for a query that joins a
+    /// table with columns of the same names.
+    static func qualified(_ columns: String, by alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias)." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+    }
+
     // MARK: Instances
 
     /// Written with the database's clock, not `now`: instances compare heartbeats with one another's, and a
