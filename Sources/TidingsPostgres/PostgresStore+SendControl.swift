@@ -2,27 +2,48 @@ import TidingsModel
 import TidingsStore
 
 extension PostgresStore {
-    /// Found through the primary key. Written `claimed_by = $3`, the claim check let the planner pick a partial
-    /// index of claims (on `claimed_by`, since dropped) instead, and walk every claim the worker holds (up to a
-    /// thousand) for each outcome: most of PostgreSQL's CPU during a campaign. `IS NOT DISTINCT FROM` means the
-    /// same for a worker id, which is never null, and no index can serve it.
+    /// A batch's outcomes in one statement, one array per column, each returned as its position in the batch.
+    /// One statement instead of one a row saves PostgreSQL an executor's start and end for each push (about a
+    /// sixth of its CPU during a campaign; BENCHMARKS.md).
+    ///
+    /// Each key is looked up alone by the primary key, in a lateral subquery that `LIMIT` keeps from being
+    /// flattened into a join, and locked there if its worker still holds it; the row version locked is then
+    /// updated through its `ctid`, which the lock keeps from changing, as a claim does. A row another
+    /// transaction changed after the statement's snapshot is locked in a version the update cannot see, so the
+    /// caller runs the statement again for the outcomes it did not record. Joined with the keys
+    /// instead, PostgreSQL took the table for a row or two under statistics that predate the message, and
+    /// walked every row of it for the batch. The rows are locked in the batch's order, which the caller makes
+    /// key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in. The claim check is
+    /// `IS NOT DISTINCT FROM`: the same for a worker id, which is never null, and no index can serve it.
     ///
     /// A row cancelled under its claim (``cancelMessage(appID:messageID:now:)`` keeps the claim's worker and
     /// epoch) takes the answer of a push already handed to the provider, `sent` or `failed`, and stays
     /// `cancelled` otherwise (a retry, a hand-back).
-    private static let completeDeliverySQL = """
-        UPDATE message_deliveries SET
-            state = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $4::text ELSE state END,
-            reason = CASE WHEN state = 'claimed' OR $4::text IN ('sent', 'failed') THEN $5::text ELSE reason END,
-            attempts = attempts + $6::bigint, not_before = COALESCE($7::bigint, not_before), claimed_by = NULL,
-            claim_expires_at = NULL, updated_at = $8
-        WHERE message_id = $1 AND installation_id = $2 AND state IN ('claimed', 'cancelled')
-            AND claimed_by IS NOT DISTINCT FROM $3 AND ($9::bigint IS NULL OR claim_epoch = $9::bigint)
+    static let completeDeliveriesSQL = """
+        WITH held AS (
+            SELECT k.ord, k.state, k.reason, k.extra_attempts, k.not_before, d.ctid AS locked
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+                WITH ORDINALITY AS k(message_id, installation_id, state, reason, extra_attempts, not_before, epoch,
+                    ord)
+            CROSS JOIN LATERAL (
+                SELECT ctid FROM message_deliveries d
+                WHERE d.message_id = k.message_id AND d.installation_id = k.installation_id
+                    AND d.state IN ('claimed', 'cancelled') AND d.claimed_by IS NOT DISTINCT FROM $8
+                    AND (k.epoch IS NULL OR d.claim_epoch = k.epoch)
+                LIMIT 1 FOR UPDATE) AS d)
+        UPDATE message_deliveries d SET
+            state = CASE WHEN d.state = 'claimed' OR held.state IN ('sent', 'failed') THEN held.state
+                ELSE d.state END,
+            reason = CASE WHEN d.state = 'claimed' OR held.state IN ('sent', 'failed') THEN held.reason
+                ELSE d.reason END,
+            attempts = d.attempts + held.extra_attempts, not_before = COALESCE(held.not_before, d.not_before),
+            claimed_by = NULL, claim_expires_at = NULL, updated_at = $9
+        FROM held WHERE d.ctid = held.locked
+        RETURNING held.ord
         """
-    /// Outcomes sent to PostgreSQL in one exchange: a worker's whole batch (``FanoutWorker``'s
-    /// `completionBatchSize`, 500) in one round trip instead of eight of 64. Their answers are a few bytes each,
-    /// far from filling the socket's buffer while the rest is still being written.
-    static let outcomesPerExchange = 512
+    /// Outcomes written by one statement of ``completeDeliveriesSQL``: a worker's whole batch
+    /// (``FanoutWorker``'s `completionBatchSize`, 500), its arrays a few tens of kilobytes.
+    static let outcomesPerStatement = 1_000
     private static let releaseSlotSQL = """
         DELETE FROM frequency_slots WHERE app_id = $3 AND installation_id = $2 AND message_id = $1
         """
@@ -100,10 +121,11 @@ extension PostgresStore {
         }
     }
 
-    /// The updates go out pipelined (one round trip per 64), then the follow-ups of the rows that changed. They
-    /// are written in key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two
-    /// transactions over the same rows never wait for each other in a cycle (PostgreSQL would abort one as a
-    /// deadlock).
+    /// The outcomes go in a statement per ``outcomesPerStatement`` (``completeDeliveriesSQL``), then the
+    /// follow-ups of the rows that changed. They are written in key order, the order
+    /// ``cancelMessage(appID:messageID:now:)`` locks rows in, so that two transactions over the same rows never
+    /// wait for each other in a cycle (PostgreSQL would abort one as a deadlock): the join takes the keys in
+    /// the order of the arrays.
     @discardableResult
     public func completeDeliveries(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         guard !completions.isEmpty else { return [] }
@@ -119,17 +141,36 @@ extension PostgresStore {
 
     private func completeSorted(_ completions: [DeliveryCompletion], worker: String, now: Int64) throws -> [Bool] {
         try write { db in
-            let changed = try db.pipeline(
-                Self.completeDeliverySQL,
-                completions.map { completion in
-                    let (state, reason, notBefore, extraAttempt) = completion.columns
-                    return [
-                        .text(completion.messageID), .text(completion.installationID), .text(worker), .text(state),
-                        PostgresValue(reason), .integer(extraAttempt), PostgresValue(notBefore), .integer(now),
-                        PostgresValue(completion.claimEpoch),
-                    ]
-                }, chunkSize: Self.outcomesPerExchange)
-            let recorded = completions.indices.map { $0 < changed.count && changed[$0] > 0 }
+            var recorded = [Bool](repeating: false, count: completions.count)
+            let guards = Self.indexLookupsOnlySQL.map { PostgresConnection.Statement(sql: $0) }
+            var first = true
+            func update(_ indices: [Int]) throws {
+                let batch = indices.map { completions[$0] }
+                let columns = batch.map(\.columns)
+                let update = PostgresConnection.Statement(
+                    sql: Self.completeDeliveriesSQL,
+                    parameters: [
+                        .array(batch.map { .text($0.messageID) }), .array(batch.map { .text($0.installationID) }),
+                        .array(columns.map { .text($0.state) }), .array(columns.map { PostgresValue($0.reason) }),
+                        .array(columns.map { .integer($0.extraAttempt) }),
+                        .array(columns.map { PostgresValue($0.notBefore) }),
+                        .array(batch.map { PostgresValue($0.claimEpoch) }), .text(worker), .integer(now),
+                    ])
+                let positions = try db.pipeline((first ? guards : []) + [update]) { $0.int64(0) }
+                first = false
+                for position in positions.last?.rows ?? [] where position >= 1 && position <= batch.count {
+                    recorded[indices[Int(position) - 1]] = true
+                }
+            }
+            for start in stride(from: 0, to: completions.count, by: Self.outcomesPerStatement) {
+                let chunk = Array(start..<min(start + Self.outcomesPerStatement, completions.count))
+                try update(chunk)
+                // A row another transaction changed after this statement's snapshot and before the lock (a
+                // cancel) is locked in its latest version, which the update through `ctid` cannot see. The
+                // next statement's snapshot sees it, and the lock keeps it as it was found.
+                let missed = chunk.filter { !recorded[$0] }
+                if !missed.isEmpty { try update(missed) }
+            }
             let keys = completions.indices.filter { recorded[$0] }.map { index in
                 (completions[index], completions[index].columns.state)
             }

@@ -7,6 +7,9 @@ import TidingsStore
 ///   `sqlite`  one tidingsd on the SQLite store in its data directory,
 ///   `pg-1`    one tidingsd on PostgreSQL (`TIDINGS_BENCH_POSTGRES_1`, an empty database),
 ///   `pg-2`    two tidingsd on one PostgreSQL database (`TIDINGS_BENCH_POSTGRES_2`, an empty database),
+///   `pg-1-peer` one tidingsd of another build (`TIDINGS_BENCH_FANOUT_PEER`, its path) on PostgreSQL
+///             (`TIDINGS_BENCH_POSTGRES_PEER`, an empty database), so that a change is measured against the
+///             build before it in the same run,
 /// each with the push rate from `POST /v1/messages` to every push at the sink, the CPU seconds tidingsd and
 /// PostgreSQL (the postmaster `TIDINGS_BENCH_POSTGRES_PID` and its processes) spent from the send until the
 /// store has recorded every push sent, and what the sink received: pushes missing, and pushes sent twice (by
@@ -27,6 +30,8 @@ enum CampaignFanoutBench {
         /// `--store`'s value; nil for SQLite in the data directory.
         let postgres: String?
         let instances: Int
+        /// The tidingsd to run; nil for the one beside this bench.
+        var executable: URL? = nil
     }
 
     /// One setup's figures.
@@ -58,6 +63,16 @@ enum CampaignFanoutBench {
             }
             setups.append(Setup(name: name, postgres: database, instances: instances))
         }
+        if let peer = environment["TIDINGS_BENCH_FANOUT_PEER"], !peer.isEmpty {
+            guard let database = environment["TIDINGS_BENCH_POSTGRES_PEER"], !database.isEmpty, postmaster != nil
+            else {
+                throw APNsBench.Failure(
+                    description: "TIDINGS_BENCH_FANOUT_PEER needs TIDINGS_BENCH_POSTGRES_PEER and the postmaster")
+            }
+            setups.append(
+                Setup(
+                    name: "pg-1-peer", postgres: database, instances: 1, executable: URL(fileURLWithPath: peer)))
+        }
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tidings-fanout-\(UUID())")
         let seeded = directory.appendingPathComponent("seeded-store")
@@ -72,7 +87,7 @@ enum CampaignFanoutBench {
         for setup in setups {
             guard let database = setup.postgres else { continue }
             let copyStart = ContinuousClock.now
-            try copyStore(from: seeded, to: database)
+            try copyStore(from: seeded, to: database, executable: setup.executable)
             Measure.line(
                 "campaign-fanout: copied to \(setup.name)'s database with `tidingsd store copy` in "
                     + "\(String(format: "%.1f", (ContinuousClock.now - copyStart).seconds)) s")
@@ -131,7 +146,7 @@ enum CampaignFanoutBench {
             instances.append(
                 try EndToEndBench.startTidingsd(
                     dataDirectory: dataDirectory, apnsEndpoint: URL(string: sink.endpoint)!,
-                    extraArguments: arguments))
+                    extraArguments: arguments, executable: setup.executable))
         }
         let api = ServerKeyClient(baseURL: instances[0].url, serverKey: serverKey)
         func tidingsdCPU() -> Double {
@@ -218,12 +233,12 @@ enum CampaignFanoutBench {
     /// The table BENCHMARKS.md records and the goals' ratios, for one round.
     static func summarize(_ outcomes: [Outcome]) {
         Measure.line(
-            "setup   audience   pushes/s  tidingsd CPU-s  postgres CPU-s  per tidingsd CPU-s  per CPU-s in all"
+            "setup      audience   pushes/s  tidingsd CPU-s  postgres CPU-s  per tidingsd CPU-s  per CPU-s in all"
                 + "  sink pushes  duplicates (token / apns-id)  missing")
         for outcome in outcomes {
             let allCPU = outcome.tidingsdCPU + outcome.postgresCPU
             Measure.line(
-                outcome.setup.name.padding(toLength: 6, withPad: " ", startingAt: 0)
+                outcome.setup.name.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + String(
                         format: "  %8d  %9.0f  %14.2f  %14.2f  %18.0f  %16.0f  %11d  %13d / %-12d  %7d",
                         outcome.audience, outcome.pushesPerSecond, outcome.tidingsdCPU,
@@ -235,6 +250,9 @@ enum CampaignFanoutBench {
         if let sqlite = rate("sqlite"), let single = rate("pg-1") {
             let pair = rate("pg-2").map { String(format: ", pg-2 %.2fx pg-1", $0 / single) } ?? ""
             Measure.line(String(format: "pg-1 %.2fx SQLite (goal 0.8x, issue #39)", single / sqlite) + pair)
+        }
+        if let single = rate("pg-1"), let peer = rate("pg-1-peer") {
+            Measure.line(String(format: "pg-1 %.2fx pg-1-peer, the build before", single / peer))
         }
     }
 
@@ -249,10 +267,10 @@ enum CampaignFanoutBench {
             )
         }
         Measure.line("== medians over \(rounds.count) rounds")
-        for name in ["sqlite", "pg-1", "pg-2"] {
+        for name in ["sqlite", "pg-1", "pg-2", "pg-1-peer"] {
             guard let figures = medians(name) else { continue }
             Measure.line(
-                name.padding(toLength: 6, withPad: " ", startingAt: 0)
+                name.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + String(
                         format: "  %9.0f pushes/s  tidingsd %.2f CPU-s  postgres %.2f CPU-s", figures.rate,
                         figures.tidingsd, figures.postgres))
@@ -262,6 +280,12 @@ enum CampaignFanoutBench {
             Measure.line(
                 String(format: "pg-1 %.2fx SQLite in the medians (goal 0.8x, issue #39)", single.rate / sqlite.rate)
                     + pair)
+        }
+        if let single = medians("pg-1"), let peer = medians("pg-1-peer") {
+            Measure.line(
+                String(format: "pg-1 %.2fx pg-1-peer, the build before, in the medians", single.rate / peer.rate)
+                    + (medians("sqlite").map { String(format: " (pg-1-peer %.2fx SQLite)", peer.rate / $0.rate) } ?? "")
+            )
         }
     }
 
@@ -278,10 +302,13 @@ enum CampaignFanoutBench {
         }
     }
 
-    /// `tidingsd store copy` from the seeded SQLite store into `database`, an empty PostgreSQL database.
-    static func copyStore(from seeded: URL, to database: String) throws {
+    /// `tidingsd store copy` from the seeded SQLite store into `database`, an empty PostgreSQL database, by
+    /// `executable` (the tidingsd beside this bench when nil), so that the schema is the one it sends with.
+    static func copyStore(from seeded: URL, to database: String, executable: URL?) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        process.executableURL =
+            executable
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("tidingsd")
         process.arguments = [
             "store", "copy", "--from", "sqlite:" + seeded.appendingPathComponent(SQLiteStore.fileName).path, "--to",

@@ -389,6 +389,94 @@ import TidingsStoreTesting
         expectLookUps(logged, in: "message_deliveries", through: "message_deliveries_pkey", byKey: "installation_id")
     }
 
+    /// A worker's batch of outcomes, written as one statement where the statistics count neither the message nor
+    /// its claims: each key looked up by the primary key (a hash join would read every row of the table, a walk
+    /// of the message every row of it), and each outcome recorded only on a row its worker holds.
+    @Test func aBatchOfOutcomesLooksEachKeyUpByThePrimaryKey() throws {
+        let (_, cluster, database) = try makeStore()
+        try cluster.psql(
+            """
+            UPDATE message_deliveries SET state = 'claimed', claimed_by = 'tidingsd-a/0', claim_expires_at = 1,
+                claim_epoch = 2, attempts = 1
+            WHERE message_id = 'msg_a' AND installation_id <= 'inst-001300';
+            UPDATE message_deliveries SET claimed_by = 'tidingsd-b/0' WHERE installation_id = 'inst-000016';
+            UPDATE message_deliveries SET state = 'cancelled' WHERE installation_id IN ('inst-000024', 'inst-000032');
+            """, database: database)
+        func completion(_ number: Int, _ result: DeliveryResult, epoch: Int64? = 2) -> DeliveryCompletion {
+            var delivery = MessageDelivery(
+                messageID: "msg_a", appID: "app_a", installationID: String(format: "inst-%06d", number), token: "t")
+            delivery.claimEpoch = epoch ?? 0
+            var completion = DeliveryCompletion(delivery, result: result)
+            completion.claimEpoch = epoch
+            return completion
+        }
+        // Held: sent, failed, retried, and one with no epoch to check. Not held: an earlier epoch, another
+        // worker's claim, a row still pending, a key that does not exist. Cancelled under the claim: a push sent
+        // is recorded sent, a retry leaves it cancelled. Given out of key order.
+        let batch =
+            (5...150).reversed().map { completion($0 * 8, .sent) } + [
+                completion(1, .failed(reason: "BadDeviceToken")),
+                completion(2, .retry(reason: "TooManyRequests", notBefore: Self.now + 5_000)),
+                completion(3, .sent, epoch: nil), completion(5, .sent, epoch: 1), completion(2_000, .sent),
+                completion(9_999, .sent), completion(24, .sent), completion(32, .retry(reason: "x", notBefore: 0)),
+            ]
+        // Planned for its arguments and generically, under costs that make walking an index dear: each key the
+        // index's whole condition, never the message alone with the installations as a filter.
+        let arguments = """
+            ARRAY['msg_a', 'msg_a'], ARRAY['inst-000008', 'inst-000016'], ARRAY['sent', 'sent'],
+            ARRAY[NULL, NULL]::text[], ARRAY[1, 1]::bigint[], ARRAY[NULL, NULL]::bigint[], ARRAY[2, 2]::bigint[],
+            'tidingsd-a/0', 5
+            """
+        let planned = try plans(
+            PostgresStore.completeDeliveriesSQL, arguments,
+            settings: ([Self.adverse] + PostgresStore.indexLookupsOnlySQL).joined(separator: "; "), in: database,
+            cluster)
+        expectLookUps(
+            [planned.custom, planned.generic], in: "message_deliveries", through: "message_deliveries_pkey",
+            byKey: "installation_id")
+        for plan in [planned.custom, planned.generic] {
+            #expect(plan.contains("installation_id = k.installation_id"), "\(plan)")
+        }
+        let logging = try storeLoggingItsPlans(cluster, database)
+        var recorded: [Bool] = []
+        let logged = try plansLogged(cluster, of: ["UPDATE message_deliveries d", "k.epoch"]) {
+            recorded = try logging.completeDeliveries(batch, worker: "tidingsd-a/0", now: Self.now)
+        }
+        let notRecorded: Set<String> = ["inst-000016", "inst-000005", "inst-002000", "inst-009999"]
+        #expect(recorded == batch.map { !notRecorded.contains($0.installationID) })
+        // Once for the batch, and once more for the four outcomes it did not record.
+        #expect(logged.count == 2, "\(logged)")
+        expectLookUps(logged, in: "message_deliveries", through: "message_deliveries_pkey", byKey: "installation_id")
+        for plan in logged {
+            // Locked where found, then updated through the version locked.
+            #expect(plan.contains("LockRows") && plan.contains("TID Cond: (ctid = held.locked)"), "\(plan)")
+            #expect(!plan.contains("Hash") && !plan.contains("Merge"), "\(plan)")
+        }
+        let rows = try cluster.psql(
+            """
+            SELECT installation_id, state, coalesce(reason, '-'), attempts, not_before, coalesce(claimed_by, '-')
+            FROM message_deliveries
+            WHERE installation_id IN ('inst-000001', 'inst-000002', 'inst-000003', 'inst-000005', 'inst-000016',
+                'inst-000024', 'inst-000032', 'inst-000040')
+            ORDER BY installation_id
+            """, database: database)
+        #expect(
+            rows == """
+                inst-000001|failed|BadDeviceToken|2|0|-
+                inst-000002|pending|TooManyRequests|2|\(Self.now + 5_000)|-
+                inst-000003|sent|-|2|0|-
+                inst-000005|claimed|-|1|0|tidingsd-a/0
+                inst-000016|claimed|-|1|0|tidingsd-b/0
+                inst-000024|sent|-|2|0|-
+                inst-000032|cancelled|-|2|0|-
+                inst-000040|sent|-|2|0|-
+
+                """)
+        let sent = try cluster.psql(
+            "SELECT count(*) FROM message_deliveries WHERE state = 'sent' AND app_id = 'app_a'", database: database)
+        #expect(sent == "148\n")
+    }
+
     /// The dry run's count of frequency slots, by installation, where the statistics predate the app's slots:
     /// each installation's slots found through the index by the installation, never every slot of the app
     /// filtered by installation.
