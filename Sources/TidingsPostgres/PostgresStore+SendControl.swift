@@ -8,13 +8,14 @@ extension PostgresStore {
     ///
     /// Each key is looked up alone by the primary key, in a lateral subquery that `LIMIT` keeps from being
     /// flattened into a join, and locked there if its worker still holds it; the row version locked is then
-    /// updated through its `ctid`, which the lock keeps from changing, as a claim does. A row another
-    /// transaction changed after the statement's snapshot is locked in a version the update cannot see, so the
-    /// caller runs the statement again for the outcomes it did not record. Joined with the keys
+    /// updated through its `ctid`, which the lock keeps from changing, as a claim does. Joined with the keys
     /// instead, PostgreSQL took the table for a row or two under statistics that predate the message, and
     /// walked every row of it for the batch. The rows are locked in the batch's order, which the caller makes
     /// key order, the order ``cancelMessage(appID:messageID:now:)`` locks rows in. The claim check is
     /// `IS NOT DISTINCT FROM`: the same for a worker id, which is never null, and no index can serve it.
+    ///
+    /// A row another transaction changed after the statement's snapshot is locked in a version the update
+    /// cannot see, so the caller runs the statement again for the outcomes it did not record.
     ///
     /// A row cancelled under its claim (``cancelMessage(appID:messageID:now:)`` keeps the claim's worker and
     /// epoch) takes the answer of a push already handed to the provider, `sent` or `failed`, and stays
