@@ -81,20 +81,36 @@ extension PostgresStore {
             LIMIT 1 FOR UPDATE) AS i
         """
 
-    /// Takes the `kind` token $2 from the installation of the app $1 holding it, unless that is $3, the one
-    /// taking it ($4 when): a token belongs to one installation (the device reinstalled the app or changed
-    /// hands).
+    /// Takes the `kind` tokens $2 from the installations of the app $1 holding them, each unless its holder is
+    /// the installation taking it (the same position in $3), at the time in $4: a token belongs to one
+    /// installation (the device reinstalled the app or changed hands). One statement for a group's tokens of a
+    /// kind in an app, not one per token: a statement cost PostgreSQL an executor's start and end, and
+    /// registrations, each with a token of its own, made one per upsert (BENCHMARKS.md).
     ///
-    /// One statement per token, not one for all of a group's tokens with `= ANY($2)`: for that, PostgreSQL
-    /// may use the token index with the app alone as its condition and the tokens as a filter, walking every
-    /// token of the app. It did whenever the statistics predated the tokens (an `ANALYZE` while the app's
-    /// installations had none): upserts fell fivefold for as long (BENCHMARKS.md). Here the condition is the
-    /// whole unique key, which no plan leaves out; the generic plan is the same lookup, so it is kept.
-    static func moveTokenSQL(_ kind: TokenType) -> String {
+    /// Each token is looked up alone by the whole unique key, in a lateral subquery that `LIMIT` keeps from being
+    /// flattened into a join, and its holder locked there, in the array's order (the caller's: by token). With
+    /// the tokens as `= ANY($2)`, or joined with the arrays, PostgreSQL may walk the token index with the app
+    /// alone as its condition and the tokens as a filter: every token of the app. It did whenever the
+    /// statistics predated the tokens (an `ANALYZE` while the app's installations had none), and upserts fell
+    /// fivefold for as long (BENCHMARKS.md). The holder is then updated through the `ctid` it was locked in.
+    ///
+    /// A holder another transaction changed after the statement's snapshot is locked in a version the update
+    /// cannot see, and keeps its token: the write of the taker's row then breaks the unique token index, and the
+    /// group is written again member by member, each in a transaction of its own, whose snapshot sees that
+    /// version.
+    static func moveTokensSQL(_ kind: TokenType) -> String {
         let token = "\(kind.rawValue)_token"
         return """
-            UPDATE installations SET \(token) = NULL, \(kind.rawValue)_token_registered_at = NULL, updated_at = $4
-            WHERE app_id = $1 AND \(token) = $2 AND installation_id <> $3
+            WITH held AS (
+                SELECT h.locked, k.taken_at
+                FROM unnest($2::text[], $3::text[], $4::bigint[]) AS k(token, taker, taken_at)
+                CROSS JOIN LATERAL (
+                    SELECT ctid AS locked FROM installations
+                    WHERE app_id = $1 AND \(token) = k.token AND installation_id <> k.taker
+                    LIMIT 1 FOR UPDATE) AS h)
+            UPDATE installations i SET \(token) = NULL, \(kind.rawValue)_token_registered_at = NULL,
+                updated_at = held.taken_at
+            FROM held WHERE i.ctid = held.locked
             """
     }
 
@@ -260,11 +276,13 @@ extension PostgresStore {
                 let ordered = (taken[kind] ?? [:]).sorted {
                     ($0.key.appID, $0.key.token) < ($1.key.appID, $1.key.token)
                 }
-                writes += ordered.map { token, taker in
+                writes += runs(of: ordered) { $0.key.appID }.map { appID, tokens in
                     PostgresConnection.Statement(
-                        sql: moveTokenSQL(kind),
+                        sql: moveTokensSQL(kind),
                         parameters: [
-                            .text(token.appID), .text(token.token), .text(taker.installationID), .integer(taker.at),
+                            .text(appID), .array(tokens.map { .text($0.key.token) }),
+                            .array(tokens.map { .text($0.value.installationID) }),
+                            .array(tokens.map { .integer($0.value.at) }),
                         ])
                 }
             }

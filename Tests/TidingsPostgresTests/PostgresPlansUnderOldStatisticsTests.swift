@@ -228,8 +228,8 @@ import TidingsStoreTesting
                 #expect(!upserted.created && upserted.installation.apnsToken != nil)
             }
         }
-        let locks = logged.filter { $0.contains("FOR UPDATE") }
         let moves = logged.filter { $0.contains("apns_token = NULL") }
+        let locks = logged.filter { $0.contains("FOR UPDATE") && !$0.contains("apns_token = NULL") }
         #expect(locks.count == 7 && moves.count == 7, "\(logged)")
         for plan in locks {
             #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_pkey"), "\(plan)")
@@ -239,6 +239,31 @@ import TidingsStoreTesting
         }
         for plan in moves {
             #expect(!plan.contains("Seq Scan") && plan.contains("Index Scan using installations_apns_token"), "\(plan)")
+            // Locked where found, then updated through the version locked.
+            #expect(plan.contains("LockRows") && plan.contains("TID Cond: (ctid = held.locked)"), "\(plan)")
+            #expect(!plan.contains("Hash") && !plan.contains("Merge"), "\(plan)")
+        }
+        // A group taking five tokens, three of them held by other installations, moves them in one statement.
+        let group = (1...5).map { number in
+            PostgresUpsert(
+                appID: "app_a", installationID: String(format: "taker-%d", number), now: Self.now + 1
+            ) { _ in
+                var update = InstallationUpdate()
+                update.apnsToken = .set(String(format: "%064x", number <= 3 ? number : 100 + number))
+                return update
+            }
+        }
+        let groupMoves = try plansLogged(cluster, of: ["apns_token = NULL"]) { logging.commitUpserts(group) }
+        #expect(groupMoves.count == 1, "\(groupMoves)")
+        for (number, member) in zip(1..., group) {
+            #expect(
+                try member.outcome?.get().installation.apnsToken
+                    == String(format: "%064x", number <= 3 ? number : 100 + number))
+        }
+        for number in 1...3 {
+            let holder = try logging.installation(
+                appID: "app_a", installationID: String(format: "inst-%06d", number * 500))
+            #expect(holder?.apnsToken == nil && holder?.updatedAt == Self.now + 1)
         }
     }
 
@@ -288,9 +313,16 @@ import TidingsStoreTesting
             """, database: database)
         for kind in TokenType.allCases {
             let plans = try plans(
-                PostgresStore.moveTokenSQL(kind), "'app_a', 'absent', 'inst-000001', 0", in: database, cluster)
+                PostgresStore.moveTokensSQL(kind),
+                "'app_a', ARRAY['absent', 'absent too'], ARRAY['inst-000001', 'inst-000002'], ARRAY[0, 0]::bigint[]",
+                in: database, cluster)
             for plan in [plans.custom, plans.generic] {
                 #expect(plan.contains("Index Scan using installations_\(kind.rawValue)_token"), "\(plan)")
+                // The token the index's condition, never a filter on the app's rows.
+                #expect(plan.contains("\(kind.rawValue)_token = k.token"), "\(plan)")
+                #expect(
+                    !plan.split(separator: "\n").contains { $0.contains("Filter:") && $0.contains("_token") }, "\(plan)"
+                )
             }
         }
     }

@@ -53,15 +53,15 @@ import TidingsStoreTesting
             """, database: database)
         let plan = try cluster.psql(
             """
-            PREPARE move(text, text, text, bigint) AS \(PostgresStore.moveTokenSQL(.apns));
+            PREPARE move(text, text[], text[], bigint[]) AS \(PostgresStore.moveTokensSQL(.apns));
             SET plan_cache_mode = force_custom_plan;
-            EXPLAIN EXECUTE move('app_a', md5('7') || md5('8'), 'someone', 1);
+            EXPLAIN EXECUTE move('app_a', ARRAY[md5('7') || md5('8')], ARRAY['someone'], ARRAY[1]::bigint[]);
             SET plan_cache_mode = force_generic_plan;
-            EXPLAIN EXECUTE move('app_a', md5('7') || md5('8'), 'someone', 1);
+            EXPLAIN EXECUTE move('app_a', ARRAY[md5('7') || md5('8')], ARRAY['someone'], ARRAY[1]::bigint[]);
             """, database: database)
         let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond") }
         #expect(conditions.count == 2, "\(plan)")
-        #expect(conditions.allSatisfy { $0.contains("apns_token = ") }, "\(plan)")
+        #expect(conditions.allSatisfy { $0.contains("apns_token = k.token") }, "\(plan)")
         // And the move itself: the token goes to its new holder.
         _ = try store.upsertInstallation(
             appID: "app_a", installationID: "new",
@@ -206,6 +206,40 @@ import TidingsStoreTesting
         #expect(try store.installation(appID: "app_a", installationID: "a")?.apnsToken == "t-a")
         #expect(try store.installation(appID: "app_a", installationID: "b") == nil)
         #expect(try store.installation(appID: "app_a", installationID: "held")?.apnsToken == "t-held")
+    }
+
+    /// A group takes tokens from holders that another transaction changes while the group waits for their locks.
+    /// The holder of "t-held" keeps its token in the version the group's statement cannot see: the group is
+    /// written again member by member, and every token still ends up with its taker, the other change kept.
+    @Test func tokensWhoseHoldersChangeWhileTheGroupWaitsStillGoToTheirTakers() throws {
+        let store = try makeStore()
+        _ = try store.upsertInstallation(
+            appID: "app_a", installationID: "holder", update: apns("t-held"), now: Self.now)
+        _ = try store.upsertInstallation(appID: "app_a", installationID: "other", update: apns("t-two"), now: Self.now)
+        let change = try PostgresConnection(settings: store.pool.settings)
+        try change.execute("BEGIN")
+        try change.run("UPDATE installations SET locale = 'changed' WHERE installation_id = 'holder'")
+        let group = [
+            member("a", at: Self.now + 1) { _ in self.apns("t-held") },
+            member("b", at: Self.now + 1) { _ in self.apns("t-two") },
+            member("c", at: Self.now + 1) { _ in self.apns("t-new") },
+        ]
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            store.commitUpserts(group)
+            finished.signal()
+        }.start()
+        // The group waits for the lock on the holder of "t-held".
+        #expect(finished.wait(timeout: .now() + .milliseconds(500)) == .timedOut)
+        try change.execute("COMMIT")
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        for (member, token) in zip(group, ["t-held", "t-two", "t-new"]) {
+            #expect(try member.outcome?.get().installation.apnsToken == token)
+            #expect(try store.installation(appID: "app_a", installationID: member.installationID)?.apnsToken == token)
+        }
+        let holder = try #require(try store.installation(appID: "app_a", installationID: "holder"))
+        #expect(holder.apnsToken == nil && holder.locale == "changed" && holder.updatedAt == Self.now + 1)
+        #expect(try store.installation(appID: "app_a", installationID: "other")?.apnsToken == nil)
     }
 
     @Test func concurrentUpsertsOfOneInstallationOnTwoInstancesLoseNoUpdate() throws {
