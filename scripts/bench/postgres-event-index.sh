@@ -106,15 +106,7 @@ for round in $(seq 1 "$rounds"); do
         restore_schema
         apply_variant "$variant" >/dev/null
         "${sql[@]}" -c "CHECKPOINT" -c "CALL insert_batches(1, $((batches / 2)))" >/dev/null
-        # The backend's own CPU ticks, read from /proc around the timed call in the same session.
-        ticks_used="$("${sql[@]}" <<SQL | awk 'NR == 1 { start = $1 } NR == 2 { print $1 - start }'
-SELECT pg_backend_pid() AS pid \gset
-\setenv BACKEND :pid
-\! awk '{ print \$14 + \$15 }' /proc/\$BACKEND/stat
-CALL insert_batches(100000, $batches);
-\! awk '{ print \$14 + \$15 }' /proc/\$BACKEND/stat
-SQL
-)"
+        ticks_used="$(backend_ticks "CALL insert_batches(100000, $batches)")"
         awk -v r="$round" -v v="$variant" -v t="$ticks_used" -v hz="$ticks" -v n="$((batches * 500))" \
             'BEGIN { printf "round %d  %-26s %6.1f us of PostgreSQL CPU per event\n", r, v, t / hz * 1e6 / n }'
     done

@@ -27,3 +27,15 @@ stop_throwaway_postgres() {
     "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true
     rm -rf "$work"
 }
+
+# The CPU ticks a session's backend spends running STATEMENT, read from /proc around it in the same session.
+# Uses `sql`, the caller's psql command line for its database.
+backend_ticks() {
+    "${sql[@]}" <<SQL | awk 'NR == 1 { start = $1 } NR == 2 { print $1 - start }'
+SELECT pg_backend_pid() AS pid \gset
+\setenv BACKEND :pid
+\! awk '{ print \$14 + \$15 }' /proc/\$BACKEND/stat
+$1;
+\! awk '{ print \$14 + \$15 }' /proc/\$BACKEND/stat
+SQL
+}
