@@ -16,18 +16,8 @@ cd "$(dirname "$0")/../.."
 
 rounds="${1:-3}"
 batches="${2:-400}"
-if [[ -z "${TIDINGSD:-}" ]]; then
-    swift build -c release --product tidingsd >&2
-    TIDINGSD="$(swift build -c release --show-bin-path)/tidingsd"
-fi
-
 source scripts/bench/throwaway-postgres.bash
-start_throwaway_postgres postgres-event-index
-export PGOPTIONS="-c client_min_messages=warning"
-psql_base=(psql -h "$work/pg" -p "$port" -U postgres -q -At -v ON_ERROR_STOP=1)
-"${psql_base[@]}" -c "CREATE DATABASE bench" postgres
-"$TIDINGSD" migrate --store "postgres://postgres@/bench?host=$work/pg&port=$port" >/dev/null
-sql=("${psql_base[@]}" bench)
+start_tidings_database postgres-event-index
 
 # $1: the id type (text or uuid).
 define_procedure() {
@@ -99,15 +89,6 @@ apply_variant() {
     esac
 }
 
-ticks="$(getconf CLK_TCK)"
 echo "postgres-event-index: $rounds rounds, $batches batches of 500 events a variant, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for round in $(seq 1 "$rounds"); do
-    for variant in "${variants[@]}"; do
-        restore_schema
-        apply_variant "$variant" >/dev/null
-        "${sql[@]}" -c "CHECKPOINT" -c "CALL insert_batches(1, $((batches / 2)))" >/dev/null
-        ticks_used="$(backend_ticks "CALL insert_batches(100000, $batches)")"
-        awk -v r="$round" -v v="$variant" -v t="$ticks_used" -v hz="$ticks" -v n="$((batches * 500))" \
-            'BEGIN { printf "round %d  %-26s %6.1f us of PostgreSQL CPU per event\n", r, v, t / hz * 1e6 / n }'
-    done
-done
+measure_variants "$rounds" event "$((batches * 500))" "CALL insert_batches(100000, $batches)" \
+    "CHECKPOINT" "CALL insert_batches(1, $((batches / 2)))"

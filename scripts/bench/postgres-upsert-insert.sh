@@ -18,18 +18,8 @@ cd "$(dirname "$0")/../.."
 
 rounds="${1:-3}"
 groups="${2:-2000}"
-if [[ -z "${TIDINGSD:-}" ]]; then
-    swift build -c release --product tidingsd >&2
-    TIDINGSD="$(swift build -c release --show-bin-path)/tidingsd"
-fi
-
 source scripts/bench/throwaway-postgres.bash
-start_throwaway_postgres postgres-upsert-insert
-export PGOPTIONS="-c client_min_messages=warning"
-psql_base=(psql -h "$work/pg" -p "$port" -U postgres -q -At -v ON_ERROR_STOP=1)
-"${psql_base[@]}" -c "CREATE DATABASE bench" postgres
-"$TIDINGSD" migrate --store "postgres://postgres@/bench?host=$work/pg&port=$port" >/dev/null
-sql=("${psql_base[@]}" bench)
+start_tidings_database postgres-upsert-insert
 
 # $1: what follows the INSERT (its conflict clause, or nothing).
 define_procedure() {
@@ -78,15 +68,6 @@ apply_variant() {
     esac
 }
 
-ticks="$(getconf CLK_TCK)"
 echo "postgres-upsert-insert: $rounds rounds, $groups groups of 13 a variant, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for round in $(seq 1 "$rounds"); do
-    for variant in "${variants[@]}"; do
-        restore_schema
-        apply_variant "$variant" >/dev/null
-        "${sql[@]}" -c "CALL insert_groups(1, $((groups / 2)))" -c "CHECKPOINT" >/dev/null
-        ticks_used="$(backend_ticks "CALL insert_groups(100000, $groups)")"
-        awk -v r="$round" -v v="$variant" -v t="$ticks_used" -v hz="$ticks" -v n="$((groups * 13))" \
-            'BEGIN { printf "round %d  %-24s %6.1f us of PostgreSQL CPU per installation\n", r, v, t / hz * 1e6 / n }'
-    done
-done
+measure_variants "$rounds" installation "$((groups * 13))" "CALL insert_groups(100000, $groups)" \
+    "CALL insert_groups(1, $((groups / 2)))" "CHECKPOINT"

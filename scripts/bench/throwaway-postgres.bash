@@ -39,3 +39,39 @@ $1;
 \! awk '{ print \$14 + \$15 }' /proc/\$BACKEND/stat
 SQL
 }
+
+# start_throwaway_postgres NAME, with a database `bench` in tidingsd's schema made by `$TIDINGSD migrate` (a
+# release build of this checkout when TIDINGSD is unset). Also sets `sql`, the psql command line for `bench`.
+start_tidings_database() {
+    if [[ -z "${TIDINGSD:-}" ]]; then
+        swift build -c release --product tidingsd >&2
+        TIDINGSD="$(swift build -c release --show-bin-path)/tidingsd"
+    fi
+    start_throwaway_postgres "$1"
+    export PGOPTIONS="-c client_min_messages=warning"
+    local psql_base=(psql -h "$work/pg" -p "$port" -U postgres -q -At -v ON_ERROR_STOP=1)
+    "${psql_base[@]}" -c "CREATE DATABASE bench" postgres
+    "$TIDINGSD" migrate --store "postgres://postgres@/bench?host=$work/pg&port=$port" >/dev/null
+    sql=("${psql_base[@]}" bench)
+}
+
+# measure_variants ROUNDS UNIT COUNT TIMED [PREPARATION...]: for each round and each of the caller's `variants`,
+# runs the caller's `restore_schema` and `apply_variant VARIANT`, then the PREPARATION statements (a warm-up, a
+# checkpoint), then prints the backend's CPU microseconds per UNIT over the COUNT units that TIMED writes.
+measure_variants() {
+    local rounds="$1" unit="$2" count="$3" timed="$4"
+    shift 4
+    local preparation=() statement ticks_used hz
+    for statement in "$@"; do preparation+=(-c "$statement"); done
+    hz="$(getconf CLK_TCK)"
+    for round in $(seq 1 "$rounds"); do
+        for variant in "${variants[@]}"; do
+            restore_schema
+            apply_variant "$variant" >/dev/null
+            "${sql[@]}" "${preparation[@]}" >/dev/null
+            ticks_used="$(backend_ticks "$timed")"
+            awk -v r="$round" -v v="$variant" -v t="$ticks_used" -v hz="$hz" -v n="$count" -v u="$unit" \
+                'BEGIN { printf "round %d  %-26s %6.1f us of PostgreSQL CPU per %s\n", r, v, t / hz * 1e6 / n, u }'
+        done
+    done
+}
