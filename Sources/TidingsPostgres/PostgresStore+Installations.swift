@@ -84,8 +84,8 @@ extension PostgresStore {
     /// Takes the `kind` tokens $2 from the installations of the app $1 holding them, each unless its holder is
     /// the installation taking it (the same position in $3), at the time in $4: a token belongs to one
     /// installation (the device reinstalled the app or changed hands). One statement for a group's tokens of a
-    /// kind in an app, not one per token: a statement cost PostgreSQL an executor's start and end, and
-    /// registrations, each with a token of its own, made one per upsert (BENCHMARKS.md).
+    /// kind in an app, not one per token: registrations, each with a token of its own, made one statement per
+    /// upsert, about twelve of a group's nineteen (BENCHMARKS.md).
     ///
     /// Each token is looked up alone by the whole unique key, in a lateral subquery that `LIMIT` keeps from being
     /// flattened into a join, and its holder locked there, in the array's order (the caller's: by token). With
