@@ -96,8 +96,7 @@ extension PostgresStore {
     ///
     /// A holder another transaction changed after the statement's snapshot is locked in a version the update
     /// cannot see, and keeps its token: the write of the taker's row then breaks the unique token index, and the
-    /// group is written again member by member, each in a transaction of its own, whose snapshot sees that
-    /// version.
+    /// group is rolled back and decided again, in a transaction whose statements see that version.
     static func moveTokensSQL(_ kind: TokenType) -> String {
         let token = "\(kind.rawValue)_token"
         return """
@@ -187,7 +186,7 @@ extension PostgresStore {
     /// when the transaction commits.
     /// - Throws: when the transaction fails (rolled back, no outcome set that counts).
     private func writeUpserts(_ members: [PostgresUpsert], writesDone: () -> Void = {}) throws {
-        var (attempts, creations) = (0, 0)
+        var (attempts, decisions) = (0, 0)
         while true {
             do {
                 return try pool.withConnection { db in try Self.writeUpserts(members, db, writesDone: writesDone) }
@@ -195,10 +194,15 @@ extension PostgresStore {
                 // Lost before anything was written: the same group on another connection.
                 attempts += 1
                 if attempts > pool.maximumConnections { throw stale.error }
-            } catch let error as PostgresError where error == PostgresUpsert.createdMeanwhile {
-                // The creation the group missed has committed (the insert waited for it): read this time.
-                creations += 1
-                if creations > 2 { throw error }
+            } catch let error as PostgresError
+                where error == PostgresUpsert.createdMeanwhile || error.isUniqueViolation
+            {
+                // What the group missed has committed, and the next transaction's statements see it: the
+                // creation the insert waited for, or a token the group takes, still held by an installation
+                // another transaction changed after the token statement's snapshot (``moveTokensSQL(_:)``) or
+                // given to another installation meanwhile. Decided again on it, the group frees the token.
+                decisions += 1
+                if decisions > 2 { throw error }
             }
         }
     }
