@@ -113,11 +113,6 @@ extension PostgresStore {
             """
     }
 
-    /// ``moveTokensSQL(_:)`` of each kind, made once: a group's statements are found among the connection's
-    /// prepared ones by their text.
-    private static let moveTokensSQLByKind = Dictionary(
-        uniqueKeysWithValues: TokenType.allCases.map { ($0, moveTokensSQL($0)) })
-
     /// Set in each group's transaction: reading the table, or a bitmap of an index, is left out of the plans of
     /// its look-ups (the group's installations by key, each token's holder by app and token), so the plans
     /// prepared once per connection walk an index whatever the statistics were when they were made. A plan
@@ -287,7 +282,7 @@ extension PostgresStore {
                 }
                 writes += runs(of: ordered) { $0.key.appID }.map { appID, tokens in
                     PostgresConnection.Statement(
-                        sql: moveTokensSQLByKind[kind] ?? moveTokensSQL(kind),
+                        sql: moveTokensSQL(kind),
                         parameters: [
                             .text(appID), .array(tokens.map { .text($0.key.token) }),
                             .array(tokens.map { .text($0.value.installationID) }),
